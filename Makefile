@@ -1,0 +1,45 @@
+# hensachi — see README.md. Every target works on a fresh checkout.
+GO        ?= go
+RAW_DIR   ?=
+DATASET   ?= data/dataset.arrow
+BIN       := bin/hensachi
+
+export RAW_DIR
+
+.PHONY: all build ingest fetch test bench fuzz vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hensachi
+
+# The dataset is rebuilt when the code or the manifest changes; `make ingest` always rebuilds it.
+ingest: build
+	$(BIN) ingest -out $(DATASET)
+
+$(DATASET): $(shell find ingest compute -name '*.go' -not -name '*_test.go') ingest/sources.json
+	$(MAKE) ingest
+
+fetch: build
+	$(BIN) fetch -raw $(or $(RAW_DIR),data/raw)
+
+vet:
+	$(GO) vet ./...
+
+test: vet
+	$(GO) test -race -count=1 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./ingest/...
+
+# Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
+FUZZTIME ?= 20s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin data/dataset.arrow data/ingest-report.txt

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/ingest"
+)
+
+func runIngest(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	raw := fs.String("raw", defaultRawDir(), "directory of the source files (env RAW_DIR)")
+	out := fs.String("out", "data/dataset.arrow", "dataset file to write")
+	reportPath := fs.String("report", "data/ingest-report.txt", "where to write the null-value report (empty: standard output only)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	start := time.Now()
+	log := slog.Default()
+	log.Info("ingest", "raw", *raw, "out", *out)
+	res, err := ingest.Build(*raw, log)
+	if err != nil {
+		return err
+	}
+	step := time.Now()
+	compute.Apply(res.Municipalities, &res.Meta)
+	log.Info("ranked axes and hometown tax", "municipalities", len(res.Municipalities), "took", time.Since(step).Round(time.Millisecond).String())
+	step = time.Now()
+	version, err := compute.WriteDataset(*out, res.Municipalities, res.Meta)
+	if err != nil {
+		return err
+	}
+	log.Info("wrote dataset", "file", *out, "version", version, "took", time.Since(step).Round(time.Millisecond).String())
+	if _, err := res.Report.WriteTo(os.Stdout); err != nil {
+		return err
+	}
+	if *reportPath != "" {
+		f, err := os.Create(*reportPath)
+		if err != nil {
+			return err
+		}
+		if _, err := res.Report.WriteTo(f); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	for _, m := range res.HashMismatches {
+		fmt.Fprintln(os.Stderr, "warning:", m)
+	}
+	log.Info("ingest done", "version", version, "took", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}

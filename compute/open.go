@@ -1,0 +1,252 @@
+package compute
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"syscall"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/hensachi/hensachi"
+)
+
+// Dataset is a dataset file mapped into memory. Its column buffers point into the mapping, so it
+// must not be used after Close.
+type Dataset struct {
+	Meta    hensachi.Meta
+	Version string
+
+	data []byte
+	rec  arrow.RecordBatch
+
+	code, name, prefCode, prefName *array.String
+	axisValue, axisHensachi        []*array.Float64
+	axisRank                       []*array.Int32
+	stat                           []*array.Float64
+	receiptsYen, receiptsCount     *array.Int64
+	deductionsYen, deductionDonors *array.Int64
+	balanceYen                     *array.Int64
+	receiptsRank, balanceRank      *array.Int32
+	history                        *array.List
+	historyAmounts                 *array.Int64
+}
+
+// ErrDataset marks a file that is not a dataset of this layout.
+var ErrDataset = errors.New("not a hensachi dataset")
+
+// OpenDataset maps the dataset file read-only and checks its layout.
+func OpenDataset(path string) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() == 0 {
+		return nil, fmt.Errorf("open dataset %s: %w: empty file", path, ErrDataset)
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map dataset %s: %w", path, err)
+	}
+	d, err := newDataset(data)
+	if err != nil {
+		syscall.Munmap(data)
+		return nil, fmt.Errorf("open dataset %s: %w", path, err)
+	}
+	return d, nil
+}
+
+func newDataset(data []byte) (d *Dataset, err error) {
+	r, err := ipc.NewMappedFileReader(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDataset, err)
+	}
+	defer r.Close()
+	md := r.Schema().Metadata()
+	if v, _ := md.GetValue(schemaKey); v != SchemaVersion {
+		return nil, fmt.Errorf("%w: layout version %q, this build reads %q", ErrDataset, v, SchemaVersion)
+	}
+	if r.NumRecords() != 1 {
+		return nil, fmt.Errorf("%w: %d record batches, expected 1", ErrDataset, r.NumRecords())
+	}
+	rec, err := r.RecordBatch(0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDataset, err)
+	}
+	rec.Retain()
+	d = &Dataset{data: data, rec: rec}
+	defer func() {
+		if err != nil {
+			rec.Release()
+		}
+	}()
+	metaJSON, _ := md.GetValue(metaKey)
+	if err := json.Unmarshal([]byte(metaJSON), &d.Meta); err != nil {
+		return nil, fmt.Errorf("%w: meta: %v", ErrDataset, err)
+	}
+	sum := sha256.Sum256(data)
+	d.Version = versionOf(sum[:])
+	if err := d.bindColumns(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// bindColumns finds every column by name and checks its type.
+func (d *Dataset) bindColumns() error {
+	var err error
+	col := func(name string) arrow.Array {
+		idx := d.rec.Schema().FieldIndices(name)
+		if len(idx) != 1 {
+			err = errors.Join(err, fmt.Errorf("%w: column %s missing", ErrDataset, name))
+			return nil
+		}
+		return d.rec.Column(idx[0])
+	}
+	typed := func(name string, a arrow.Array, ok bool) {
+		if a != nil && !ok {
+			err = errors.Join(err, fmt.Errorf("%w: column %s has type %s", ErrDataset, name, a.DataType()))
+		}
+	}
+	str := func(name string) *array.String {
+		a := col(name)
+		s, ok := a.(*array.String)
+		typed(name, a, ok)
+		return s
+	}
+	f64 := func(name string) *array.Float64 {
+		a := col(name)
+		s, ok := a.(*array.Float64)
+		typed(name, a, ok)
+		return s
+	}
+	i64 := func(name string) *array.Int64 {
+		a := col(name)
+		s, ok := a.(*array.Int64)
+		typed(name, a, ok)
+		return s
+	}
+	i32 := func(name string) *array.Int32 {
+		a := col(name)
+		s, ok := a.(*array.Int32)
+		typed(name, a, ok)
+		return s
+	}
+	d.code, d.name, d.prefCode, d.prefName = str(colCode), str(colName), str(colPrefCode), str(colPrefName)
+	for _, a := range hensachi.Axes {
+		v, h, r := AxisColumns(a.Key)
+		d.axisValue = append(d.axisValue, f64(v))
+		d.axisHensachi = append(d.axisHensachi, f64(h))
+		d.axisRank = append(d.axisRank, i32(r))
+	}
+	for _, s := range hensachi.Stats {
+		d.stat = append(d.stat, f64(StatColumn(s.Key)))
+	}
+	d.receiptsYen, d.receiptsCount, d.receiptsRank = i64(colReceiptsYen), i64(colReceiptsCount), i32(colReceiptsRank)
+	d.deductionsYen, d.deductionDonors = i64(colDeductionsYen), i64(colDeductionDonors)
+	d.balanceYen, d.balanceRank = i64(colBalanceYen), i32(colBalanceRank)
+	h := col(colHistory)
+	list, ok := h.(*array.List)
+	typed(colHistory, h, ok)
+	if ok {
+		d.history = list
+		st, ok := list.ListValues().(*array.Struct)
+		if ok && st.NumField() == 2 {
+			d.historyAmounts, ok = st.Field(1).(*array.Int64)
+		}
+		typed(colHistory, h, ok)
+	}
+	if err != nil {
+		return err
+	}
+	if len(d.Meta.Axes) != len(hensachi.Axes) || len(d.Meta.Stats) != len(hensachi.Stats) {
+		return fmt.Errorf("%w: meta describes %d axes and %d statistics", ErrDataset, len(d.Meta.Axes), len(d.Meta.Stats))
+	}
+	for i := 1; i < d.Len(); i++ {
+		if d.code.Value(i-1) >= d.code.Value(i) {
+			return fmt.Errorf("%w: codes not in ascending order at row %d", ErrDataset, i)
+		}
+	}
+	return nil
+}
+
+// Close releases the record and unmaps the file.
+func (d *Dataset) Close() error {
+	d.rec.Release()
+	return syscall.Munmap(d.data)
+}
+
+// Len returns the number of municipalities.
+func (d *Dataset) Len() int { return int(d.rec.NumRows()) }
+
+// Index returns the row of a municipality code, or -1.
+func (d *Dataset) Index(code string) int {
+	n := d.Len()
+	i := sort.Search(n, func(i int) bool { return d.code.Value(i) >= code })
+	if i < n && d.code.Value(i) == code {
+		return i
+	}
+	return -1
+}
+
+// Code returns the code of row i, without decoding the rest of the row.
+func (d *Dataset) Code(i int) string { return d.code.Value(i) }
+
+// Municipality decodes row i.
+func (d *Dataset) Municipality(i int) hensachi.Municipality {
+	m := hensachi.Municipality{
+		Code: d.code.Value(i), Name: d.name.Value(i),
+		Prefecture: hensachi.Prefecture{Code: d.prefCode.Value(i), Name: d.prefName.Value(i)},
+		Scores:     make([]hensachi.Score, len(hensachi.Axes)),
+		Stats:      make([]hensachi.Optional[float64], len(hensachi.Stats)),
+	}
+	for a := range hensachi.Axes {
+		m.Scores[a] = d.Score(a, i)
+	}
+	for s := range hensachi.Stats {
+		m.Stats[s] = optFloat(d.stat[s], i)
+	}
+	f := &m.Furusato
+	f.ReceiptsYen, f.ReceiptsCount = optInt(d.receiptsYen, i), optInt(d.receiptsCount, i)
+	f.ReceiptsRank = int(d.receiptsRank.Value(i))
+	f.DeductionsYen, f.DeductionDonors = optInt(d.deductionsYen, i), optInt(d.deductionDonors, i)
+	f.BalanceYen, f.BalanceRank = optInt(d.balanceYen, i), int(d.balanceRank.Value(i))
+	start, end := d.history.ValueOffsets(i)
+	for j := start; j < end; j++ {
+		f.HistoryThousandYen = append(f.HistoryThousandYen, optInt(d.historyAmounts, int(j)))
+	}
+	return m
+}
+
+// Score returns row i's standing on axis a without decoding the rest of the row.
+func (d *Dataset) Score(a, i int) hensachi.Score {
+	return hensachi.Score{
+		Value:    optFloat(d.axisValue[a], i),
+		Hensachi: d.axisHensachi[a].Value(i),
+		Rank:     int(d.axisRank[a].Value(i)),
+	}
+}
+
+func optFloat(a *array.Float64, i int) hensachi.Optional[float64] {
+	if a.IsNull(i) {
+		return hensachi.Optional[float64]{}
+	}
+	return hensachi.Some(a.Value(i))
+}
+
+func optInt(a *array.Int64, i int) hensachi.Optional[int64] {
+	if a.IsNull(i) {
+		return hensachi.Optional[int64]{}
+	}
+	return hensachi.Some(a.Value(i))
+}

@@ -1,0 +1,82 @@
+package ingest
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hensachi/hensachi"
+)
+
+// historyYears is the length of the receipts history.
+const historyYears = 10
+
+// furusatoSources holds the hometown-tax tables and what the newest fiscal year is.
+type furusatoSources struct {
+	detail, history, deductions *Table
+	year                        int // fiscal year of the receipts and of the donations deducted
+	deduction                   DeductionSource
+	historyYears                []int
+	dataUpdated                 string
+}
+
+func newFurusatoSources(man *Manifest, detail, history, deductions *Table, ded DeductionSource) (*furusatoSources, error) {
+	years := detail.FiscalYears(ReceiptsYen)
+	if len(years) == 0 {
+		return nil, sourceErr(detail.File, 0, ReceiptsYen, "no fiscal year of receipts")
+	}
+	fs := &furusatoSources{detail: detail, history: history, deductions: deductions, deduction: ded,
+		year: years[len(years)-1], dataUpdated: man.FurusatoDataUpdated}
+	if ded.FiscalYear != fs.year {
+		return nil, fmt.Errorf("hometown tax: receipts are for FY%d (%s) but deductions for donations of FY%d (%s); the balance needs both for the same year",
+			fs.year, detail.File, ded.FiscalYear, deductions.File)
+	}
+	for y := fs.year - historyYears + 1; y <= fs.year; y++ {
+		_, inDetail := detail.Years[YearColumn(ReceiptsYen, y)]
+		_, inHistory := history.Years[YearColumn(ReceiptsThousandYen, y)]
+		if !inDetail && !inHistory {
+			return nil, fmt.Errorf("hometown tax: neither %s nor %s has receipts for FY%d, needed for the %d-year history", detail.File, history.File, y, historyYears)
+		}
+		fs.historyYears = append(fs.historyYears, y)
+	}
+	return fs, nil
+}
+
+// receiptsThousandYen takes a year's receipts from the file in yen where it has the year, since it
+// is exact, and from the thousand-yen file otherwise.
+func (fs *furusatoSources) receiptsThousandYen(code string, year int) figure {
+	if _, ok := fs.detail.Years[YearColumn(ReceiptsYen, year)]; ok {
+		f := column{t: fs.detail, col: YearColumn(ReceiptsYen, year)}.at(code)
+		f.v = math.Round(f.v / 1000)
+		return f
+	}
+	return column{t: fs.history, col: YearColumn(ReceiptsThousandYen, year)}.at(code)
+}
+
+const (
+	reportReceipts   = "furusato.receipts.amount_yen"
+	reportCount      = "furusato.receipts.count"
+	reportDeductions = "furusato.deductions.amount_yen"
+	reportDonors     = "furusato.deductions.donors"
+	reportBalance    = "furusato.balance.amount_yen"
+	reportHistory    = "furusato.history"
+	reportCorporate  = "furusato.corporate"
+)
+
+func (fs *furusatoSources) municipality(code string, r *Report) hensachi.Furusato {
+	var f hensachi.Furusato
+	receipts := column{t: fs.detail, col: YearColumn(ReceiptsYen, fs.year)}.at(code)
+	count := column{t: fs.detail, col: YearColumn(ReceiptsCount, fs.year)}.at(code)
+	deductions := column{t: fs.deductions, col: YearColumn(DeductionsYen, fs.year)}.at(code)
+	deductions.v = math.Round(deductions.v) // the source carries fractions of a yen
+	f.ReceiptsYen = r.recordInt(reportReceipts, code, receipts)
+	f.ReceiptsCount = r.recordInt(reportCount, code, count)
+	f.DeductionsYen = r.recordInt(reportDeductions, code, deductions)
+	f.DeductionDonors = r.recordInt(reportDonors, code, figure{why: "no source publishes 控除適用者数 per municipality"})
+	f.BalanceYen = r.recordInt(reportBalance, code, combine(receipts, deductions, minus))
+	f.HistoryThousandYen = make([]hensachi.Optional[int64], len(fs.historyYears))
+	for i, y := range fs.historyYears {
+		f.HistoryThousandYen[i] = r.recordInt(fmt.Sprintf("%s[FY%d]", reportHistory, y), code, fs.receiptsThousandYen(code, y))
+	}
+	r.record(reportCorporate, code, figure{why: "no source publishes 企業版ふるさと納税 results per municipality"}, 0)
+	return f
+}

@@ -1,0 +1,238 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/hensachi/hensachi"
+)
+
+// The six villages of the Northern Territories have codes but no administration; the service counts
+// 1,741 municipalities without them.
+var northernTerritories = []string{"01695", "01696", "01697", "01698", "01699", "01700"}
+
+// tokyoWardsTotal is the code statistics use for Tokyo's 23 special wards taken together (特別区部).
+const tokyoWardsTotal = "13100"
+
+const (
+	codeListSheet   = "R6.1.1現在の団体"
+	designatedSheet = "R6.1.1政令指定都市"
+)
+
+// Entry is one municipality of the code list.
+type Entry struct {
+	Code       string
+	Name       string
+	Prefecture hensachi.Prefecture
+}
+
+// CodeList is the set of municipalities the dataset covers, in ascending code order.
+type CodeList struct {
+	Entries     []Entry
+	Prefectures []hensachi.Prefecture
+	index       map[string]int
+	// designated maps the code of each government-designated city to its name; their wards appear
+	// in some sources as separate rows, which are not municipalities of this dataset.
+	designated map[string]string
+}
+
+// Has reports whether code is one of the municipalities.
+func (c *CodeList) Has(code string) bool { _, ok := c.index[code]; return ok }
+
+// Entry returns the municipality with the given code.
+func (c *CodeList) Entry(code string) (Entry, bool) {
+	i, ok := c.index[code]
+	if !ok {
+		return Entry{}, false
+	}
+	return c.Entries[i], true
+}
+
+// outside says why a source row whose code is not a municipality may be skipped, or returns "" when
+// the code is unknown. area is the place name the source gives ("北海道 札幌市 中央区"), or empty.
+func (c *CodeList) outside(code, area string) string {
+	switch {
+	case strings.HasSuffix(code, "000"):
+		return "prefecture total"
+	case slices.Contains(northernTerritories, code):
+		return "Northern Territories village"
+	case code == tokyoWardsTotal:
+		return "total of Tokyo's 23 special wards"
+	}
+	for city, name := range c.designated {
+		if city[:2] == code[:2] && code > city && strings.Contains(area, name) && strings.HasSuffix(area, "区") {
+			return "ward of a designated city"
+		}
+	}
+	return ""
+}
+
+// code5 turns a 6-digit code with check digit (as text or a number that lost its leading zero) into
+// the 5-digit code, verifying the check digit.
+func code5(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if len(s) == 5 && isDigits(s) { // a 6-digit code stored as a number loses its leading zero
+		s = "0" + s
+	}
+	if len(s) != 6 || !isDigits(s) {
+		return "", fmt.Errorf("not a 6-digit municipality code: %q", truncate(s, 20))
+	}
+	if want := checkDigit(s[:5]); s[5] != want {
+		return "", fmt.Errorf("code %s has check digit %c, expected %c", s, s[5], want)
+	}
+	return s[:5], nil
+}
+
+// checkDigit computes the check digit of a local-government code (総務省 rule: weights 6…2, modulus 11).
+func checkDigit(code string) byte {
+	sum := 0
+	for i := range 5 {
+		sum += int(code[i]-'0') * (6 - i)
+	}
+	return byte('0' + (11-sum%11)%10)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// ParseCodeList reads the 総務省 code list workbook.
+func ParseCodeList(file string, r io.Reader) (*CodeList, error) {
+	f, err := excelize.OpenReader(r)
+	if err != nil {
+		return nil, sourceErr(file, 0, "", "not a readable xlsx workbook: %v", err)
+	}
+	defer f.Close()
+	rows, err := sheetRows(f, file, codeListSheet)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, sourceErr(file, 0, "", "sheet %q is empty", codeListSheet)
+	}
+	header := make([]string, len(rows[0]))
+	for i, h := range rows[0] {
+		header[i] = strings.ReplaceAll(h, "\n", "")
+	}
+	const colCode, colPref, colName = "団体コード", "都道府県名（漢字）", "市区町村名（漢字）"
+	idx, err := columnIndex(file, 1, header, exactHeader, colCode, colPref, colName)
+	if err != nil {
+		return nil, err
+	}
+	cl := &CodeList{index: map[string]int{}, designated: map[string]string{}}
+	prefs := map[string]string{}
+	for i, row := range rows[1:] {
+		line := i + 2
+		rec := csvRecord{Line: line, Fields: row}
+		if strings.TrimSpace(strings.Join(row, "")) == "" {
+			continue
+		}
+		rawCode, err := field(file, rec, idx[colCode], colCode)
+		if err != nil {
+			return nil, err
+		}
+		code, err := code5(rawCode)
+		if err != nil {
+			return nil, &SourceError{File: file, Row: line, Column: colCode, Err: err}
+		}
+		pref, _ := field(file, rec, idx[colPref], colPref)
+		name, _ := field(file, rec, idx[colName], colName)
+		pref, name = strings.TrimSpace(pref), strings.TrimSpace(name)
+		if pref == "" {
+			return nil, sourceErr(file, line, colPref, "empty prefecture name")
+		}
+		if name == "" { // a prefecture's own row
+			if !strings.HasSuffix(code, "000") {
+				return nil, sourceErr(file, line, colName, "empty municipality name for code %s", code)
+			}
+			prefs[code[:2]] = pref
+			continue
+		}
+		if slices.Contains(northernTerritories, code) {
+			continue
+		}
+		if _, dup := cl.index[code]; dup {
+			return nil, sourceErr(file, line, colCode, "duplicate municipality code %s", code)
+		}
+		cl.index[code] = len(cl.Entries)
+		cl.Entries = append(cl.Entries, Entry{Code: code, Name: name, Prefecture: hensachi.Prefecture{Code: code[:2], Name: pref}})
+	}
+	for _, e := range cl.Entries {
+		name, ok := prefs[e.Prefecture.Code]
+		if !ok {
+			return nil, sourceErr(file, 0, colPref, "municipality %s belongs to prefecture %s, which has no row", e.Code, e.Prefecture.Code)
+		}
+		if name != e.Prefecture.Name {
+			return nil, sourceErr(file, 0, colPref, "municipality %s names prefecture %q, its prefecture row says %q", e.Code, e.Prefecture.Name, name)
+		}
+	}
+	slices.SortFunc(cl.Entries, func(a, b Entry) int { return strings.Compare(a.Code, b.Code) })
+	for i, e := range cl.Entries {
+		cl.index[e.Code] = i
+	}
+	for code, name := range prefs {
+		cl.Prefectures = append(cl.Prefectures, hensachi.Prefecture{Code: code, Name: name})
+	}
+	slices.SortFunc(cl.Prefectures, func(a, b hensachi.Prefecture) int { return strings.Compare(a.Code, b.Code) })
+
+	wards, err := sheetRows(f, file, designatedSheet)
+	if err != nil {
+		return nil, err
+	}
+	for i, row := range wards {
+		if len(row) < 2 {
+			continue
+		}
+		code, err := code5(row[0])
+		if err != nil {
+			if i == 0 { // header row
+				continue
+			}
+			return nil, &SourceError{File: file + " sheet " + designatedSheet, Row: i + 1, Column: "A", Err: err}
+		}
+		if e, ok := cl.Entry(code); ok {
+			cl.designated[code] = e.Name
+		}
+	}
+	if len(cl.designated) == 0 {
+		return nil, sourceErr(file, 0, "", "sheet %q lists no designated city of the code list", designatedSheet)
+	}
+	return cl, nil
+}
+
+// sheetRows returns a sheet's raw cell values (not display-formatted), matching the sheet name
+// after trimming spaces, since some editions carry a trailing space in it.
+func sheetRows(f *excelize.File, file, sheet string) ([][]string, error) {
+	for _, name := range f.GetSheetList() {
+		if strings.TrimSpace(name) == sheet {
+			rows, err := f.GetRows(name, excelize.Options{RawCellValue: true})
+			if err != nil {
+				return nil, sourceErr(file, 0, "", "read sheet %q: %v", name, err)
+			}
+			return rows, nil
+		}
+	}
+	return nil, sourceErr(file, 0, "", "no sheet %q (sheets: %s)", sheet, strings.Join(f.GetSheetList(), ", "))
+}
+
+// admit decides whether a source row belongs in a table: true for a municipality, false for a row
+// the dataset does not cover (a prefecture total, a designated city's ward), an error for a code
+// that is neither.
+func (c *CodeList) admit(file string, line int, column, code, area string) (bool, error) {
+	if c.Has(code) {
+		return true, nil
+	}
+	if c.outside(code, area) != "" {
+		return false, nil
+	}
+	return false, sourceErr(file, line, column, "unknown municipality code %s %s", code, area)
+}

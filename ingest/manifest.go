@@ -1,0 +1,98 @@
+package ingest
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+//go:embed sources.json
+var manifestJSON []byte
+
+// Source is one input file of the dataset as the manifest records it.
+type Source struct {
+	ID         string `json:"id"`
+	Path       string `json:"path"` // relative to the raw directory
+	Role       string `json:"role"`
+	Publisher  string `json:"publisher"`
+	Title      string `json:"title"`
+	URL        string `json:"url"` // download address; empty when none exists
+	Origin     string `json:"origin"`
+	SurveyYear string `json:"survey_year"`
+	SHA256     string `json:"sha256"`
+	Credit     string `json:"credit"`
+}
+
+// Manifest lists every source file the dataset is built from.
+type Manifest struct {
+	// DataUpdated is the date this set of sources was last revised; it is the dataset's creation
+	// date, fixed here rather than taken from the clock so that a rebuild is byte-identical.
+	DataUpdated string `json:"data_updated"`
+	// FurusatoDataUpdated is the publication date of the newest hometown-tax figures.
+	FurusatoDataUpdated string   `json:"furusato_data_updated"`
+	Sources             []Source `json:"sources"`
+}
+
+// LoadManifest returns the manifest compiled into the binary.
+func LoadManifest() (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(manifestJSON, &m); err != nil {
+		return nil, fmt.Errorf("parse sources manifest: %w", err)
+	}
+	return &m, nil
+}
+
+// Source returns the entry with the given id; it panics on an unknown id, which is a programming error.
+func (m *Manifest) Source(id string) Source {
+	for _, s := range m.Sources {
+		if s.ID == id {
+			return s
+		}
+	}
+	panic("ingest: no source " + id + " in the manifest")
+}
+
+// FileSHA256 returns the hex SHA-256 of a file.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HashMismatch reports a source file whose content differs from the manifest.
+type HashMismatch struct {
+	Path, Want, Got string
+}
+
+func (h HashMismatch) String() string {
+	return fmt.Sprintf("%s: sha256 %s, manifest expects %s (the publisher may have released a new version; check the figures before publishing)", h.Path, h.Got, h.Want)
+}
+
+// Check verifies that every source file exists in rawDir and compares its hash with the manifest.
+// A missing file is an error; a differing hash is returned for the caller to warn about.
+func (m *Manifest) Check(rawDir string) ([]HashMismatch, error) {
+	var mismatches []HashMismatch
+	for _, s := range m.Sources {
+		p := filepath.Join(rawDir, s.Path)
+		got, err := FileSHA256(p)
+		if err != nil {
+			return nil, fmt.Errorf("source %s (%s): %w; run 'make fetch' or copy it from %s", s.ID, p, err, s.Origin)
+		}
+		if got != s.SHA256 {
+			mismatches = append(mismatches, HashMismatch{Path: p, Want: s.SHA256, Got: got})
+		}
+	}
+	return mismatches, nil
+}

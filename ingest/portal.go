@@ -1,0 +1,105 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// Columns the portal file provides, named by their SSDS item codes.
+const (
+	PortalDaytimeRatio  = "A6108" // 昼夜間人口比率 (%)
+	PortalTaxableIncome = "C120110"
+	PortalTaxpayers     = "C120120"
+	portalDaytimeCol    = "A:昼夜間人口比率"
+)
+
+type portalFile struct {
+	Cols   []string `json:"COLS"`
+	TSMeta struct {
+		Axis map[string][]int `json:"axis"`
+	} `json:"TSMETA"`
+	Rows   map[string][]any                 `json:"ROWS"`
+	TSData map[string]map[string][]*float64 `json:"TSDATA"`
+}
+
+// ParsePortal reads the e-Stat SSDS figures cut out of the municipality data portal: the daytime
+// population ratio and, for the newest year the file has, taxable income and taxpayers.
+func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var p portalFile
+	if err := dec.Decode(&p); err != nil {
+		return nil, sourceErr(file, 0, "", "not the expected JSON document: %v", err)
+	}
+	daytime := slices.Index(p.Cols, portalDaytimeCol)
+	if daytime < 0 {
+		return nil, sourceErr(file, 0, "COLS", "no column %q", portalDaytimeCol)
+	}
+	years := p.TSMeta.Axis[PortalTaxableIncome]
+	if len(years) == 0 || !slices.Equal(years, p.TSMeta.Axis[PortalTaxpayers]) {
+		return nil, sourceErr(file, 0, "TSMETA.axis", "%s and %s must have the same, non-empty list of years", PortalTaxableIncome, PortalTaxpayers)
+	}
+	latest := len(years) - 1
+	t := newTable(file)
+	t.Years[PortalDaytimeRatio] = "2020"
+	t.Years[PortalTaxableIncome] = strconv.Itoa(years[latest])
+	t.Years[PortalTaxpayers] = strconv.Itoa(years[latest])
+
+	codes := make([]string, 0, len(p.Rows))
+	for code := range p.Rows {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes) // errors then name the same row on every run
+	for _, code := range codes {
+		where := "ROWS[" + code + "]"
+		if len(code) != 5 || !isDigits(code) {
+			return nil, sourceErr(file, 0, where, "not a 5-digit municipality code")
+		}
+		ok, err := cl.admit(file, 0, where, code, "")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		row := p.Rows[code]
+		if len(row) != len(p.Cols) {
+			return nil, sourceErr(file, 0, where, "has %d values for %d columns", len(row), len(p.Cols))
+		}
+		cells, _ := t.addRow(code, 0)
+		if cells[PortalDaytimeRatio], err = jsonNumber(file, where+"."+portalDaytimeCol, row[daytime]); err != nil {
+			return nil, err
+		}
+		series := p.TSData[code]
+		for _, col := range []string{PortalTaxableIncome, PortalTaxpayers} {
+			s := series[col]
+			switch {
+			case len(s) != len(years):
+				return nil, sourceErr(file, 0, "TSDATA["+code+"]."+col, "has %d values for %d years", len(s), len(years))
+			case s[latest] == nil:
+				cells[col] = Cell{Missing: fmt.Sprintf("null for %d in %s", years[latest], file)}
+			default:
+				cells[col] = Cell{V: *s[latest]}
+			}
+		}
+	}
+	return t, nil
+}
+
+func jsonNumber(file, where string, v any) (Cell, error) {
+	switch n := v.(type) {
+	case nil:
+		return Cell{Missing: "null in " + file}, nil
+	case json.Number:
+		f, err := n.Float64()
+		if err != nil {
+			return Cell{}, sourceErr(file, 0, where, "not a number: %q", n)
+		}
+		return Cell{V: f}, nil
+	default:
+		return Cell{}, sourceErr(file, 0, where, "not a number: %v", truncate(fmt.Sprint(v), 40))
+	}
+}

@@ -1,0 +1,151 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/transform"
+)
+
+// Cell is one figure of a source. Missing, when not empty, says why the figure is absent.
+type Cell struct {
+	V       float64
+	Missing string
+}
+
+// Table holds the figures one source gives, keyed by 5-digit municipality code and column.
+type Table struct {
+	File  string
+	Years map[string]string // column → survey year as the source states it
+	rows  map[string]map[string]Cell
+}
+
+func newTable(file string) *Table {
+	return &Table{File: file, Years: map[string]string{}, rows: map[string]map[string]Cell{}}
+}
+
+// Len returns the number of municipalities in the table.
+func (t *Table) Len() int { return len(t.rows) }
+
+// Get returns a figure; a municipality the source does not list is a missing cell saying so.
+func (t *Table) Get(code, column string) Cell {
+	row, ok := t.rows[code]
+	if !ok {
+		return Cell{Missing: "not listed in " + t.File}
+	}
+	c, ok := row[column]
+	if !ok {
+		return Cell{Missing: fmt.Sprintf("no %s in %s", column, t.File)}
+	}
+	return c
+}
+
+// addRow registers a municipality; a second row for the same code is an error.
+func (t *Table) addRow(code string, line int) (map[string]Cell, error) {
+	if _, dup := t.rows[code]; dup {
+		return nil, sourceErr(t.File, line, "", "duplicate municipality code %s", code)
+	}
+	row := map[string]Cell{}
+	t.rows[code] = row
+	return row, nil
+}
+
+// parseNumber reads a figure. Markers that a source uses for "no figure" become missing cells;
+// anything else that is not a number is an error naming the place.
+func parseNumber(file string, line int, column, raw string, missingMarkers ...string) (Cell, error) {
+	s := strings.TrimSpace(raw)
+	for _, m := range missingMarkers {
+		if s == m {
+			return Cell{Missing: fmt.Sprintf("%q in %s", s, file)}, nil
+		}
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Cell{}, sourceErr(file, line, column, "not a number: %q", truncate(s, 40))
+	}
+	return Cell{V: v}, nil
+}
+
+// truncate shortens text quoted in an error message to n runes.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// csvRows reads a whole CSV file, decoding cp932 when asked and dropping a UTF-8 byte-order mark.
+// Each record comes with its 1-based line number.
+type csvRecord struct {
+	Line   int
+	Fields []string
+}
+
+func readCSV(file string, r io.Reader, cp932 bool) ([]csvRecord, error) {
+	if cp932 {
+		r = transform.NewReader(r, japanese.ShiftJIS.NewDecoder())
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = false
+	var recs []csvRecord
+	for {
+		fields, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return recs, nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, sourceErr(file, pe.StartLine, "", "malformed CSV: %v", pe.Err)
+			}
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		recs = append(recs, csvRecord{Line: line, Fields: fields})
+	}
+}
+
+// columnIndex finds named columns in a header row; match says whether a header cell names a column.
+func columnIndex(file string, line int, header []string, match func(cell, want string) bool, want ...string) (map[string]int, error) {
+	idx := make(map[string]int, len(want))
+	for _, w := range want {
+		found := -1
+		for i, h := range header {
+			if match(strings.TrimSpace(h), w) {
+				if found >= 0 {
+					return nil, sourceErr(file, line, w, "column appears twice in the header")
+				}
+				found = i
+			}
+		}
+		if found < 0 {
+			return nil, sourceErr(file, line, w, "column missing from the header")
+		}
+		idx[w] = found
+	}
+	return idx, nil
+}
+
+func exactHeader(cell, want string) bool { return cell == want }
+
+// field returns a record's field, or an error naming the place when the row is too short.
+func field(file string, rec csvRecord, i int, column string) (string, error) {
+	if i >= len(rec.Fields) {
+		return "", sourceErr(file, rec.Line, column, "row has %d fields, the column is field %d", len(rec.Fields), i+1)
+	}
+	return rec.Fields[i], nil
+}

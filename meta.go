@@ -1,0 +1,75 @@
+package hensachi
+
+// Meta is the document of GET /town/v1/meta (spec §2.6). The ingest step writes it into the
+// dataset file, so the served meta always describes the data it is served with.
+type Meta struct {
+	Title          string       `json:"title"`
+	Municipalities int          `json:"municipalities"`
+	DataUpdated    string       `json:"data_updated"`
+	Method         string       `json:"method"`
+	Note           string       `json:"note"`
+	Source         Link         `json:"source"`
+	Axes           []AxisMeta   `json:"axes"`
+	Stats          []StatMeta   `json:"stats"`
+	Prefectures    []Prefecture `json:"prefectures"`
+	Furusato       FurusatoMeta `json:"furusato"`
+}
+
+// Link names a source and where to find it.
+type Link struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// AxisMeta describes one axis and summarises its values over the municipalities that have one.
+type AxisMeta struct {
+	Key         string  `json:"key"`
+	Label       string  `json:"label"`
+	Unit        string  `json:"unit"`
+	Description string  `json:"description"`
+	Source      string  `json:"source"`
+	Count       int     `json:"count"`
+	Median      float64 `json:"median"`
+	Mean        float64 `json:"mean"`
+	Min         float64 `json:"min"`
+	Max         float64 `json:"max"`
+}
+
+// StatMeta describes one statistic.
+type StatMeta struct {
+	Key    string `json:"key"`
+	Label  string `json:"label"`
+	Unit   string `json:"unit"`
+	Source string `json:"source"`
+}
+
+// FurusatoMeta describes the hometown-tax-donation block.
+type FurusatoMeta struct {
+	DataUpdated string            `json:"data_updated"`
+	Receipts    FurusatoSource    `json:"receipts"`
+	Deductions  FurusatoTaxSource `json:"deductions"`
+	History     FurusatoHistory   `json:"history"`
+	Corporate   FurusatoSource    `json:"corporate"`
+}
+
+// FurusatoSource names the fiscal year and source of a furusato figure.
+type FurusatoSource struct {
+	FiscalYear string `json:"fiscal_year"`
+	Source     string `json:"source"`
+	URL        string `json:"url"`
+}
+
+// FurusatoTaxSource names the tax year and source of the resident-tax deductions.
+type FurusatoTaxSource struct {
+	TaxYear string `json:"tax_year"`
+	Source  string `json:"source"`
+	URL     string `json:"url"`
+}
+
+// FurusatoHistory describes the yearly receipts history.
+type FurusatoHistory struct {
+	FiscalYears []string `json:"fiscal_years"`
+	Unit        string   `json:"unit"`
+	Source      string   `json:"source"`
+	URL         string   `json:"url"`
+}
