@@ -2,6 +2,8 @@
 //
 //	hensachi ingest   build the dataset file from the government source files
 //	hensachi fetch    download the source files listed in the manifest
+//	hensachi serve    run the HTTP server
+//	hensachi account  manage accounts, keys, plans and usage
 package main
 
 import (
@@ -21,6 +23,8 @@ type command struct {
 var commands = []command{
 	{"ingest", "build the dataset file from the source files", runIngest},
 	{"fetch", "download the source files into the raw directory and check their hashes", runFetch},
+	{"serve", "run the HTTP server", runServe},
+	{"account", "manage accounts, keys, plans and usage (operator)", runAccount},
 }
 
 func main() {

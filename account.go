@@ -1,0 +1,114 @@
+package hensachi
+
+import (
+	"context"
+	"time"
+)
+
+// Plan is an account's subscription; the content served is the same, only daily limits differ.
+type Plan string
+
+const (
+	PlanFree Plan = "free"
+	PlanPro  Plan = "pro"
+)
+
+// Valid reports whether p is a known plan.
+func (p Plan) Valid() bool { return p == PlanFree || p == PlanPro }
+
+// Service is one of the two APIs; usage is counted per account and service.
+type Service string
+
+const (
+	ServiceFace Service = "face"
+	ServiceTown Service = "town"
+)
+
+// Services lists every service.
+var Services = []Service{ServiceFace, ServiceTown}
+
+// DailyLimit returns how many successful calls a plan allows per day on a service (spec §8).
+func (p Plan) DailyLimit(s Service) int64 {
+	switch {
+	case p == PlanPro && s == ServiceFace:
+		return 1000
+	case p == PlanPro && s == ServiceTown:
+		return 10000
+	case s == ServiceFace:
+		return 20
+	default:
+		return 100
+	}
+}
+
+// Tokyo is the zone in which the daily count restarts at midnight; Japan has no daylight saving.
+var Tokyo = time.FixedZone("Asia/Tokyo", 9*60*60)
+
+// Day returns the usage day of t, YYYY-MM-DD in Tokyo.
+func Day(t time.Time) string { return t.In(Tokyo).Format(time.DateOnly) }
+
+// NextReset returns the start of the usage day after t's.
+func NextReset(t time.Time) time.Time {
+	y, m, d := t.In(Tokyo).Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, Tokyo)
+}
+
+// Account is a user of the APIs.
+type Account struct {
+	ID              int64
+	Email           string
+	Plan            Plan
+	CreatedAt       time.Time
+	TermsVersion    string // the version of the terms accepted, empty for accounts made by an operator
+	TermsAcceptedAt time.Time
+}
+
+// APIKey is the stored form of a key: its hash, never the key itself.
+type APIKey struct {
+	ID        int64
+	AccountID int64
+	Hash      [32]byte
+	Hint      string // the last characters, for display
+	CreatedAt time.Time
+	RevokedAt time.Time // zero while the key is active
+}
+
+// Revoked reports whether the key has been revoked.
+func (k APIKey) Revoked() bool { return !k.RevokedAt.IsZero() }
+
+// UsageKey identifies one daily counter.
+type UsageKey struct {
+	AccountID int64
+	Service   Service
+	Day       string
+}
+
+// Usage is one daily counter with its value.
+type Usage struct {
+	UsageKey
+	Count int64
+}
+
+// Store keeps accounts, keys and usage counts. The embedded SQLite store and the PostgreSQL
+// store both implement it.
+type Store interface {
+	// CreateAccount creates an account with its first key; an existing e-mail is EConflict.
+	CreateAccount(ctx context.Context, a Account, key APIKey) (Account, APIKey, error)
+	Account(ctx context.Context, id int64) (Account, error)
+	AccountByEmail(ctx context.Context, email string) (Account, error)
+	Accounts(ctx context.Context) ([]Account, error)
+	SetPlan(ctx context.Context, accountID int64, plan Plan) error
+	// RotateKey revokes the account's active keys and stores a new one, atomically.
+	RotateKey(ctx context.Context, accountID int64, key APIKey) (APIKey, error)
+	// RevokeKeys revokes the account's active keys and returns how many there were.
+	RevokeKeys(ctx context.Context, accountID int64) (int, error)
+	Keys(ctx context.Context, accountID int64) ([]APIKey, error)
+	// KeyByHash finds a key, active or revoked, with its account; an unknown hash is ENotFound.
+	KeyByHash(ctx context.Context, hash [32]byte) (APIKey, Account, error)
+	// AddUsage adds deltas to daily counters in one transaction.
+	AddUsage(ctx context.Context, deltas []Usage) error
+	// Usage returns the counters of a day, all accounts when accountID is 0.
+	Usage(ctx context.Context, day string, accountID int64) ([]Usage, error)
+	Ping(ctx context.Context) error
+	Close() error
+}

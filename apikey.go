@@ -1,0 +1,67 @@
+package hensachi
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"hash/crc32"
+	"strings"
+)
+
+// An API key reads hsk_<32 base62 characters of randomness><6 base62 characters of checksum>. The
+// prefix makes leaked keys easy to find by secret scanners; the checksum lets the server reject a
+// mistyped key without a database lookup.
+const (
+	keyPrefix      = "hsk_"
+	keyRandomLen   = 32 // ≈190 bits
+	keyChecksumLen = 6
+	keyLen         = len(keyPrefix) + keyRandomLen + keyChecksumLen
+	keyHintLen     = 4
+	base62         = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
+// NewAPIKey returns a fresh key and its stored form (hash and hint, no ID yet).
+func NewAPIKey() (string, APIKey) {
+	var b strings.Builder
+	b.WriteString(keyPrefix)
+	// rejection sampling keeps every character uniform
+	buf := make([]byte, 64)
+	for b.Len() < len(keyPrefix)+keyRandomLen {
+		rand.Read(buf)
+		for _, c := range buf {
+			if c < 248 && b.Len() < len(keyPrefix)+keyRandomLen { // 248 = 4·62
+				b.WriteByte(base62[c%62])
+			}
+		}
+	}
+	random := b.String()[len(keyPrefix):]
+	b.WriteString(checksum(random))
+	key := b.String()
+	return key, APIKey{Hash: HashAPIKey(key), Hint: key[len(key)-keyHintLen:]}
+}
+
+// HashAPIKey returns the stored hash of a key.
+func HashAPIKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+
+// CheckAPIKey reports whether s has the shape and checksum of a key this service issues.
+func CheckAPIKey(s string) bool {
+	if len(s) != keyLen || !strings.HasPrefix(s, keyPrefix) {
+		return false
+	}
+	body := s[len(keyPrefix):]
+	for i := 0; i < len(body); i++ {
+		if strings.IndexByte(base62, body[i]) < 0 {
+			return false
+		}
+	}
+	return checksum(body[:keyRandomLen]) == body[keyRandomLen:]
+}
+
+func checksum(random string) string {
+	n := crc32.ChecksumIEEE([]byte(random))
+	out := make([]byte, keyChecksumLen)
+	for i := keyChecksumLen - 1; i >= 0; i-- {
+		out[i] = base62[n%62]
+		n /= 62
+	}
+	return string(out)
+}

@@ -1,0 +1,144 @@
+package serve
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+)
+
+// call is one keyed API request in progress.
+type call struct {
+	s       *Server
+	w       http.ResponseWriter
+	r       *http.Request
+	account hensachi.Account
+	service hensachi.Service
+	town    *town // the dataset snapshot this call reads, for the statistics service
+	res     *Reservation
+}
+
+// errNotModified ends a call with 304; it is not an error the client sees.
+var errNotModified = errors.New("not modified")
+
+// serve answers a conditional read: 304 when the client holds the current version, which does not
+// count, else it reserves quota and produces the payload.
+func (c *call) serve(etag string, produce func() ([]byte, error)) ([]byte, error) {
+	c.w.Header().Set("ETag", etag)
+	if etagMatches(c.r.Header.Get("If-None-Match"), etag) {
+		return nil, errNotModified
+	}
+	if err := c.reserve(); err != nil {
+		return nil, err
+	}
+	return produce()
+}
+
+// reserve holds one unit of the account's daily quota; it must precede any costly work.
+func (c *call) reserve() error {
+	res, err := c.s.meter.Reserve(c.account, c.service)
+	if err != nil {
+		c.s.metrics.limitRejections.WithLabelValues(string(c.service)).Inc()
+		return err
+	}
+	c.res = res
+	return nil
+}
+
+// etagMatches implements If-None-Match's weak comparison over a list of tags or "*".
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// apiHandler handles a keyed call. It returns the members of the success body other than
+// success and usage (e.g. `"data":{…}`), already encoded.
+type apiHandler func(c *call, ps httprouter.Params) ([]byte, error)
+
+// keyed wraps an API handler: authenticate, run, then count the call if it succeeded and write
+// the envelope with the usage that includes it. Every failure goes through writeError.
+func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		account, err := s.keys.authenticate(r.Context(), r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		setAccount(r.Context(), account.ID)
+		c := &call{s: s, w: w, r: r, account: account, service: service}
+		if service == hensachi.ServiceTown {
+			snap := s.datasets.acquire()
+			if snap == nil {
+				writeError(w, r, &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down"), after: time.Second})
+				return
+			}
+			defer snap.release()
+			c.town = snap.town
+		}
+		defer func() {
+			if c.res != nil {
+				c.res.Release() // a no-op once committed; frees the unit if the handler failed or panicked
+			}
+		}()
+		members, err := h(c, ps)
+		limit := account.Plan.DailyLimit(service)
+		switch {
+		case errors.Is(err, errNotModified):
+			s.setRateLimit(w, limit, s.meter.Used(account.ID, service))
+			w.WriteHeader(http.StatusNotModified)
+			return
+		case err != nil:
+			if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded {
+				s.setRateLimit(w, limit, limit)
+			}
+			writeError(w, r, err)
+			return
+		}
+		used := c.res.Commit()
+		s.setRateLimit(w, limit, used)
+		writeSuccess(w, members, account.Plan, used, limit)
+	}
+}
+
+// setRateLimit sets the IETF draft RateLimit-Policy and RateLimit fields: the daily quota, what
+// remains of it, and the seconds until it resets at midnight in Tokyo.
+func (s *Server) setRateLimit(w http.ResponseWriter, limit, used int64) {
+	now := s.now()
+	reset := int(hensachi.NextReset(now).Sub(now).Seconds())
+	h := w.Header()
+	h.Set("RateLimit-Policy", `"daily";q=`+strconv.FormatInt(limit, 10)+`;w=86400`)
+	h.Set("RateLimit", `"daily";r=`+strconv.FormatInt(max(0, limit-used), 10)+`;t=`+strconv.Itoa(reset))
+}
+
+// writeSuccess writes {"success":true,<members>,"usage":{…}}.
+func writeSuccess(w http.ResponseWriter, members []byte, plan hensachi.Plan, used, limit int64) {
+	b := make([]byte, 0, len(members)+96)
+	b = append(b, `{"success":true,`...)
+	b = append(b, members...)
+	b = append(b, `,"usage":{"plan":"`...)
+	b = append(b, plan...)
+	b = append(b, `","used_today":`...)
+	b = strconv.AppendInt(b, used, 10)
+	b = append(b, `,"limit_today":`...)
+	b = strconv.AppendInt(b, limit, 10)
+	b = append(b, "}}"...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Set("Cache-Control", "private, no-cache")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+}

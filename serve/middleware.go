@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+)
+
+type ctxKey struct{}
+
+// requestInfo travels in the request context: the request id, and the account once known.
+type requestInfo struct {
+	id        string
+	accountID int64
+}
+
+func requestID(ctx context.Context) string {
+	if ri, ok := ctx.Value(ctxKey{}).(*requestInfo); ok {
+		return ri.id
+	}
+	return ""
+}
+
+func setAccount(ctx context.Context, id int64) {
+	if ri, ok := ctx.Value(ctxKey{}).(*requestInfo); ok {
+		ri.accountID = id
+	}
+}
+
+// validRequestID accepts a client's X-Request-Id only if it is short and plain, so it is safe to log.
+func validRequestID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// instrument gives each request an id, recovers panics into a 500 problem, and records the
+// request in the metrics and, when enabled, the access log. route is the registered pattern, so
+// metric labels stay few.
+func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		ri := &requestInfo{id: id}
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
+		w.Header().Set("X-Request-Id", id)
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				slog.ErrorContext(r.Context(), "panic", "panic", p, "request_id", id, "path", r.URL.Path)
+				if rec.status == 0 {
+					writeError(rec, r, hensachi.Errorf(hensachi.EInternal, "panic"))
+				}
+			}
+			elapsed := time.Since(start)
+			status := strconv.Itoa(rec.status)
+			s.metrics.requests.WithLabelValues(route, r.Method, status).Inc()
+			s.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+			if s.cfg.AccessLog {
+				slog.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
+					slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
+					slog.Int("status", rec.status), slog.Int64("account", ri.accountID),
+					slog.Duration("took", elapsed))
+			}
+		}()
+		next(rec, r, ps)
+	}
+}

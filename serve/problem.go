@@ -1,0 +1,87 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hensachi/hensachi"
+)
+
+// statusOf maps an error code to its HTTP status; this is the one place where that happens.
+var statusOf = map[string]int{
+	hensachi.EInvalidParameter:   http.StatusBadRequest,
+	hensachi.EMissingFile:        http.StatusBadRequest,
+	hensachi.EInvalidImage:       http.StatusBadRequest,
+	hensachi.EMissingAPIKey:      http.StatusUnauthorized,
+	hensachi.EInvalidAPIKey:      http.StatusUnauthorized,
+	hensachi.ERevokedAPIKey:      http.StatusForbidden,
+	hensachi.ENotFound:           http.StatusNotFound,
+	hensachi.EMethodNotAllowed:   http.StatusMethodNotAllowed,
+	hensachi.EConflict:           http.StatusConflict,
+	hensachi.EFileTooLarge:       http.StatusRequestEntityTooLarge,
+	hensachi.EUnsupportedMedia:   http.StatusUnsupportedMediaType,
+	hensachi.EDailyLimitExceeded: http.StatusTooManyRequests,
+	hensachi.EInternal:           http.StatusInternalServerError,
+	hensachi.EOverloaded:         http.StatusServiceUnavailable,
+	hensachi.EUnavailable:        http.StatusServiceUnavailable,
+}
+
+// problem is an RFC 9457 problem document with the members DESIGN.md adds.
+type problem struct {
+	Success   bool   `json:"success"`
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail"`
+	Code      string `json:"code"`
+	RequestID string `json:"request_id"`
+	Param     string `json:"param,omitempty"`
+}
+
+// retryError asks the client to come back after a while (429, 503).
+type retryError struct {
+	err   *hensachi.Error
+	after time.Duration
+}
+
+func (e *retryError) Error() string { return e.err.Error() }
+func (e *retryError) Unwrap() error { return e.err }
+
+// writeError answers with the problem document for err. Errors that are not hensachi.Error are
+// internal: the client sees a generic message, the log gets the error with the request id.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := hensachi.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	p := problem{Type: "/problems/" + code, Title: http.StatusText(status), Status: status, Code: code,
+		RequestID: requestID(r.Context())}
+	var e *hensachi.Error
+	if errors.As(err, &e) && code != hensachi.EInternal {
+		p.Detail, p.Param = e.Message, e.Param
+	} else {
+		p.Code, p.Type = hensachi.EInternal, "/problems/"+hensachi.EInternal
+		p.Detail = "The server failed to answer this request; quote the request id when reporting it."
+		slog.ErrorContext(r.Context(), "internal error", "err", err, "request_id", p.RequestID, "path", r.URL.Path)
+	}
+	h := w.Header()
+	switch status {
+	case http.StatusUnauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="hensachi"`)
+	}
+	var re *retryError
+	if errors.As(err, &re) {
+		h.Set("Retry-After", strconv.Itoa(max(1, int((re.after+time.Second-1)/time.Second))))
+	}
+	body, _ := json.Marshal(p)
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	h.Del("ETag")
+	w.WriteHeader(status)
+	w.Write(body)
+}

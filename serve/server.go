@@ -1,0 +1,206 @@
+// Package serve is the HTTP server of both services: routing, API keys, daily limits, the
+// statistics handlers over the mapped dataset, health, metrics and the OpenAPI document.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hensachi/hensachi"
+)
+
+// Config configures a Server. The zero value of each optional field picks a safe default.
+type Config struct {
+	Addr        string // listen address, e.g. ":8080"
+	DatasetPath string // the Arrow dataset built by `hensachi ingest`
+	PublicURL   string // how clients reach this server, for page_url
+	Store       hensachi.Store
+	// KeyCacheTTL is how long a key lookup is remembered; revocations take effect within it.
+	KeyCacheTTL time.Duration
+	// WatchInterval is how often the dataset file is checked for replacement.
+	WatchInterval time.Duration
+	AccessLog     bool
+	Now           func() time.Time
+}
+
+// Server serves the APIs.
+type Server struct {
+	cfg      Config
+	now      func() time.Time
+	keys     *keyCache
+	meter    *Meter
+	datasets *datasetHolder
+	metrics  *metrics
+	router   *httprouter.Router
+	handler  http.Handler
+}
+
+// New opens the dataset, loads today's usage counts and builds the routes.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.KeyCacheTTL == 0 {
+		cfg.KeyCacheTTL = 5 * time.Second
+	}
+	if cfg.WatchInterval == 0 {
+		cfg.WatchInterval = 2 * time.Second
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://localhost" + cfg.Addr
+	}
+	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics()}
+	var err error
+	if s.datasets, err = openHolder(cfg.DatasetPath, cfg.PublicURL); err != nil {
+		return nil, err
+	}
+	if s.meter, err = NewMeter(ctx, cfg.Store, cfg.Now); err != nil {
+		s.datasets.close()
+		return nil, fmt.Errorf("load usage counts: %w", err)
+	}
+	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL, cfg.Now)
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	r := httprouter.New()
+	r.RedirectTrailingSlash = false // an API answers the path it is given
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	handle := func(method, path string, h httprouter.Handle) { r.Handle(method, path, s.instrument(path, h)) }
+	town := func(path string, h apiHandler) {
+		handle(http.MethodGet, "/town/v1"+path, s.keyed(hensachi.ServiceTown, h))
+	}
+	town("/municipalities/:code", s.getMunicipality)
+	town("/municipalities", s.listMunicipalities)
+	town("/rankings/:axis", s.getRanking)
+	town("/meta", s.getMeta)
+
+	plain := func(path string, h http.HandlerFunc) {
+		handle(http.MethodGet, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { h(w, req) })
+	}
+	plain("/healthz", s.healthz)
+	plain("/readyz", s.readyz)
+	plain("/openapi.json", serveOpenAPI)
+	promHandler := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
+	plain("/metrics", promHandler.ServeHTTP)
+	handle(http.MethodGet, "/problems/:code", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
+		serveProblemDoc(w, req, ps.ByName("code"))
+	})
+	handle(http.MethodGet, "/town/municipalities/:code", s.municipalityPage)
+
+	r.NotFound = unrouted(s.instrument("(none)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, truncateParam(req.URL.Path)))
+	}))
+	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		writeError(w, req, hensachi.Errorf(hensachi.EMethodNotAllowed, "%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
+	}))
+	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, p any) {
+		// only reached for panics outside instrument, which recovers its own
+		slog.Error("panic outside a route", "panic", p)
+		writeError(w, req, hensachi.Errorf(hensachi.EInternal, "panic"))
+	}
+	s.router = r
+	s.handler = r
+}
+
+// unrouted adapts a route handler to the router's fallbacks, which have no parameters.
+func unrouted(h httprouter.Handle) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h(w, r, nil) })
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("ok\n"))
+}
+
+// readyz reports ready when the dataset is mapped and the store answers.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	var problems []string
+	if snap := s.datasets.acquire(); snap == nil {
+		problems = append(problems, "dataset: not loaded")
+	} else {
+		snap.release()
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		problems = append(problems, "store: "+err.Error())
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if len(problems) > 0 {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(strings.Join(problems, "\n") + "\n"))
+		return
+	}
+	w.Write([]byte("ready\n"))
+}
+
+// Run starts the background work — flushing usage counts, watching the dataset file and SIGHUP —
+// and returns when ctx ends, after a final flush. It does not serve HTTP; see ListenAndServe.
+func (s *Server) Run(ctx context.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	done := make(chan struct{})
+	go func() { s.datasets.watch(ctx, hup, s.cfg.WatchInterval); close(done) }()
+	s.meter.Run(ctx)
+	<-done
+}
+
+// Close releases the dataset; call it after Run has returned.
+func (s *Server) Close() { s.datasets.close() }
+
+// ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets
+// requests in flight finish (up to 20 s), writes the usage counts and unmaps the dataset.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	srv := &http.Server{
+		Addr:              s.cfg.Addr,
+		Handler:           s.handler,
+		ReadHeaderTimeout: 5 * time.Second,  // slow-loris clients cannot hold a connection
+		ReadTimeout:       60 * time.Second, // a 10 MiB upload on a slow line
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
+	}
+	bg, stopBG := context.WithCancel(context.Background())
+	runDone := make(chan struct{})
+	go func() { s.Run(bg); close(runDone) }()
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	slog.Info("listening", "addr", s.cfg.Addr, "public_url", s.cfg.PublicURL)
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		slog.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		err = srv.Shutdown(sctx)
+		cancel()
+	}
+	stopBG()
+	<-runDone
+	s.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
