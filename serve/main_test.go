@@ -76,7 +76,7 @@ type testServer struct {
 
 type serverOption func(*Config)
 
-func newTestServer(t *testing.T, opts ...serverOption) *testServer {
+func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	dataset := realDataset(t, dir)
@@ -94,7 +94,7 @@ func newTestServer(t *testing.T, opts ...serverOption) *testServer {
 	return ts
 }
 
-func (ts *testServer) start(t *testing.T, dataset string, opts ...serverOption) {
+func (ts *testServer) start(t testing.TB, dataset string, opts ...serverOption) {
 	t.Helper()
 	cfg := Config{DatasetPath: dataset, PublicURL: "https://hensachi.example", Store: ts.store, KeyCacheTTL: time.Nanosecond, WatchInterval: time.Hour}
 	for _, o := range opts {

@@ -1,0 +1,145 @@
+package serve
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hensachi/hensachi/compute"
+)
+
+// TestSwapUnderLoad replaces the dataset file while clients read; every response must be complete
+// and consistent: its ETag names the version whose data it carries.
+func TestSwapUnderLoad(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.KeyCacheTTL = time.Minute })
+	path := ts.datasets.path
+	v1 := ts.datasets.acquire()
+	oldVersion := v1.ds.Version
+	v1.release()
+
+	// the second version differs in its data_updated date
+	meta := built.Meta
+	meta.DataUpdated = "2099-01-01"
+	next := filepath.Join(ts.dir, "next.arrow")
+	newVersion, err := compute.WriteDataset(next, built.Municipalities, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{`"` + oldVersion + `"`: built.Meta.DataUpdated, `"` + newVersion + `"`: "2099-01-01"}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var calls, sawNew atomic.Int64
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r := ts.do(t, "GET", "/town/v1/municipalities/13101", "X-API-Key", ts.proKey)
+				if r.status != 200 {
+					t.Errorf("status %d during the swap: %s", r.status, r.body)
+					return
+				}
+				var e struct {
+					Data struct {
+						DataUpdated string `json:"data_updated"`
+					}
+				}
+				if err := json.Unmarshal(r.body, &e); err != nil {
+					t.Errorf("torn body: %v", err)
+					return
+				}
+				etag := r.header.Get("ETag")
+				if want[etag] != e.Data.DataUpdated {
+					t.Errorf("ETag %s with data_updated %s", etag, e.Data.DataUpdated)
+				}
+				if e.Data.DataUpdated == "2099-01-01" {
+					sawNew.Add(1)
+				}
+				calls.Add(1)
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	// hold a reference across the swap, as a slow request would
+	inFlight := ts.datasets.acquire()
+	if err := os.Rename(next, path); err != nil {
+		t.Fatal(err)
+	}
+	if swapped, err := ts.datasets.reload(); err != nil || !swapped {
+		t.Fatalf("reload: swapped %v, %v", swapped, err)
+	}
+	// the old mapping stays readable while referenced
+	if m := inFlight.ds.Municipality(inFlight.ds.Index("13101")); m.Name != "千代田区" {
+		t.Errorf("old snapshot after the swap reads %q", m.Name)
+	}
+	if n := inFlight.refs.Load(); n < 1 {
+		t.Errorf("old snapshot has %d references while in use", n)
+	}
+	inFlight.release()
+	deadline := time.Now().Add(5 * time.Second)
+	for sawNew.Load() < 20 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if sawNew.Load() == 0 {
+		t.Fatal("no response served the new dataset")
+	}
+	if n := inFlight.refs.Load(); n != 0 {
+		t.Errorf("old snapshot still has %d references after its requests finished (not unmapped)", n)
+	}
+	t.Logf("%d calls during the swap", calls.Load())
+}
+
+// TestWatchPicksUpReplacement: the watcher notices a replaced file without a signal.
+func TestWatchPicksUpReplacement(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.WatchInterval = 20 * time.Millisecond })
+	meta := built.Meta
+	meta.DataUpdated = "2099-02-02"
+	if _, err := compute.WriteDataset(ts.datasets.path, built.Municipalities, meta); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		s := ts.datasets.acquire()
+		updated := s.ds.Meta.DataUpdated
+		s.release()
+		if updated == "2099-02-02" {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the replaced dataset was not loaded")
+}
+
+// TestBadReplacementKeepsServing: a corrupt file does not replace a good dataset.
+func TestBadReplacementKeepsServing(t *testing.T) {
+	ts := newTestServer(t)
+	if err := writeFileAtomic(ts.datasets.path, []byte("not arrow")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.datasets.reload(); err == nil {
+		t.Fatal("a corrupt dataset loaded")
+	}
+	if r := ts.get(t, "/town/v1/meta"); r.status != 200 {
+		t.Errorf("after a bad replacement: %d", r.status)
+	}
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
