@@ -6,7 +6,7 @@ BIN       := bin/hensachi
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch test bench fuzz vet clean
+.PHONY: all build ingest fetch serve test bench bench-go fuzz vet clean
 
 all: build
 
@@ -18,7 +18,11 @@ ingest: build
 	$(BIN) ingest -out $(DATASET)
 
 $(DATASET): $(shell find ingest compute -name '*.go' -not -name '*_test.go') ingest/sources.json
-	$(MAKE) ingest
+	$(BIN) ingest -out $(DATASET)
+
+# Builds what is missing (binary, dataset) and starts the server on the embedded store.
+serve: build $(DATASET)
+	$(BIN) serve -dataset $(DATASET)
 
 fetch: build
 	$(BIN) fetch -raw $(or $(RAW_DIR),data/raw)
@@ -29,8 +33,11 @@ vet:
 test: vet
 	$(GO) test -race -count=1 ./...
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./ingest/...
+bench: bench-go
+	scripts/bench-town.sh
+
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./serve/...
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s

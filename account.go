@@ -2,6 +2,11 @@ package hensachi
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -27,18 +32,39 @@ const (
 // Services lists every service.
 var Services = []Service{ServiceFace, ServiceTown}
 
-// DailyLimit returns how many successful calls a plan allows per day on a service (spec §8).
-func (p Plan) DailyLimit(s Service) int64 {
-	switch {
-	case p == PlanPro && s == ServiceFace:
-		return 1000
-	case p == PlanPro && s == ServiceTown:
-		return 10000
-	case s == ServiceFace:
-		return 20
-	default:
-		return 100
+// Limits gives the successful calls a plan allows per day on each service.
+type Limits map[Plan]map[Service]int64
+
+// DefaultLimits are the daily limits of spec §8.
+func DefaultLimits() Limits {
+	return Limits{
+		PlanFree: {ServiceFace: 20, ServiceTown: 100},
+		PlanPro:  {ServiceFace: 1000, ServiceTown: 10000},
 	}
+}
+
+// Daily returns the limit of a plan on a service.
+func (l Limits) Daily(p Plan, s Service) int64 { return l[p][s] }
+
+// ParseLimits overrides defaults from a list such as "town.pro=20000,face.free=10".
+func ParseLimits(spec string, base Limits) (Limits, error) {
+	out := Limits{}
+	for p, m := range base {
+		out[p] = maps.Clone(m)
+	}
+	if spec == "" {
+		return out, nil
+	}
+	for _, item := range strings.Split(spec, ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
+		svc, plan, ok2 := strings.Cut(name, ".")
+		n, err := strconv.ParseInt(value, 10, 64)
+		if !ok || !ok2 || err != nil || n < 0 || !Plan(plan).Valid() || !slices.Contains(Services, Service(svc)) {
+			return nil, fmt.Errorf("limit %q: want service.plan=calls, e.g. town.pro=20000", item)
+		}
+		out[Plan(plan)][Service(svc)] = n
+	}
+	return out, nil
 }
 
 // Tokyo is the zone in which the daily count restarts at midnight; Japan has no daylight saving.

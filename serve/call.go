@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -94,7 +95,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			}
 		}()
 		members, err := h(c, ps)
-		limit := account.Plan.DailyLimit(service)
+		limit := s.meter.Limit(account, service)
 		switch {
 		case errors.Is(err, errNotModified):
 			s.setRateLimit(w, limit, s.meter.Used(account.ID, service))
@@ -123,22 +124,24 @@ func (s *Server) setRateLimit(w http.ResponseWriter, limit, used int64) {
 	h.Set("RateLimit", `"daily";r=`+strconv.FormatInt(max(0, limit-used), 10)+`;t=`+strconv.Itoa(reset))
 }
 
-// writeSuccess writes {"success":true,<members>,"usage":{…}}.
+// writeSuccess writes {"success":true,<members>,"usage":{…}}. The members are usually a cached
+// body shared by all calls, so they are written as they are rather than copied.
 func writeSuccess(w http.ResponseWriter, members []byte, plan hensachi.Plan, used, limit int64) {
-	b := make([]byte, 0, len(members)+96)
-	b = append(b, `{"success":true,`...)
-	b = append(b, members...)
-	b = append(b, `,"usage":{"plan":"`...)
-	b = append(b, plan...)
-	b = append(b, `","used_today":`...)
-	b = strconv.AppendInt(b, used, 10)
-	b = append(b, `,"limit_today":`...)
-	b = strconv.AppendInt(b, limit, 10)
-	b = append(b, "}}"...)
+	const prefix = `{"success":true,`
+	suffix := make([]byte, 0, 80)
+	suffix = append(suffix, `,"usage":{"plan":"`...)
+	suffix = append(suffix, plan...)
+	suffix = append(suffix, `","used_today":`...)
+	suffix = strconv.AppendInt(suffix, used, 10)
+	suffix = append(suffix, `,"limit_today":`...)
+	suffix = strconv.AppendInt(suffix, limit, 10)
+	suffix = append(suffix, "}}"...)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h.Set("Content-Length", strconv.Itoa(len(prefix)+len(members)+len(suffix)))
 	h.Set("Cache-Control", "private, no-cache")
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	io.WriteString(w, prefix)
+	w.Write(members)
+	w.Write(suffix)
 }

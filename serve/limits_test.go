@@ -128,7 +128,7 @@ func TestMeterFlushRetriesAfterFailure(t *testing.T) {
 	ts.get(t, "/town/v1/meta")
 	ts.stop() // flushes 1
 	store := &failingStore{Store: ts.store}
-	m, err := NewMeter(context.Background(), store, time.Now)
+	m, err := NewMeter(context.Background(), store, hensachi.DefaultLimits(), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

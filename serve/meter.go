@@ -17,8 +17,9 @@ import (
 // Counts live in memory and are written to the store in one transaction per second, so no request
 // waits for a disk write; a crash loses at most the last second's counts.
 type Meter struct {
-	store hensachi.Store
-	now   func() time.Time
+	store  hensachi.Store
+	limits hensachi.Limits
+	now    func() time.Time
 
 	mu     sync.Mutex
 	counts map[hensachi.UsageKey]*counter
@@ -35,8 +36,8 @@ type counter struct {
 const FlushInterval = time.Second
 
 // NewMeter loads today's counts from the store, so that a restart keeps them.
-func NewMeter(ctx context.Context, store hensachi.Store, now func() time.Time) (*Meter, error) {
-	m := &Meter{store: store, now: now, counts: map[hensachi.UsageKey]*counter{}}
+func NewMeter(ctx context.Context, store hensachi.Store, limits hensachi.Limits, now func() time.Time) (*Meter, error) {
+	m := &Meter{store: store, limits: limits, now: now, counts: map[hensachi.UsageKey]*counter{}}
 	usage, err := store.Usage(ctx, hensachi.Day(now()), 0)
 	if err != nil {
 		return nil, err
@@ -49,17 +50,16 @@ func NewMeter(ctx context.Context, store hensachi.Store, now func() time.Time) (
 
 // Reservation is one unit of quota held by a call in progress.
 type Reservation struct {
-	m     *Meter
-	key   hensachi.UsageKey
-	limit int64
-	done  bool
+	m    *Meter
+	key  hensachi.UsageKey
+	done bool
 }
 
 // Reserve holds one call for the account on the service, or fails with EDailyLimitExceeded.
 func (m *Meter) Reserve(account hensachi.Account, service hensachi.Service) (*Reservation, error) {
 	now := m.now()
 	key := hensachi.UsageKey{AccountID: account.ID, Service: service, Day: hensachi.Day(now)}
-	limit := account.Plan.DailyLimit(service)
+	limit := m.limits.Daily(account.Plan, service)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.counts[key]
@@ -74,7 +74,7 @@ func (m *Meter) Reserve(account hensachi.Account, service hensachi.Service) (*Re
 		}
 	}
 	c.pending++
-	return &Reservation{m: m, key: key, limit: limit}, nil
+	return &Reservation{m: m, key: key}, nil
 }
 
 // Commit turns the reservation into a counted call and returns the day's count including it.
@@ -102,11 +102,10 @@ func (r *Reservation) Release() {
 	}
 }
 
-// Limit returns the daily limit the reservation was made under.
-func (r *Reservation) Limit() int64 { return r.limit }
-
-// Day returns the usage day the reservation counts on.
-func (r *Reservation) Day() string { return r.key.Day }
+// Limit returns an account's daily limit on a service.
+func (m *Meter) Limit(account hensachi.Account, service hensachi.Service) int64 {
+	return m.limits.Daily(account.Plan, service)
+}
 
 // Used returns the day's count for an account and service.
 func (m *Meter) Used(accountID int64, service hensachi.Service) int64 {

@@ -121,4 +121,3 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		}
 	}
 }
-

@@ -31,6 +31,7 @@ type Config struct {
 	// WatchInterval is how often the dataset file is checked for replacement.
 	WatchInterval time.Duration
 	AccessLog     bool
+	Limits        hensachi.Limits // default: hensachi.DefaultLimits()
 	Now           func() time.Time
 }
 
@@ -57,6 +58,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.WatchInterval == 0 {
 		cfg.WatchInterval = 2 * time.Second
 	}
+	if cfg.Limits == nil {
+		cfg.Limits = hensachi.DefaultLimits()
+	}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://localhost" + cfg.Addr
 	}
@@ -65,7 +69,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.datasets, err = openHolder(cfg.DatasetPath, cfg.PublicURL); err != nil {
 		return nil, err
 	}
-	if s.meter, err = NewMeter(ctx, cfg.Store, cfg.Now); err != nil {
+	if s.meter, err = NewMeter(ctx, cfg.Store, cfg.Limits, cfg.Now); err != nil {
 		s.datasets.close()
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}

@@ -144,13 +144,13 @@ func runAccount(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "usage on %s (Asia/Tokyo; servers write counts every second)\nACCOUNT\tSERVICE\tCALLS\tLIMIT\n", d)
+		fmt.Fprintf(out, "usage on %s (Asia/Tokyo; servers write counts every second)\nACCOUNT\tSERVICE\tCALLS\tDEFAULT LIMIT\n", d)
 		for _, u := range usage {
 			a, err := store.Account(ctx, u.AccountID)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "%d %s\t%s\t%d\t%d\n", a.ID, a.Email, u.Service, u.Count, a.Plan.DailyLimit(u.Service))
+			fmt.Fprintf(out, "%d %s\t%s\t%d\t%d\n", a.ID, a.Email, u.Service, u.Count, hensachi.DefaultLimits().Daily(a.Plan, u.Service))
 		}
 	default:
 		return fmt.Errorf("%s", usage)

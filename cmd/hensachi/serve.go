@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/serve"
 )
 
@@ -18,7 +19,12 @@ func runServe(ctx context.Context, args []string) error {
 	db := dbFlag(fs)
 	keyTTL := fs.Duration("key-cache-ttl", 5*time.Second, "how long a key lookup is cached; revocations take effect within it")
 	accessLog := fs.Bool("access-log", envOr("HENSACHI_ACCESS_LOG", "true") == "true", "log one line per request (env HENSACHI_ACCESS_LOG)")
+	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	limits, err := hensachi.ParseLimits(*limitSpec, hensachi.DefaultLimits())
+	if err != nil {
 		return err
 	}
 	store, err := openStore(ctx, *db)
@@ -27,7 +33,7 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	srv, err := serve.New(ctx, serve.Config{Addr: *addr, DatasetPath: *dataset, PublicURL: *publicURL, Store: store,
-		KeyCacheTTL: *keyTTL, AccessLog: *accessLog})
+		KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits})
 	if err != nil {
 		return err
 	}

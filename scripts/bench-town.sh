@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Load benchmark of GET /town/v1/municipalities/{code} through the full path (key, usage, ETag)
+# against nginx serving the same JSON bodies as static files, on loopback, in one run.
+# Prints both throughputs, p99 latencies, their ratio and the server's RSS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-32}
+THREADS=${THREADS:-2}
+PORT=${PORT:-18480}
+NGINX_PORT=${NGINX_PORT:-18481}
+
+for tool in wrk nginx curl; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx-light curl)" >&2; exit 1; }
+done
+make -s build
+[ -f data/dataset.arrow ] || make -s ingest >/dev/null
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+# a pro account whose limit cannot run out during the benchmark
+key=$(bin/hensachi account create -db "$work/bench.db" -email bench@example.com -plan pro | awk '/api key/{print $3}')
+bin/hensachi serve -db "$work/bench.db" -addr "127.0.0.1:$PORT" -access-log=false \
+  -limits town.pro=1000000000 >"$work/server.log" 2>&1 &
+server=$!; pids+=("$server")
+for _ in $(seq 50); do curl -sf "127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
+
+# the same bodies, as nginx files; 200 municipalities spread over the country
+codes=$(curl -sf -H "X-API-Key: $key" "127.0.0.1:$PORT/town/v1/municipalities" | grep -o '"code":"[0-9]\{5\}"' | cut -d'"' -f4 | awk 'NR % 8 == 1' | head -200)
+mkdir -p "$work/www/town/v1/municipalities"
+for c in $codes; do
+  curl -sf -H "X-API-Key: $key" "127.0.0.1:$PORT/town/v1/municipalities/$c" >"$work/www/town/v1/municipalities/$c"
+done
+cat >"$work/nginx.conf" <<NGINX
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+daemon off;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  default_type application/json;
+  server { listen 127.0.0.1:$NGINX_PORT; root $work/www; etag on; }
+}
+NGINX
+nginx -c "$work/nginx.conf" -p "$work" &
+pids+=("$!")
+sleep 0.5
+
+lua_codes=$(printf '"%s",' $codes)
+cat >"$work/req.lua" <<LUA
+local codes = {${lua_codes%,}}
+local i = 0
+request = function()
+  i = i % #codes + 1
+  return wrk.format("GET", "/town/v1/municipalities/" .. codes[i], {["X-API-Key"] = "$key"})
+end
+LUA
+
+run() { wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$work/req.lua" "$1"; }
+rps() { awk '/^Requests\/sec/ {print $2}' "$1"; }
+p99() { awk '$1 == "99%" {print $2}' "$1"; }
+
+run "http://127.0.0.1:$NGINX_PORT" >"$work/nginx.txt"
+run "http://127.0.0.1:$PORT" >"$work/hensachi.txt"
+grep -q "Non-2xx" "$work/hensachi.txt" && { echo "bench: the server answered errors:" >&2; cat "$work/hensachi.txt" >&2; exit 1; }
+rss=$(awk '/VmHWM/ {print $2 " " $3}' "/proc/$server/status")
+
+printf '%-10s %12s %10s\n' "" "requests/s" "p99"
+printf '%-10s %12s %10s\n' nginx "$(rps "$work/nginx.txt")" "$(p99 "$work/nginx.txt")"
+printf '%-10s %12s %10s\n' hensachi "$(rps "$work/hensachi.txt")" "$(p99 "$work/hensachi.txt")"
+awk -v a="$(rps "$work/hensachi.txt")" -v b="$(rps "$work/nginx.txt")" 'BEGIN { printf "ratio hensachi/nginx: %.2f (goal ≥ 0.80)\n", a / b }'
+echo "hensachi peak RSS: $rss"
