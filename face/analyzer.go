@@ -1,0 +1,350 @@
+package face
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Config says where the models are and how much of the machine inference may use.
+type Config struct {
+	DetectorPath  string // YuNet-n with dynamic input
+	GenderAgePath string // InsightFace 2018 gender-age, 112×112 aligned RGB
+	EmbeddingPath string // 512-d face embedding, 112×112 aligned
+	Scorer        Scorer // the attractiveness model; nil leaves raw_score and score out
+	// Workers is how many images are analysed at once (default: one per CPU); each ONNX run uses
+	// IntraOpThreads threads (default: the CPUs divided among the workers).
+	Workers        int
+	IntraOpThreads int
+	// QueueSize is how many images may wait for a worker; beyond it a call is refused at once.
+	QueueSize int
+	// MaxFaces bounds the faces analysed per image, largest first.
+	MaxFaces int
+}
+
+// Scorer turns a face embedding into the 1–5 attractiveness score and its deviation score.
+type Scorer interface {
+	Score(embedding []float32) (raw, hensachi float64)
+}
+
+// Face is the analysis of one face.
+type Face struct {
+	X, Y, W, H int // box in upright-image pixels, clipped to the image
+	Age        int
+	Male       float64 // probability that the face is male
+	Scored     bool
+	RawScore   float64
+	Score      float64
+	Detection  Detection
+}
+
+// Analyzer runs the models in a bounded pool of workers with a bounded queue in front.
+type Analyzer struct {
+	cfg       Config
+	detector  *ort.DynamicAdvancedSession
+	genderAge *ort.DynamicAdvancedSession
+	embedding *ort.DynamicAdvancedSession
+	jobs      chan *job
+	stop      chan struct{}
+}
+
+type job struct {
+	ctx   context.Context
+	img   *RGB
+	faces []Face
+	err   error
+	done  chan struct{}
+}
+
+var yunetOutputNames = []string{
+	"cls_8", "cls_16", "cls_32", "obj_8", "obj_16", "obj_32",
+	"bbox_8", "bbox_16", "bbox_32", "kps_8", "kps_16", "kps_32",
+}
+
+// NewAnalyzer creates the sessions once, warms them up, and starts the workers. ONNX Runtime must
+// be initialised first.
+func NewAnalyzer(cfg Config) (*Analyzer, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.IntraOpThreads <= 0 {
+		cfg.IntraOpThreads = max(1, runtime.NumCPU()/cfg.Workers)
+	}
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = 2 * cfg.Workers
+	}
+	if cfg.MaxFaces <= 0 {
+		cfg.MaxFaces = 100
+	}
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("onnx session options: %w", err)
+	}
+	defer opts.Destroy()
+	if err := opts.SetIntraOpNumThreads(cfg.IntraOpThreads); err != nil {
+		return nil, err
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, err
+	}
+	a := &Analyzer{cfg: cfg, jobs: make(chan *job, cfg.QueueSize), stop: make(chan struct{})}
+	open := func(path string, in, out []string) (*ort.DynamicAdvancedSession, error) {
+		s, err := ort.NewDynamicAdvancedSession(path, in, out, opts)
+		if err != nil {
+			return nil, fmt.Errorf("load model %s: %w", path, err)
+		}
+		return s, nil
+	}
+	if a.detector, err = open(cfg.DetectorPath, []string{"input"}, yunetOutputNames); err != nil {
+		return nil, err
+	}
+	if a.genderAge, err = open(cfg.GenderAgePath, []string{"data"}, []string{"fc1"}); err != nil {
+		a.Close()
+		return nil, err
+	}
+	if cfg.EmbeddingPath != "" {
+		if a.embedding, err = open(cfg.EmbeddingPath, []string{"input"}, []string{"output"}); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
+	// warm up: the first run of a session allocates and plans; no request should pay for that
+	warm := &RGB{W: 160, H: 120, Pix: make([]uint8, 3*160*120)}
+	if _, err := a.analyze(context.Background(), warm); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("warm up: %w", err)
+	}
+	if _, err := a.faceModels(context.Background(), make([]uint8, 3*AlignSize*AlignSize)); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("warm up: %w", err)
+	}
+	for range cfg.Workers {
+		go a.work()
+	}
+	return a, nil
+}
+
+// Close stops the workers and releases the sessions.
+func (a *Analyzer) Close() {
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+	}
+	for _, s := range []*ort.DynamicAdvancedSession{a.detector, a.genderAge, a.embedding} {
+		if s != nil {
+			s.Destroy()
+		}
+	}
+}
+
+// ErrOverloaded is returned when the queue is full.
+var ErrOverloaded = errors.New("face analysis queue full")
+
+// Analyze queues an image for a worker and waits for the result. A full queue fails at once with
+// EOverloaded; a caller that gives up (ctx done) leaves the job to be skipped by the worker.
+func (a *Analyzer) Analyze(ctx context.Context, img *RGB) ([]Face, error) {
+	j := &job{ctx: ctx, img: img, done: make(chan struct{})}
+	select {
+	case a.jobs <- j:
+	default:
+		return nil, ErrOverloaded
+	}
+	select {
+	case <-j.done:
+		return j.faces, j.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (a *Analyzer) work() {
+	for {
+		select {
+		case <-a.stop:
+			return
+		case j := <-a.jobs:
+			if err := j.ctx.Err(); err != nil {
+				j.err = err // the client is gone: do not spend the pool on it
+			} else {
+				j.faces, j.err = a.analyze(j.ctx, j.img)
+			}
+			close(j.done)
+		}
+	}
+}
+
+// run executes a session, aborting it if ctx ends meanwhile.
+func run(ctx context.Context, s *ort.DynamicAdvancedSession, inputs, outputs []ort.Value) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	opts, err := ort.NewRunOptions()
+	if err != nil {
+		return err
+	}
+	defer opts.Destroy()
+	stop := context.AfterFunc(ctx, func() { opts.Terminate() })
+	defer stop()
+	if err := s.RunWithOptions(inputs, outputs, opts); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	return nil
+}
+
+func destroyAll(vs []ort.Value) {
+	for _, v := range vs {
+		if v != nil {
+			v.Destroy()
+		}
+	}
+}
+
+func (a *Analyzer) analyze(ctx context.Context, img *RGB) ([]Face, error) {
+	dets, err := a.Detect(ctx, img)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(dets, func(x, y Detection) int {
+		return cmpDesc(x.Box.area(), y.Box.area())
+	})
+	if len(dets) > a.cfg.MaxFaces {
+		dets = dets[:a.cfg.MaxFaces]
+	}
+	faces := make([]Face, 0, len(dets))
+	for _, d := range dets {
+		f := Face{Detection: d}
+		f.X, f.Y, f.W, f.H = ClipBox(d.Box, img.W, img.H)
+		if f.W == 0 || f.H == 0 {
+			continue
+		}
+		attrs, err := a.faceModels(ctx, Align(img, d.Landmarks))
+		if err != nil {
+			return nil, err
+		}
+		f.Age, f.Male = attrs.age, attrs.male
+		if a.cfg.Scorer != nil && attrs.embedding != nil {
+			f.RawScore, f.Score = a.cfg.Scorer.Score(attrs.embedding)
+			f.Scored = true
+		}
+		faces = append(faces, f)
+	}
+	return faces, nil
+}
+
+func cmpDesc(x, y float64) int {
+	switch {
+	case x > y:
+		return -1
+	case x < y:
+		return 1
+	}
+	return 0
+}
+
+// Detect finds faces at every scale of detectScales and merges them.
+func (a *Analyzer) Detect(ctx context.Context, img *RGB) ([]Detection, error) {
+	var all []Detection
+	for _, scale := range detectScales(img.W, img.H) {
+		data, _, _, pw, ph := yunetInput(img, scale)
+		in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
+		if err != nil {
+			return nil, err
+		}
+		outs := make([]ort.Value, len(yunetOutputNames))
+		err = run(ctx, a.detector, []ort.Value{in}, outs)
+		in.Destroy()
+		if err != nil {
+			destroyAll(outs)
+			return nil, fmt.Errorf("detect: %w", err)
+		}
+		var per [3]yunetOutputs
+		for si := range yunetStrides {
+			per[si] = yunetOutputs{
+				cls:  outs[si].(*ort.Tensor[float32]).GetData(),
+				obj:  outs[3+si].(*ort.Tensor[float32]).GetData(),
+				bbox: outs[6+si].(*ort.Tensor[float32]).GetData(),
+				kps:  outs[9+si].(*ort.Tensor[float32]).GetData(),
+			}
+		}
+		dets, err := decodeYuNet(per, pw, ph, scale)
+		destroyAll(outs)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, dets...)
+	}
+	return NMS(all, nmsIoU), nil
+}
+
+type attributes struct {
+	age       int
+	male      float64
+	embedding []float32
+}
+
+// faceModels runs the per-face models on one aligned face.
+func (a *Analyzer) faceModels(ctx context.Context, aligned []uint8) (attributes, error) {
+	var at attributes
+	const n = AlignSize * AlignSize
+	// gender-age normalises inside its graph: RGB planes of raw values
+	raw := make([]float32, 3*n)
+	for i := 0; i < n; i++ {
+		raw[i], raw[n+i], raw[2*n+i] = float32(aligned[3*i]), float32(aligned[3*i+1]), float32(aligned[3*i+2])
+	}
+	out, err := runOne(ctx, a.genderAge, raw)
+	if err != nil {
+		return at, fmt.Errorf("gender-age: %w", err)
+	}
+	at.age, at.male = decodeGenderAge(out)
+	if a.embedding != nil {
+		norm := make([]float32, 3*n)
+		for i, v := range raw {
+			norm[i] = (v - 127) / 128
+		}
+		if at.embedding, err = runOne(ctx, a.embedding, norm); err != nil {
+			return at, fmt.Errorf("embedding: %w", err)
+		}
+	}
+	return at, nil
+}
+
+// runOne runs a single-input, single-output model on one 3×112×112 face.
+func runOne(ctx context.Context, s *ort.DynamicAdvancedSession, data []float32) ([]float32, error) {
+	in, err := ort.NewTensor(ort.NewShape(1, 3, AlignSize, AlignSize), data)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Destroy()
+	outs := []ort.Value{nil}
+	if err := run(ctx, s, []ort.Value{in}, outs); err != nil {
+		destroyAll(outs)
+		return nil, err
+	}
+	defer destroyAll(outs)
+	return slices.Clone(outs[0].(*ort.Tensor[float32]).GetData()), nil
+}
+
+// decodeGenderAge reads fc1: two gender logits (female, male), then 100 pairs whose second value
+// wins for each year of age.
+func decodeGenderAge(fc1 []float32) (age int, male float64) {
+	if len(fc1) < 202 {
+		return 0, 0.5
+	}
+	f, m := float64(fc1[0]), float64(fc1[1])
+	male = 1 / (1 + math.Exp(f-m))
+	for k := range 100 {
+		if fc1[2+2*k+1] > fc1[2+2*k] {
+			age++
+		}
+	}
+	return age, male
+}

@@ -1,0 +1,89 @@
+package face
+
+import (
+	"fmt"
+	"math"
+)
+
+// YuNet runs on BGR float32 NCHW with raw 0–255 values, both sides padded to multiples of 32.
+const (
+	yunetAlign     = 32
+	scoreThreshold = 0.7
+	nmsIoU         = 0.3
+	// detectSide is the longest side the whole image is scaled to for the main pass. Images much
+	// larger than that get a second pass at up to fineSide, so that faces a few dozen pixels wide in
+	// a large photo are still found; small images are enlarged up to maxUpscale.
+	detectSide = 640
+	fineSide   = 1280
+	maxUpscale = 2.0
+)
+
+var yunetStrides = [3]int{8, 16, 32}
+
+// detectScales returns the scales at which an image is searched.
+func detectScales(w, h int) []float64 {
+	side := float64(max(w, h))
+	scales := []float64{math.Min(detectSide/side, maxUpscale)}
+	if side > 1.5*detectSide {
+		scales = append(scales, math.Min(fineSide/side, 1))
+	}
+	return scales
+}
+
+// yunetInput resizes the image by scale, pads it to multiples of 32 and lays it out as BGR planes.
+func yunetInput(img *RGB, scale float64) (data []float32, w, h, pw, ph int) {
+	w = max(1, int(math.Round(float64(img.W)*scale)))
+	h = max(1, int(math.Round(float64(img.H)*scale)))
+	small := Resize(img, w, h)
+	pw, ph = (w+yunetAlign-1)/yunetAlign*yunetAlign, (h+yunetAlign-1)/yunetAlign*yunetAlign
+	data = make([]float32, 3*pw*ph)
+	plane := pw * ph
+	for y := 0; y < h; y++ {
+		row := small.Pix[3*y*w : 3*(y+1)*w]
+		o := y * pw
+		for x := 0; x < w; x++ {
+			data[o+x] = float32(row[3*x+2])       // B
+			data[plane+o+x] = float32(row[3*x+1]) // G
+			data[2*plane+o+x] = float32(row[3*x]) // R
+		}
+	}
+	return data, w, h, pw, ph
+}
+
+// yunetOutputs holds one stride's outputs: per anchor one cls, one obj, four bbox, ten kps values.
+type yunetOutputs struct {
+	cls, obj, bbox, kps []float32
+}
+
+// decodeYuNet turns the outputs of one pass into detections in original-image pixels.
+func decodeYuNet(outs [3]yunetOutputs, pw, ph int, scale float64) ([]Detection, error) {
+	var dets []Detection
+	for si, s := range yunetStrides {
+		cols, rows := pw/s, ph/s
+		o := outs[si]
+		n := cols * rows
+		if len(o.cls) != n || len(o.obj) != n || len(o.bbox) != 4*n || len(o.kps) != 10*n {
+			return nil, fmt.Errorf("yunet stride %d: output sizes %d/%d/%d/%d for %d anchors", s, len(o.cls), len(o.obj), len(o.bbox), len(o.kps), n)
+		}
+		fs := float64(s)
+		for i := 0; i < n; i++ {
+			score := math.Sqrt(clamp01(float64(o.cls[i])) * clamp01(float64(o.obj[i])))
+			if score < scoreThreshold {
+				continue
+			}
+			r, c := float64(i/cols), float64(i%cols)
+			b := o.bbox[4*i : 4*i+4]
+			cx, cy := (c+float64(b[0]))*fs, (r+float64(b[1]))*fs
+			bw, bh := math.Exp(float64(b[2]))*fs, math.Exp(float64(b[3]))*fs
+			d := Detection{Score: score, Box: Box{X: (cx - bw/2) / scale, Y: (cy - bh/2) / scale, W: bw / scale, H: bh / scale}}
+			k := o.kps[10*i : 10*i+10]
+			for j := range 5 {
+				d.Landmarks[j] = Point{X: (float64(k[2*j]) + c) * fs / scale, Y: (float64(k[2*j+1]) + r) * fs / scale}
+			}
+			dets = append(dets, d)
+		}
+	}
+	return dets, nil
+}
+
+func clamp01(v float64) float64 { return math.Min(1, math.Max(0, v)) }

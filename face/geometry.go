@@ -1,0 +1,224 @@
+package face
+
+import (
+	"math"
+	"slices"
+)
+
+// Box is a rectangle in upright-image pixels.
+type Box struct{ X, Y, W, H float64 }
+
+func (b Box) area() float64 { return max(0, b.W) * max(0, b.H) }
+
+// IoU is the intersection over union of two boxes.
+func IoU(a, b Box) float64 {
+	x1, y1 := max(a.X, b.X), max(a.Y, b.Y)
+	x2, y2 := min(a.X+a.W, b.X+b.W), min(a.Y+a.H, b.Y+b.H)
+	inter := max(0, x2-x1) * max(0, y2-y1)
+	union := a.area() + b.area() - inter
+	if union <= 0 {
+		return 0
+	}
+	return inter / union
+}
+
+// Point is a landmark in upright-image pixels.
+type Point struct{ X, Y float64 }
+
+// Detection is one face found by the detector.
+type Detection struct {
+	Box       Box
+	Score     float64
+	Landmarks [5]Point // subject's right eye, left eye, nose tip, right and left mouth corners
+}
+
+// NMS keeps the best-scoring detections, dropping any that overlaps a kept one by more than iou.
+func NMS(dets []Detection, iou float64) []Detection {
+	sorted := slices.Clone(dets)
+	slices.SortStableFunc(sorted, func(a, b Detection) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	var kept []Detection
+	for _, d := range sorted {
+		overlaps := false
+		for _, k := range kept {
+			if IoU(d.Box, k.Box) > iou {
+				overlaps = true
+				break
+			}
+		}
+		if !overlaps {
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}
+
+// ClipBox rounds a box to whole pixels inside a w×h image.
+func ClipBox(b Box, w, h int) (x, y, bw, bh int) {
+	x1 := int(math.Round(math.Max(0, b.X)))
+	y1 := int(math.Round(math.Max(0, b.Y)))
+	x2 := int(math.Round(math.Min(float64(w), b.X+b.W)))
+	y2 := int(math.Round(math.Min(float64(h), b.Y+b.H)))
+	return x1, y1, max(0, x2-x1), max(0, y2-y1)
+}
+
+// Similarity is x' = A·x + t with A = [[a, −b], [b, a]]: rotation, uniform scale, translation.
+type Similarity struct{ A, B, TX, TY float64 }
+
+// Apply maps a point.
+func (s Similarity) Apply(p Point) Point {
+	return Point{s.A*p.X - s.B*p.Y + s.TX, s.B*p.X + s.A*p.Y + s.TY}
+}
+
+// Invert returns the inverse transform.
+func (s Similarity) Invert() Similarity {
+	d := s.A*s.A + s.B*s.B
+	a, b := s.A/d, -s.B/d
+	return Similarity{A: a, B: b, TX: -(a*s.TX - b*s.TY), TY: -(b*s.TX + a*s.TY)}
+}
+
+// EstimateSimilarity fits the least-squares similarity (Umeyama, without reflection) taking src
+// onto dst.
+func EstimateSimilarity(src, dst []Point) Similarity {
+	n := float64(len(src))
+	var msx, msy, mdx, mdy float64
+	for i := range src {
+		msx += src[i].X
+		msy += src[i].Y
+		mdx += dst[i].X
+		mdy += dst[i].Y
+	}
+	msx, msy, mdx, mdy = msx/n, msy/n, mdx/n, mdy/n
+	// For the 2-D similarity the Umeyama solution reduces to closed form sums.
+	var sxx, sxy, varSrc float64
+	for i := range src {
+		x, y := src[i].X-msx, src[i].Y-msy
+		u, v := dst[i].X-mdx, dst[i].Y-mdy
+		sxx += x*u + y*v
+		sxy += x*v - y*u
+		varSrc += x*x + y*y
+	}
+	if varSrc == 0 {
+		return Similarity{A: 1, TX: mdx - msx, TY: mdy - msy}
+	}
+	a, b := sxx/varSrc, sxy/varSrc
+	return Similarity{A: a, B: b, TX: mdx - (a*msx - b*msy), TY: mdy - (b*msx + a*msy)}
+}
+
+// ArcFaceTemplate is where the five landmarks sit in a 112×112 aligned face.
+var ArcFaceTemplate = []Point{
+	{38.2946, 51.6963}, {73.5318, 51.5014}, {56.0252, 71.7366}, {41.5493, 92.3655}, {70.7299, 92.2041},
+}
+
+// AlignSize is the side of an aligned face.
+const AlignSize = 112
+
+// Align warps the face with the given landmarks onto the 112×112 template: bilinear sampling,
+// black outside the image. The result is packed RGB.
+func Align(img *RGB, landmarks [5]Point) []uint8 {
+	toTemplate := EstimateSimilarity(landmarks[:], ArcFaceTemplate)
+	back := toTemplate.Invert()
+	out := make([]uint8, 3*AlignSize*AlignSize)
+	for v := 0; v < AlignSize; v++ {
+		for u := 0; u < AlignSize; u++ {
+			p := back.Apply(Point{float64(u), float64(v)})
+			o := 3 * (v*AlignSize + u)
+			sampleBilinear(img, p.X, p.Y, out[o:o+3])
+		}
+	}
+	return out
+}
+
+// sampleBilinear writes the colour at (x, y); neighbours outside the image count as black.
+func sampleBilinear(img *RGB, x, y float64, dst []uint8) {
+	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+	fx, fy := x-float64(x0), y-float64(y0)
+	var acc [3]float64
+	for dy := 0; dy <= 1; dy++ {
+		for dx := 0; dx <= 1; dx++ {
+			px, py := x0+dx, y0+dy
+			if px < 0 || py < 0 || px >= img.W || py >= img.H {
+				continue
+			}
+			wgt := (1 - math.Abs(float64(dx)-fx)) * (1 - math.Abs(float64(dy)-fy))
+			i := 3 * (py*img.W + px)
+			acc[0] += wgt * float64(img.Pix[i])
+			acc[1] += wgt * float64(img.Pix[i+1])
+			acc[2] += wgt * float64(img.Pix[i+2])
+		}
+	}
+	for c := range 3 {
+		dst[c] = uint8(math.Min(255, math.Round(acc[c])))
+	}
+}
+
+// Resize scales an image to w×h: a box average first when shrinking by 2 or more (so the detector
+// does not see aliasing), then bilinear sampling.
+func Resize(img *RGB, w, h int) *RGB {
+	k := min(img.W/w, img.H/h)
+	src := img
+	if k >= 2 {
+		src = shrink(img, k)
+	}
+	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
+	sx, sy := float64(src.W)/float64(w), float64(src.H)/float64(h)
+	for y := 0; y < h; y++ {
+		fy := (float64(y)+0.5)*sy - 0.5
+		for x := 0; x < w; x++ {
+			fx := (float64(x)+0.5)*sx - 0.5
+			o := 3 * (y*w + x)
+			sampleClamped(src, fx, fy, out.Pix[o:o+3])
+		}
+	}
+	return out
+}
+
+// sampleClamped is bilinear sampling with the edge pixels extended, for resizing.
+func sampleClamped(img *RGB, x, y float64, dst []uint8) {
+	x = math.Min(math.Max(x, 0), float64(img.W-1))
+	y = math.Min(math.Max(y, 0), float64(img.H-1))
+	x0, y0 := int(x), int(y)
+	x1, y1 := min(x0+1, img.W-1), min(y0+1, img.H-1)
+	fx, fy := x-float64(x0), y-float64(y0)
+	i00, i01 := 3*(y0*img.W+x0), 3*(y0*img.W+x1)
+	i10, i11 := 3*(y1*img.W+x0), 3*(y1*img.W+x1)
+	for c := range 3 {
+		top := float64(img.Pix[i00+c])*(1-fx) + float64(img.Pix[i01+c])*fx
+		bottom := float64(img.Pix[i10+c])*(1-fx) + float64(img.Pix[i11+c])*fx
+		dst[c] = uint8(top*(1-fy) + bottom*fy + 0.5)
+	}
+}
+
+// shrink averages k×k blocks.
+func shrink(img *RGB, k int) *RGB {
+	w, h := img.W/k, img.H/k
+	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
+	sum := make([]uint32, 3*w)
+	n := uint32(k * k)
+	for y := 0; y < h; y++ {
+		clear(sum)
+		for dy := 0; dy < k; dy++ {
+			row := img.Pix[3*(y*k+dy)*img.W:]
+			for x := 0; x < w; x++ {
+				s := row[3*x*k : 3*(x*k+k)]
+				for i := 0; i < len(s); i += 3 {
+					sum[3*x] += uint32(s[i])
+					sum[3*x+1] += uint32(s[i+1])
+					sum[3*x+2] += uint32(s[i+2])
+				}
+			}
+		}
+		o := out.Pix[3*y*w : 3*(y+1)*w]
+		for i := range o {
+			o[i] = uint8((sum[i] + n/2) / n)
+		}
+	}
+	return out
+}

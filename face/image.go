@@ -1,0 +1,182 @@
+// Package face analyses faces in a photo: decoding with its guards, detection with landmarks,
+// alignment, age and gender, and the attractiveness score, on ONNX Runtime.
+package face
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+
+	"github.com/hensachi/hensachi"
+)
+
+// Limits of what the service decodes.
+const (
+	// MaxPixels bounds the decoded size: a small file can declare a huge image (a decompression
+	// bomb), so the header is checked before any pixel is decoded. 40 MP covers phone cameras.
+	MaxPixels = 40_000_000
+	// MaxSide bounds either side, so a 1×40,000,000 strip is refused too.
+	MaxSide = 16384
+)
+
+// Format is an accepted image format.
+type Format string
+
+const (
+	JPEG Format = "jpeg"
+	PNG  Format = "png"
+)
+
+// Sniff identifies JPEG or PNG from the first bytes, whatever the file is called.
+func Sniff(data []byte) (Format, bool) {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xFF, 0xD8, 0xFF}):
+		return JPEG, true
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return PNG, true
+	}
+	return "", false
+}
+
+// RGB is an upright image as packed 8-bit RGB, row after row.
+type RGB struct {
+	W, H int
+	Pix  []uint8
+}
+
+// Decode checks and decodes an upload: the format by content, the pixel count from the header
+// before decoding, then the pixels, turned upright according to the EXIF orientation.
+func Decode(data []byte) (*RGB, error) {
+	format, ok := Sniff(data)
+	if !ok {
+		return nil, hensachi.Errorf(hensachi.EUnsupportedMedia, "the file is neither JPEG nor PNG")
+	}
+	var cfg image.Config
+	var err error
+	if format == JPEG {
+		cfg, err = jpeg.DecodeConfig(bytes.NewReader(data))
+	} else {
+		cfg, err = png.DecodeConfig(bytes.NewReader(data))
+	}
+	if err != nil {
+		return nil, hensachi.Errorf(hensachi.EInvalidImage, "the %s header cannot be read: %v", format, err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxSide || cfg.Height > MaxSide || cfg.Width*cfg.Height > MaxPixels {
+		return nil, hensachi.Errorf(hensachi.EInvalidImage, "the image is %d×%d pixels; the service takes up to %d pixels and %d per side", cfg.Width, cfg.Height, MaxPixels, MaxSide)
+	}
+	var img image.Image
+	if format == JPEG {
+		img, err = jpeg.Decode(bytes.NewReader(data))
+	} else {
+		img, err = png.Decode(bytes.NewReader(data))
+	}
+	if err != nil {
+		return nil, hensachi.Errorf(hensachi.EInvalidImage, "the %s image is truncated or corrupt: %v", format, err)
+	}
+	rgb := toRGB(img)
+	orientation := 1
+	if format == JPEG {
+		orientation = jpegOrientation(data)
+	}
+	return rgb.Orient(orientation), nil
+}
+
+// toRGB converts the decoded image with a tight loop for the common layouts.
+func toRGB(img image.Image) *RGB {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
+	switch m := img.(type) {
+	case *image.YCbCr:
+		for y := 0; y < h; y++ {
+			o := 3 * y * w
+			yi := m.YOffset(b.Min.X, b.Min.Y+y)
+			for x := 0; x < w; x++ {
+				ci := m.COffset(b.Min.X+x, b.Min.Y+y)
+				r, g, bl := color.YCbCrToRGB(m.Y[yi+x], m.Cb[ci], m.Cr[ci])
+				out.Pix[o], out.Pix[o+1], out.Pix[o+2] = r, g, bl
+				o += 3
+			}
+		}
+	case *image.Gray:
+		for y := 0; y < h; y++ {
+			row := m.Pix[y*m.Stride : y*m.Stride+w]
+			o := 3 * y * w
+			for _, v := range row {
+				out.Pix[o], out.Pix[o+1], out.Pix[o+2] = v, v, v
+				o += 3
+			}
+		}
+	case *image.NRGBA:
+		// transparent pixels are composed over black, like the model's padding
+		for y := 0; y < h; y++ {
+			row := m.Pix[y*m.Stride : y*m.Stride+4*w]
+			o := 3 * y * w
+			for i := 0; i < len(row); i += 4 {
+				a := uint16(row[i+3])
+				out.Pix[o] = uint8(uint16(row[i]) * a / 255)
+				out.Pix[o+1] = uint8(uint16(row[i+1]) * a / 255)
+				out.Pix[o+2] = uint8(uint16(row[i+2]) * a / 255)
+				o += 3
+			}
+		}
+	case *image.RGBA:
+		for y := 0; y < h; y++ {
+			row := m.Pix[y*m.Stride : y*m.Stride+4*w]
+			o := 3 * y * w
+			for i := 0; i < len(row); i += 4 {
+				out.Pix[o], out.Pix[o+1], out.Pix[o+2] = row[i], row[i+1], row[i+2]
+				o += 3
+			}
+		}
+	default: // rare layouts (CMYK JPEG, 16-bit PNG, paletted): the generic path
+		o := 0
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				out.Pix[o], out.Pix[o+1], out.Pix[o+2] = uint8(r>>8), uint8(g>>8), uint8(bl>>8)
+				o += 3
+			}
+		}
+	}
+	return out
+}
+
+// Orient returns the image turned upright for an EXIF orientation (1–8); other values leave it.
+func (m *RGB) Orient(orientation int) *RGB {
+	if orientation < 2 || orientation > 8 {
+		return m
+	}
+	w, h := m.W, m.H
+	nw, nh := w, h
+	if orientation >= 5 { // the four that swap the axes
+		nw, nh = h, w
+	}
+	out := &RGB{W: nw, H: nh, Pix: make([]uint8, len(m.Pix))}
+	for y := 0; y < nh; y++ {
+		for x := 0; x < nw; x++ {
+			var sx, sy int
+			switch orientation {
+			case 2: // mirrored
+				sx, sy = w-1-x, y
+			case 3: // rotated 180°
+				sx, sy = w-1-x, h-1-y
+			case 4: // mirrored vertically
+				sx, sy = x, h-1-y
+			case 5: // transposed
+				sx, sy = y, x
+			case 6: // stored rotated 90° counter-clockwise: turn clockwise
+				sx, sy = y, h-1-x
+			case 7: // transversed
+				sx, sy = w-1-y, h-1-x
+			case 8: // stored rotated 90° clockwise: turn counter-clockwise
+				sx, sy = w-1-y, x
+			}
+			s, d := 3*(sy*w+sx), 3*(y*nw+x)
+			out.Pix[d], out.Pix[d+1], out.Pix[d+2] = m.Pix[s], m.Pix[s+1], m.Pix[s+2]
+		}
+	}
+	return out
+}

