@@ -59,7 +59,7 @@ func ParseFinance(file string, r io.Reader, cl *CodeList) (*Table, error) {
 		if !ok {
 			continue
 		}
-		cells, err := t.addRow(code, rec.Line)
+		cells, err := t.addRow(code, rec.Line, financeCode)
 		if err != nil {
 			return nil, err
 		}

@@ -127,9 +127,9 @@ const furusatoHistoryFirstYear = 2008
 func ParseFurusatoHistory(file string, r io.Reader, cl *CodeList) (*Table, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	var m map[string][]json.Number
+	var m map[string][]any // decoded loosely so that a value that is not a number is reported with its place
 	if err := dec.Decode(&m); err != nil {
-		return nil, sourceErr(file, 0, "", "not a JSON object of number arrays: %v", err)
+		return nil, sourceErr(file, 0, "", "not a JSON object of arrays: %v", err)
 	}
 	codes := make([]string, 0, len(m))
 	for code := range m {
@@ -156,7 +156,12 @@ func ParseFurusatoHistory(file string, r io.Reader, cl *CodeList) (*Table, error
 		for i := 0; i+1 < len(vals); i += 2 {
 			year := furusatoHistoryFirstYear + i/2
 			col := YearColumn(ReceiptsThousandYen, year)
-			c, err := parseCount(file, 0, fmt.Sprintf("%s[%d]", where, i), vals[i].String())
+			at := fmt.Sprintf("%s[%d]", where, i)
+			n, ok := vals[i].(json.Number)
+			if !ok {
+				return nil, sourceErr(file, 0, at, "not a number: %s", truncate(fmt.Sprint(vals[i]), 40))
+			}
+			c, err := parseCount(file, 0, at, n.String())
 			if err != nil {
 				return nil, err
 			}
@@ -198,8 +203,10 @@ func ParseFurusatoDeductions(file string, r io.Reader, cl *CodeList) (*Table, De
 	}
 	var src DeductionSource
 	for ys := range d.History {
+		// The rows are looked up again by the year written plainly, so "+2024" or "02024" must not
+		// pass as 2024.
 		y, err := strconv.Atoi(ys)
-		if err != nil {
+		if err != nil || strconv.Itoa(y) != ys {
 			return nil, src, sourceErr(file, 0, "FIVE_YEAR_HISTORY", "key %q is not a fiscal year", truncate(ys, 20))
 		}
 		src.FiscalYear = max(src.FiscalYear, y)

@@ -21,8 +21,9 @@ type portalFile struct {
 	TSMeta struct {
 		Axis map[string][]int `json:"axis"`
 	} `json:"TSMETA"`
-	Rows   map[string][]any                 `json:"ROWS"`
-	TSData map[string]map[string][]*float64 `json:"TSDATA"`
+	Rows map[string][]any `json:"ROWS"`
+	// Decoded loosely so that a value that is not a number is reported with its place.
+	TSData map[string]map[string][]any `json:"TSDATA"`
 }
 
 // ParsePortal reads the e-Stat SSDS figures cut out of the municipality data portal: the daytime
@@ -69,7 +70,7 @@ func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
 		if len(row) != len(p.Cols) {
 			return nil, sourceErr(file, 0, where, "has %d values for %d columns", len(row), len(p.Cols))
 		}
-		cells, _ := t.addRow(code, 0)
+		cells, _ := t.addRow(code, 0, where)
 		if cells[PortalDaytimeRatio], err = jsonNumber(file, where+"."+portalDaytimeCol, row[daytime]); err != nil {
 			return nil, err
 		}
@@ -82,7 +83,9 @@ func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
 			case s[latest] == nil:
 				cells[col] = Cell{Missing: fmt.Sprintf("null for %d in %s", years[latest], file)}
 			default:
-				cells[col] = Cell{V: *s[latest]}
+				if cells[col], err = jsonNumber(file, "TSDATA["+code+"]."+col, s[latest]); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

@@ -52,7 +52,7 @@ func ParseSSDS(file string, r io.Reader, cl *CodeList) (*Table, error) {
 		if !ok {
 			continue
 		}
-		cells, err := t.addRow(code, rec.Line)
+		cells, err := t.addRow(code, rec.Line, colCode)
 		if err != nil {
 			return nil, err
 		}

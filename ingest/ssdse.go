@@ -46,7 +46,7 @@ func ParseSSDSE(file string, r io.Reader, cl *CodeList, columns ...string) (*Tab
 		if !ok {
 			continue
 		}
-		row, err := t.addRow(raw[1:], rec.Line)
+		row, err := t.addRow(raw[1:], rec.Line, recs[0].Fields[0])
 		if err != nil {
 			return nil, err
 		}

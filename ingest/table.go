@@ -47,10 +47,11 @@ func (t *Table) Get(code, column string) Cell {
 	return c
 }
 
-// addRow registers a municipality; a second row for the same code is an error.
-func (t *Table) addRow(code string, line int) (map[string]Cell, error) {
+// addRow registers a municipality; a second row for the same code is an error naming the code
+// column.
+func (t *Table) addRow(code string, line int, column string) (map[string]Cell, error) {
 	if _, dup := t.rows[code]; dup {
-		return nil, sourceErr(t.File, line, "", "duplicate municipality code %s", code)
+		return nil, sourceErr(t.File, line, column, "duplicate municipality code %s", code)
 	}
 	row := map[string]Cell{}
 	t.rows[code] = row
