@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -41,6 +42,7 @@ type Face struct {
 	RawScore   float64
 	Score      float64
 	Detection  Detection
+	Embedding  []float32 // the attractiveness model's features
 }
 
 // Analyzer runs the models in a bounded pool of workers with a bounded queue in front.
@@ -51,6 +53,8 @@ type Analyzer struct {
 	embedding *ort.DynamicAdvancedSession
 	jobs      chan *job
 	stop      chan struct{}
+	workers   sync.WaitGroup // the running workers, which Close waits for before releasing the sessions
+	closing   sync.Once
 }
 
 type job struct {
@@ -124,23 +128,24 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 		return nil, fmt.Errorf("warm up: %w", err)
 	}
 	for range cfg.Workers {
-		go a.work()
+		a.workers.Go(a.work)
 	}
 	return a, nil
 }
 
-// Close stops the workers and releases the sessions.
+// Close stops the workers, waits for the images they are analysing, and releases the sessions.
 func (a *Analyzer) Close() {
-	select {
-	case <-a.stop:
-	default:
+	a.closing.Do(func() {
 		close(a.stop)
-	}
-	for _, s := range []*ort.DynamicAdvancedSession{a.detector, a.genderAge, a.embedding} {
-		if s != nil {
-			s.Destroy()
+		// a worker may be in the middle of a run for a caller that has given up: releasing the
+		// sessions under it would be a use after free in ONNX Runtime
+		a.workers.Wait()
+		for _, s := range []*ort.DynamicAdvancedSession{a.detector, a.genderAge, a.embedding} {
+			if s != nil {
+				s.Destroy()
+			}
 		}
-	}
+	})
 }
 
 // ErrOverloaded is returned when the queue is full.
@@ -189,8 +194,14 @@ func run(ctx context.Context, s *ort.DynamicAdvancedSession, inputs, outputs []o
 		return err
 	}
 	defer opts.Destroy()
-	stop := context.AfterFunc(ctx, func() { opts.Terminate() })
-	defer stop()
+	// Terminate runs on its own goroutine; if it has started, wait for it before Destroy frees opts
+	terminated := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { opts.Terminate(); close(terminated) })
+	defer func() {
+		if !stop() {
+			<-terminated
+		}
+	}()
 	if err := s.RunWithOptions(inputs, outputs, opts); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -230,7 +241,7 @@ func (a *Analyzer) analyze(ctx context.Context, img *RGB) ([]Face, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.Age, f.Male = attrs.age, attrs.male
+		f.Age, f.Male, f.Embedding = attrs.age, attrs.male, attrs.embedding
 		if a.cfg.Scorer != nil && attrs.embedding != nil {
 			f.RawScore, f.Score = a.cfg.Scorer.Score(attrs.embedding)
 			f.Scored = true

@@ -4,6 +4,7 @@
 //	hensachi fetch    download the source files listed in the manifest
 //	hensachi serve    run the HTTP server
 //	hensachi account  manage accounts, keys, plans and usage
+//	hensachi train-score  train the attractiveness model
 package main
 
 import (
@@ -25,6 +26,7 @@ var commands = []command{
 	{"fetch", "download the source files into the raw directory and check their hashes", runFetch},
 	{"serve", "run the HTTP server", runServe},
 	{"account", "manage accounts, keys, plans and usage (operator)", runAccount},
+	{"train-score", "train the attractiveness model on SCUT-FBP5500 and write its card", runTrainScore},
 }
 
 func main() {
