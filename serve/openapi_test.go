@@ -28,17 +28,17 @@ var routePattern = regexp.MustCompile(`:([a-z]+)`)
 // TestOpenAPIRoutes checks that every registered route is documented, and every documented
 // route exists.
 func TestOpenAPIRoutes(t *testing.T) {
-	ts := newTestServer(t)
+	ts := newTestServer(t, withFaces(t))
 	var doc openAPI
 	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
 		t.Fatal(err)
 	}
 	registered := map[string]bool{}
-	for _, path := range registeredRoutes(ts.Server) {
-		p := routePattern.ReplaceAllString(path, "{$1}")
+	for _, route := range registeredRoutes(ts.Server) {
+		p := routePattern.ReplaceAllString(route.path, "{$1}")
 		registered[p] = true
-		if _, ok := doc.Paths[p]["get"]; !ok {
-			t.Errorf("route GET %s is not in openapi.json", p)
+		if _, ok := doc.Paths[p][strings.ToLower(route.method)]; !ok {
+			t.Errorf("route %s %s is not in openapi.json", route.method, p)
 		}
 	}
 	for p := range doc.Paths {
@@ -48,13 +48,17 @@ func TestOpenAPIRoutes(t *testing.T) {
 	}
 }
 
-// registeredRoutes lists the GET routes by asking the router which paths it knows.
-func registeredRoutes(s *Server) []string {
-	var out []string
-	for _, p := range []string{"/town/v1/municipalities/:code", "/town/v1/municipalities", "/town/v1/rankings/:axis", "/town/v1/meta",
-		"/healthz", "/readyz", "/metrics", "/openapi.json", "/problems/:code", "/town/municipalities/:code"} {
-		if h, _, _ := s.router.Lookup(http.MethodGet, routePattern.ReplaceAllString(p, "x")); h != nil {
-			out = append(out, p)
+type route struct{ method, path string }
+
+// registeredRoutes lists the routes the router knows among every method and path the server could
+// register.
+func registeredRoutes(s *Server) []route {
+	var out []route
+	for _, r := range []route{{"GET", "/town/v1/municipalities/:code"}, {"GET", "/town/v1/municipalities"}, {"GET", "/town/v1/rankings/:axis"},
+		{"GET", "/town/v1/meta"}, {"GET", "/healthz"}, {"GET", "/readyz"}, {"GET", "/metrics"}, {"GET", "/openapi.json"},
+		{"GET", "/problems/:code"}, {"GET", "/town/municipalities/:code"}, {"POST", "/face/v1/predict"}} {
+		if h, _, _ := s.router.Lookup(r.method, routePattern.ReplaceAllString(r.path, "x")); h != nil {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -66,14 +70,6 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 	ts := newTestServer(t)
 	var doc openAPI
 	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	raw, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPIDoc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AddResource("openapi.json", raw); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct{ path, template string }{
@@ -108,16 +104,31 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 			Ref string `json:"$ref"`
 		}
 		json.Unmarshal(content.Schema, &ref)
-		sch, err := c.Compile("openapi.json" + ref.Ref)
-		if err != nil {
-			t.Fatalf("compile %s: %v", ref.Ref, err)
-		}
-		body, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.body))
-		if err != nil {
-			t.Fatalf("GET %s: %v", tc.path, err)
-		}
-		if err := sch.Validate(body); err != nil {
+		if err := validateSchema(t, ref.Ref, r.body); err != nil {
 			t.Errorf("GET %s (%d) does not match %s:\n%v", tc.path, r.status, ref.Ref, err)
 		}
 	}
+}
+
+// validateSchema validates a JSON body against a schema of openapi.json, e.g.
+// "#/components/schemas/Problem".
+func validateSchema(t testing.TB, ref string, body []byte) error {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	raw, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPIDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("openapi.json", raw); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("openapi.json" + ref)
+	if err != nil {
+		t.Fatalf("compile %s: %v", ref, err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(doc)
 }

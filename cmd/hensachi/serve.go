@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/serve"
 )
 
@@ -19,6 +22,10 @@ func runServe(ctx context.Context, args []string) error {
 	db := dbFlag(fs)
 	keyTTL := fs.Duration("key-cache-ttl", 5*time.Second, "how long a key lookup is cached; revocations take effect within it")
 	accessLog := fs.Bool("access-log", envOr("HENSACHI_ACCESS_LOG", "true") == "true", "log one line per request (env HENSACHI_ACCESS_LOG)")
+	services := fs.String("services", envOr("HENSACHI_SERVICES", "town,face"), "services this process runs: town, face or both (env HENSACHI_SERVICES)")
+	uploadsDir := fs.String("uploads", envOr("HENSACHI_UPLOADS", "data/uploads"), "where uploaded images are kept; empty turns storage off (env HENSACHI_UPLOADS)")
+	retention := fs.Duration("upload-retention", 30*24*time.Hour, "how long an uploaded image is kept")
+	ff := addFaceFlags(fs)
 	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -27,13 +34,32 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	cfg := serve.Config{Addr: *addr, PublicURL: *publicURL, KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits}
+	for _, svc := range strings.Split(*services, ",") {
+		switch strings.TrimSpace(svc) {
+		case "town":
+			cfg.DatasetPath = *dataset
+		case "face":
+			a, err := ff.analyzer(true)
+			if err != nil {
+				return fmt.Errorf("face service: %w (or run with -services town)", err)
+			}
+			defer a.Close()
+			cfg.Faces = a
+			if *uploadsDir != "" {
+				cfg.Uploads = &face.Uploads{Dir: *uploadsDir, Retention: *retention}
+			}
+		default:
+			return fmt.Errorf("-services: unknown service %q (town, face)", svc)
+		}
+	}
 	store, err := openStore(ctx, *db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	srv, err := serve.New(ctx, serve.Config{Addr: *addr, DatasetPath: *dataset, PublicURL: *publicURL, Store: store,
-		KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits})
+	cfg.Store = store
+	srv, err := serve.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
