@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -154,6 +155,9 @@ var ErrOverloaded = errors.New("face analysis queue full")
 // Analyze queues an image for a worker and waits for the result. A full queue fails at once with
 // EOverloaded; a caller that gives up (ctx done) leaves the job to be skipped by the worker.
 func (a *Analyzer) Analyze(ctx context.Context, img *RGB) ([]Face, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // a caller already gone takes no place in the queue
+	}
 	j := &job{ctx: ctx, img: img, done: make(chan struct{})}
 	select {
 	case a.jobs <- j:
@@ -305,27 +309,32 @@ type attributes struct {
 // faceModels runs the per-face models on one aligned face.
 func (a *Analyzer) faceModels(ctx context.Context, aligned []uint8) (attributes, error) {
 	var at attributes
-	const n = AlignSize * AlignSize
-	// gender-age normalises inside its graph: RGB planes of raw values
-	raw := make([]float32, 3*n)
-	for i := 0; i < n; i++ {
-		raw[i], raw[n+i], raw[2*n+i] = float32(aligned[3*i]), float32(aligned[3*i+1]), float32(aligned[3*i+2])
-	}
+	raw, norm := faceInputs(aligned)
 	out, err := runOne(ctx, a.genderAge, raw)
 	if err != nil {
 		return at, fmt.Errorf("gender-age: %w", err)
 	}
 	at.age, at.male = decodeGenderAge(out)
 	if a.embedding != nil {
-		norm := make([]float32, 3*n)
-		for i, v := range raw {
-			norm[i] = (v - 127) / 128
-		}
 		if at.embedding, err = runOne(ctx, a.embedding, norm); err != nil {
 			return at, fmt.Errorf("embedding: %w", err)
 		}
 	}
 	return at, nil
+}
+
+// faceInputs lays an aligned face out as RGB planes twice: raw 0–255 for the gender-age model,
+// which normalises inside its graph, and (p − 127)/128 for the embedding model.
+func faceInputs(aligned []uint8) (raw, norm []float32) {
+	const n = AlignSize * AlignSize
+	raw, norm = make([]float32, 3*n), make([]float32, 3*n)
+	for i := 0; i < n; i++ {
+		raw[i], raw[n+i], raw[2*n+i] = float32(aligned[3*i]), float32(aligned[3*i+1]), float32(aligned[3*i+2])
+	}
+	for i, v := range raw {
+		norm[i] = (v - 127) / 128
+	}
+	return raw, norm
 }
 
 // runOne runs a single-input, single-output model on one 3×112×112 face.
@@ -358,4 +367,59 @@ func decodeGenderAge(fc1 []float32) (age int, male float64) {
 		}
 	}
 	return age, male
+}
+
+// InferenceFloor measures the bare model time of analysing img: the same session runs on the same
+// inputs as Analyze, with every preparation step (decoding, resizing, alignment, decoding outputs)
+// done beforehand and left out of the clock. It is the floor the end-to-end latency is compared with.
+func (a *Analyzer) InferenceFloor(ctx context.Context, img *RGB) (time.Duration, error) {
+	dets, err := a.Detect(ctx, img)
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, scale := range detectScales(img.W, img.H) {
+		data, _, _, pw, ph := yunetInput(img, scale)
+		in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
+		if err != nil {
+			return 0, err
+		}
+		outs := make([]ort.Value, len(yunetOutputNames))
+		start := time.Now()
+		err = a.detector.Run([]ort.Value{in}, outs)
+		total += time.Since(start)
+		in.Destroy()
+		destroyAll(outs)
+		if err != nil {
+			return 0, err
+		}
+	}
+	if len(dets) > a.cfg.MaxFaces {
+		dets = dets[:a.cfg.MaxFaces]
+	}
+	for _, d := range dets {
+		raw, norm := faceInputs(Align(img, d.Landmarks))
+		for _, job := range []struct {
+			s    *ort.DynamicAdvancedSession
+			data []float32
+		}{{a.genderAge, raw}, {a.embedding, norm}} {
+			if job.s == nil {
+				continue
+			}
+			in, err := ort.NewTensor(ort.NewShape(1, 3, AlignSize, AlignSize), job.data)
+			if err != nil {
+				return 0, err
+			}
+			outs := []ort.Value{nil}
+			start := time.Now()
+			err = job.s.Run([]ort.Value{in}, outs)
+			total += time.Since(start)
+			in.Destroy()
+			destroyAll(outs)
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	return total, nil
 }

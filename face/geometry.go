@@ -160,40 +160,57 @@ func sampleBilinear(img *RGB, x, y float64, dst []uint8) {
 }
 
 // Resize scales an image to w×h: a box average first when shrinking by 2 or more (so the detector
-// does not see aliasing), then bilinear sampling.
+// does not see aliasing), then bilinear sampling with the edge pixels extended. The sampling
+// positions and weights are computed once per row and column, and the inner loop is integer
+// arithmetic on the packed bytes.
 func Resize(img *RGB, w, h int) *RGB {
+	if w == img.W && h == img.H {
+		return img
+	}
 	k := min(img.W/w, img.H/h)
 	src := img
 	if k >= 2 {
 		src = shrink(img, k)
+		if w == src.W && h == src.H {
+			return src
+		}
 	}
+	xs := bilinearTaps(src.W, w)
+	ys := bilinearTaps(src.H, h)
 	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
-	sx, sy := float64(src.W)/float64(w), float64(src.H)/float64(h)
-	for y := 0; y < h; y++ {
-		fy := (float64(y)+0.5)*sy - 0.5
-		for x := 0; x < w; x++ {
-			fx := (float64(x)+0.5)*sx - 0.5
-			o := 3 * (y*w + x)
-			sampleClamped(src, fx, fy, out.Pix[o:o+3])
+	const one = 1 << 8
+	for y, ty := range ys {
+		row0 := src.Pix[3*ty.i0*src.W:]
+		row1 := src.Pix[3*ty.i1*src.W:]
+		o := out.Pix[3*y*w : 3*(y+1)*w]
+		for x, tx := range xs {
+			a, b := 3*tx.i0, 3*tx.i1
+			for c := 0; c < 3; c++ {
+				top := uint32(row0[a+c])*(one-tx.f) + uint32(row0[b+c])*tx.f
+				bottom := uint32(row1[a+c])*(one-tx.f) + uint32(row1[b+c])*tx.f
+				o[3*x+c] = uint8((top*(one-ty.f) + bottom*ty.f + one*one/2) >> 16)
+			}
 		}
 	}
 	return out
 }
 
-// sampleClamped is bilinear sampling with the edge pixels extended, for resizing.
-func sampleClamped(img *RGB, x, y float64, dst []uint8) {
-	x = math.Min(math.Max(x, 0), float64(img.W-1))
-	y = math.Min(math.Max(y, 0), float64(img.H-1))
-	x0, y0 := int(x), int(y)
-	x1, y1 := min(x0+1, img.W-1), min(y0+1, img.H-1)
-	fx, fy := x-float64(x0), y-float64(y0)
-	i00, i01 := 3*(y0*img.W+x0), 3*(y0*img.W+x1)
-	i10, i11 := 3*(y1*img.W+x0), 3*(y1*img.W+x1)
-	for c := range 3 {
-		top := float64(img.Pix[i00+c])*(1-fx) + float64(img.Pix[i01+c])*fx
-		bottom := float64(img.Pix[i10+c])*(1-fx) + float64(img.Pix[i11+c])*fx
-		dst[c] = uint8(top*(1-fy) + bottom*fy + 0.5)
+// tap is a bilinear sampling position: the two source indices and the weight of the second, in 1/256.
+type tap struct {
+	i0, i1 int
+	f      uint32
+}
+
+// bilinearTaps maps n output positions onto a source of length size, centres aligned.
+func bilinearTaps(size, n int) []tap {
+	taps := make([]tap, n)
+	scale := float64(size) / float64(n)
+	for i := range taps {
+		p := math.Min(math.Max((float64(i)+0.5)*scale-0.5, 0), float64(size-1))
+		i0 := int(p)
+		taps[i] = tap{i0: i0, i1: min(i0+1, size-1), f: uint32(math.Round((p - float64(i0)) * 256))}
 	}
+	return taps
 }
 
 // shrink averages k×k blocks.

@@ -75,10 +75,16 @@ type ifdEntry struct {
 	value    uint32
 }
 
+// byteOrder is binary.LittleEndian or binary.BigEndian.
+type byteOrder interface {
+	binary.ByteOrder
+	binary.AppendByteOrder
+}
+
 // tiff is a TIFF header followed by IFD0 at offset 8 with the entries, in byte order bo.
-func tiff(bo binary.ByteOrder, entries ...ifdEntry) []byte {
+func tiff(bo byteOrder, entries ...ifdEntry) []byte {
 	t := make([]byte, 8, 8+2+12*len(entries)+4)
-	if bo == binary.LittleEndian {
+	if bo.String() == binary.LittleEndian.String() {
 		copy(t, "II")
 	} else {
 		copy(t, "MM")
@@ -101,7 +107,9 @@ func tiff(bo binary.ByteOrder, entries ...ifdEntry) []byte {
 }
 
 // orientationEntry is the EXIF Orientation tag as a SHORT.
-func orientationEntry(v int) ifdEntry { return ifdEntry{tag: 0x0112, typ: 3, count: 1, value: uint32(v)} }
+func orientationEntry(v int) ifdEntry {
+	return ifdEntry{tag: 0x0112, typ: 3, count: 1, value: uint32(v)}
+}
 
 // exifAPP1 is an APP1 segment with the EXIF header and the TIFF block.
 func exifAPP1(tiffBlock []byte) []byte {
@@ -109,7 +117,7 @@ func exifAPP1(tiffBlock []byte) []byte {
 }
 
 // withOrientation marks a JPEG with an EXIF orientation in byte order bo.
-func withOrientation(jpg []byte, bo binary.ByteOrder, orientation int) []byte {
+func withOrientation(jpg []byte, bo byteOrder, orientation int) []byte {
 	return insertAfterSOI(jpg, exifAPP1(tiff(bo, orientationEntry(orientation))))
 }
 

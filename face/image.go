@@ -90,12 +90,18 @@ func toRGB(img image.Image) *RGB {
 	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
 	switch m := img.(type) {
 	case *image.YCbCr:
+		// chroma is subsampled horizontally by 1, 2 or 4: index it by shifting x, not per-pixel COffset
+		shift := map[image.YCbCrSubsampleRatio]uint{image.YCbCrSubsampleRatio422: 1, image.YCbCrSubsampleRatio420: 1,
+			image.YCbCrSubsampleRatio411: 2, image.YCbCrSubsampleRatio410: 2}[m.SubsampleRatio]
+		cx0 := b.Min.X >> shift
 		for y := 0; y < h; y++ {
 			o := 3 * y * w
 			yi := m.YOffset(b.Min.X, b.Min.Y+y)
-			for x := 0; x < w; x++ {
-				ci := m.COffset(b.Min.X+x, b.Min.Y+y)
-				r, g, bl := color.YCbCrToRGB(m.Y[yi+x], m.Cb[ci], m.Cr[ci])
+			ci := m.COffset(b.Min.X, b.Min.Y+y) - cx0
+			ys := m.Y[yi : yi+w]
+			for x, lum := range ys {
+				c := ci + (b.Min.X+x)>>shift
+				r, g, bl := color.YCbCrToRGB(lum, m.Cb[c], m.Cr[c])
 				out.Pix[o], out.Pix[o+1], out.Pix[o+2] = r, g, bl
 				o += 3
 			}

@@ -88,7 +88,7 @@ func TestDecodeRefusesHugeHeaders(t *testing.T) {
 		{"png 20000×20000", pngHeaderOnly(20000, 20000), "20000×20000"},
 		{"png side over MaxSide", pngHeaderOnly(MaxSide+1, 1), fmt.Sprintf("%d×1", MaxSide+1)},
 		{"png pixels over MaxPixels", pngHeaderOnly(8000, 5001), "8000×5001"},
-		{"png 2^31-1 wide", pngHeaderOnly(1<<31-1, 1<<31-1), "2147483647×2147483647"},
+		{"png 2^31-1 square", pngHeaderOnly(1<<31-1, 1<<31-1), ""}, // refused by the PNG header parser itself
 		{"jpeg 20000×20000", withJPEGSize(t, jpg, 20000, 20000), "20000×20000"},
 		{"jpeg 65535×65535", withJPEGSize(t, jpg, 65535, 65535), "65535×65535"},
 		{"jpeg side over MaxSide", withJPEGSize(t, jpg, 1, MaxSide+1), fmt.Sprintf("1×%d", MaxSide+1)},
@@ -103,7 +103,7 @@ func TestDecodeRefusesHugeHeaders(t *testing.T) {
 				t.Fatalf("Decode returned a %d×%d image", img.W, img.H)
 			}
 			wantCode(t, err, hensachi.EInvalidImage)
-			if msg := err.Error(); !strings.Contains(msg, tc.dims+" pixels") {
+			if msg := err.Error(); tc.dims != "" && !strings.Contains(msg, tc.dims+" pixels") {
 				t.Errorf("error %q does not come from the header check of a %s image", msg, tc.dims)
 			}
 			if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
@@ -202,7 +202,7 @@ func TestToRGB(t *testing.T) {
 	nrgba := image.NewNRGBA(image.Rect(0, 0, 3, 1))
 	copy(nrgba.Pix, []uint8{200, 100, 50, 255, 200, 100, 50, 0, 255, 255, 255, 51})
 	rgba := image.NewRGBA(image.Rect(0, 0, 2, 2))
-	copy(rgba.Pix, []uint8{1, 2, 3, 255, 4, 5, 6, 128, 7, 8, 9, 0, 250, 251, 252, 255})
+	copy(rgba.Pix, []uint8{1, 2, 3, 255, 4, 5, 6, 128, 0, 0, 0, 0, 250, 251, 252, 255})
 	gray := image.NewGray(image.Rect(0, 0, 3, 2))
 	copy(gray.Pix, []uint8{0, 1, 2, 127, 128, 255})
 	paletted := image.NewPaletted(image.Rect(0, 0, 2, 1), color.Palette{color.RGBA{10, 20, 30, 255}, color.RGBA{40, 50, 60, 255}})
@@ -232,9 +232,14 @@ func TestToRGB(t *testing.T) {
 		{"ycbcr 4:2:2 odd size", y422odd, ycbcrWant(y422odd)},
 		{"gray", gray, &RGB{W: 3, H: 2, Pix: []uint8{0, 0, 0, 1, 1, 1, 2, 2, 2, 127, 127, 127, 128, 128, 128, 255, 255, 255}}},
 		{"nrgba over black", nrgba, &RGB{W: 3, H: 1, Pix: []uint8{200, 100, 50, 0, 0, 0, 51, 51, 51}}},
-		{"rgba premultiplied", rgba, &RGB{W: 2, H: 2, Pix: []uint8{1, 2, 3, 4, 5, 6, 7, 8, 9, 250, 251, 252}}},
+		{"rgba premultiplied", rgba, &RGB{W: 2, H: 2, Pix: []uint8{1, 2, 3, 4, 5, 6, 0, 0, 0, 250, 251, 252}}},
 		{"paletted", paletted, &RGB{W: 2, H: 1, Pix: []uint8{40, 50, 60, 10, 20, 30}}},
 		{"cmyk", cmyk, rgbOf(cmyk)},
+		// sub-images: the pixels start at the rectangle's corner, not at the origin
+		{"ycbcr 4:2:0 sub-image at odd offset", y420.SubImage(image.Rect(1, 1, 6, 4)), rgbOf(y420.SubImage(image.Rect(1, 1, 6, 4)))},
+		{"gray sub-image", gray.SubImage(image.Rect(1, 1, 3, 2)), &RGB{W: 2, H: 1, Pix: []uint8{128, 128, 128, 255, 255, 255}}},
+		{"nrgba sub-image", nrgba.SubImage(image.Rect(2, 0, 3, 1)), &RGB{W: 1, H: 1, Pix: []uint8{51, 51, 51}}},
+		{"rgba sub-image", rgba.SubImage(image.Rect(0, 1, 2, 2)), &RGB{W: 2, H: 1, Pix: []uint8{0, 0, 0, 250, 251, 252}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := toRGB(tc.img)
@@ -264,16 +269,16 @@ func TestOrient(t *testing.T) {
 	}{
 		{0, 3, 2, []uint8{a, b, c, d, e, f}}, // not a valid value: left alone
 		{1, 3, 2, []uint8{a, b, c, d, e, f}},
-		{2, 3, 2, []uint8{c, b, a, f, e, d}},       // mirrored horizontally
-		{3, 3, 2, []uint8{f, e, d, c, b, a}},       // rotated 180°
-		{4, 3, 2, []uint8{d, e, f, a, b, c}},       // mirrored vertically
-		{5, 2, 3, []uint8{a, d, b, e, c, f}},       // transposed
-		{6, 2, 3, []uint8{d, a, e, b, f, c}},       // displayed turned 90° clockwise
-		{7, 2, 3, []uint8{f, c, e, b, d, a}},       // transversed
-		{8, 2, 3, []uint8{c, f, b, e, a, d}},       // displayed turned 90° counter-clockwise
-		{9, 3, 2, []uint8{a, b, c, d, e, f}},       // not a valid value
-		{-1, 3, 2, []uint8{a, b, c, d, e, f}},      // not a valid value
-		{65535, 3, 2, []uint8{a, b, c, d, e, f}},   // not a valid value
+		{2, 3, 2, []uint8{c, b, a, f, e, d}},     // mirrored horizontally
+		{3, 3, 2, []uint8{f, e, d, c, b, a}},     // rotated 180°
+		{4, 3, 2, []uint8{d, e, f, a, b, c}},     // mirrored vertically
+		{5, 2, 3, []uint8{a, d, b, e, c, f}},     // transposed
+		{6, 2, 3, []uint8{d, a, e, b, f, c}},     // displayed turned 90° clockwise
+		{7, 2, 3, []uint8{f, c, e, b, d, a}},     // transversed
+		{8, 2, 3, []uint8{c, f, b, e, a, d}},     // displayed turned 90° counter-clockwise
+		{9, 3, 2, []uint8{a, b, c, d, e, f}},     // not a valid value
+		{-1, 3, 2, []uint8{a, b, c, d, e, f}},    // not a valid value
+		{65535, 3, 2, []uint8{a, b, c, d, e, f}}, // not a valid value
 	} {
 		t.Run(fmt.Sprint(tc.orientation), func(t *testing.T) {
 			before := bytes.Clone(src.Pix)
@@ -386,7 +391,7 @@ func TestDecodeAppliesOrientation(t *testing.T) {
 		{7, 8, 16, [2]int{6, 14}},
 		{8, 8, 16, [2]int{1, 14}},
 	} {
-		for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for _, bo := range []byteOrder{binary.LittleEndian, binary.BigEndian} {
 			t.Run(fmt.Sprintf("%d %v", tc.orientation, bo), func(t *testing.T) {
 				got, err := Decode(withOrientation(jpg, bo, tc.orientation))
 				if err != nil {

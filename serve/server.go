@@ -69,7 +69,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Limits = hensachi.DefaultLimits()
 	}
 	if cfg.PublicURL == "" {
-		cfg.PublicURL = "http://localhost" + cfg.Addr
+		host := cfg.Addr
+		if strings.HasPrefix(host, ":") {
+			host = "localhost" + host
+		}
+		cfg.PublicURL = "http://" + host
 	}
 	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics()}
 	var err error
