@@ -58,8 +58,10 @@ test: vet
 bench: bench-go
 	scripts/bench-town.sh
 
-bench-go:
-	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./serve/...
+bench-go: runtime models
+	$(GO) test -run '^$$' -bench . -benchmem ./compute/...
+	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
+	$(GO) test -run '^$$' -bench Predict -benchtime 40x ./serve/
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s

@@ -13,7 +13,7 @@ NGINX_PORT=${NGINX_PORT:-18481}
 for tool in wrk nginx curl; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx-light curl)" >&2; exit 1; }
 done
-make -s build
+make -s build runtime models >/dev/null
 [ -f data/dataset.arrow ] || make -s ingest >/dev/null
 
 work=$(mktemp -d)
@@ -23,10 +23,11 @@ trap cleanup EXIT
 
 # a pro account whose limit cannot run out during the benchmark
 key=$(bin/hensachi account create -db "$work/bench.db" -email bench@example.com -plan pro | awk '/api key/{print $3}')
-bin/hensachi serve -db "$work/bench.db" -addr "127.0.0.1:$PORT" -access-log=false \
-  -limits town.pro=1000000000 >"$work/server.log" 2>&1 &
+# both services, as deployed on one machine; the face models take their share of memory
+bin/hensachi serve -db "$work/bench.db" -addr "127.0.0.1:$PORT" -access-log=false -uploads "" \
+  -limits town.pro=1000000000,face.pro=1000000000 >"$work/server.log" 2>&1 &
 server=$!; pids+=("$server")
-for _ in $(seq 50); do curl -sf "127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do curl -sf "127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
 
 # the same bodies, as nginx files; 200 municipalities spread over the country
 codes=$(curl -sf -H "X-API-Key: $key" "127.0.0.1:$PORT/town/v1/municipalities" | grep -o '"code":"[0-9]\{5\}"' | cut -d'"' -f4 | awk 'NR % 8 == 1' | head -200)
@@ -67,10 +68,14 @@ p99() { awk '$1 == "99%" {print $2}' "$1"; }
 run "http://127.0.0.1:$NGINX_PORT" >"$work/nginx.txt"
 run "http://127.0.0.1:$PORT" >"$work/hensachi.txt"
 grep -q "Non-2xx" "$work/hensachi.txt" && { echo "bench: the server answered errors:" >&2; cat "$work/hensachi.txt" >&2; exit 1; }
+photo=${PHOTO:-../shared/datasets/scut-fbp5500/SCUT-FBP5500_v2/Images/AF1.jpg}
+if [ -f "$photo" ]; then
+  for _ in 1 2 3 4 5; do curl -sf -H "X-API-Key: $key" -F "file=@$photo" "127.0.0.1:$PORT/face/v1/predict" >/dev/null; done
+fi
 rss=$(awk '/VmHWM/ {print $2 " " $3}' "/proc/$server/status")
 
 printf '%-10s %12s %10s\n' "" "requests/s" "p99"
 printf '%-10s %12s %10s\n' nginx "$(rps "$work/nginx.txt")" "$(p99 "$work/nginx.txt")"
 printf '%-10s %12s %10s\n' hensachi "$(rps "$work/hensachi.txt")" "$(p99 "$work/hensachi.txt")"
 awk -v a="$(rps "$work/hensachi.txt")" -v b="$(rps "$work/nginx.txt")" 'BEGIN { printf "ratio hensachi/nginx: %.2f (goal ≥ 0.80)\n", a / b }'
-echo "hensachi peak RSS: $rss"
+echo "hensachi peak RSS (both services loaded, after face calls): $rss"
