@@ -11,50 +11,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face"
-	"github.com/hensachi/hensachi/face/models"
-	"github.com/hensachi/hensachi/face/ort"
-	"github.com/hensachi/hensachi/face/score"
+	"github.com/hensachi/hensachi/internal/facetest"
 	"github.com/hensachi/hensachi/internal/testenv"
 )
 
-var (
-	analyzerOnce sync.Once
-	analyzer     *face.Analyzer
-	analyzerErr  error
-)
-
-// faceAnalyzer starts the real models once per test binary.
-func faceAnalyzer(t testing.TB) *face.Analyzer {
-	t.Helper()
-	lib, dir := testenv.ONNXRuntime(t), testenv.Models(t)
-	analyzerOnce.Do(func() {
-		if analyzerErr = ort.Init(lib); analyzerErr != nil {
-			return
-		}
-		var b *models.Bundle
-		if b, analyzerErr = models.Load(dir); analyzerErr != nil {
-			return
-		}
-		var m *score.Model
-		if m, analyzerErr = score.Load(filepath.Join(dir, "attractiveness.json")); analyzerErr != nil {
-			return
-		}
-		analyzer, analyzerErr = face.NewAnalyzer(face.Config{DetectorPath: b.Path(b.Detector()),
-			GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()), Scorer: m})
-	})
-	if analyzerErr != nil {
-		t.Fatal(analyzerErr)
-	}
-	return analyzer
-}
-
 func withFaces(t testing.TB) serverOption {
-	a := faceAnalyzer(t)
+	a := facetest.Analyzer(t)
 	dir := t.TempDir()
 	return func(c *Config) {
 		c.Faces = a
