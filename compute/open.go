@@ -214,16 +214,16 @@ func (d *Dataset) Municipality(i int) hensachi.Municipality {
 		m.Scores[a] = d.Score(a, i)
 	}
 	for s := range hensachi.Stats {
-		m.Stats[s] = optFloat(d.stat[s], i)
+		m.Stats[s] = opt[float64](d.stat[s], i)
 	}
 	f := &m.Furusato
-	f.ReceiptsYen, f.ReceiptsCount = optInt(d.receiptsYen, i), optInt(d.receiptsCount, i)
+	f.ReceiptsYen, f.ReceiptsCount = opt[int64](d.receiptsYen, i), opt[int64](d.receiptsCount, i)
 	f.ReceiptsRank = int(d.receiptsRank.Value(i))
-	f.DeductionsYen, f.DeductionDonors = optInt(d.deductionsYen, i), optInt(d.deductionDonors, i)
-	f.BalanceYen, f.BalanceRank = optInt(d.balanceYen, i), int(d.balanceRank.Value(i))
+	f.DeductionsYen, f.DeductionDonors = opt[int64](d.deductionsYen, i), opt[int64](d.deductionDonors, i)
+	f.BalanceYen, f.BalanceRank = opt[int64](d.balanceYen, i), int(d.balanceRank.Value(i))
 	start, end := d.history.ValueOffsets(i)
 	for j := start; j < end; j++ {
-		f.HistoryThousandYen = append(f.HistoryThousandYen, optInt(d.historyAmounts, int(j)))
+		f.HistoryThousandYen = append(f.HistoryThousandYen, opt[int64](d.historyAmounts, int(j)))
 	}
 	return m
 }
@@ -231,22 +231,21 @@ func (d *Dataset) Municipality(i int) hensachi.Municipality {
 // Score returns row i's standing on axis a without decoding the rest of the row.
 func (d *Dataset) Score(a, i int) hensachi.Score {
 	return hensachi.Score{
-		Value:    optFloat(d.axisValue[a], i),
+		Value:    opt[float64](d.axisValue[a], i),
 		Hensachi: d.axisHensachi[a].Value(i),
 		Rank:     int(d.axisRank[a].Value(i)),
 	}
 }
 
-func optFloat(a *array.Float64, i int) hensachi.Optional[float64] {
-	if a.IsNull(i) {
-		return hensachi.Optional[float64]{}
-	}
-	return hensachi.Some(a.Value(i))
+// nullable is an Arrow array of T with a validity bitmap.
+type nullable[T int64 | float64] interface {
+	IsNull(i int) bool
+	Value(i int) T
 }
 
-func optInt(a *array.Int64, i int) hensachi.Optional[int64] {
+func opt[T int64 | float64](a nullable[T], i int) hensachi.Optional[T] {
 	if a.IsNull(i) {
-		return hensachi.Optional[int64]{}
+		return hensachi.Optional[T]{}
 	}
 	return hensachi.Some(a.Value(i))
 }
