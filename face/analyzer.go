@@ -149,8 +149,11 @@ func (a *Analyzer) Close() {
 	})
 }
 
-// ErrOverloaded is returned when the queue is full.
-var ErrOverloaded = errors.New("face analysis queue full")
+// ErrOverloaded is returned when the queue is full; ErrClosed once the analyzer is shutting down.
+var (
+	ErrOverloaded = errors.New("face analysis queue full")
+	ErrClosed     = errors.New("face analyzer closed")
+)
 
 // Analyze queues an image for a worker and waits for the result. A full queue fails at once with
 // EOverloaded; a caller that gives up (ctx done) leaves the job to be skipped by the worker.
@@ -160,6 +163,8 @@ func (a *Analyzer) Analyze(ctx context.Context, img *RGB) ([]Face, error) {
 	}
 	j := &job{ctx: ctx, img: img, done: make(chan struct{})}
 	select {
+	case <-a.stop:
+		return nil, ErrClosed
 	case a.jobs <- j:
 	default:
 		return nil, ErrOverloaded
@@ -169,6 +174,8 @@ func (a *Analyzer) Analyze(ctx context.Context, img *RGB) ([]Face, error) {
 		return j.faces, j.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-a.stop: // shutting down: a job still queued will not be taken
+		return nil, ErrClosed
 	}
 }
 

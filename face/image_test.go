@@ -212,8 +212,8 @@ func TestToRGB(t *testing.T) {
 
 	ycbcrWant := func(m *image.YCbCr) *RGB {
 		out := &RGB{W: m.Rect.Dx(), H: m.Rect.Dy()}
-		for y := range out.H {
-			for x := range out.W {
+		for y := m.Rect.Min.Y; y < m.Rect.Max.Y; y++ {
+			for x := m.Rect.Min.X; x < m.Rect.Max.X; x++ {
 				c := m.YCbCrAt(x, y)
 				r, g, b := color.YCbCrToRGB(c.Y, c.Cb, c.Cr)
 				out.Pix = append(out.Pix, r, g, b)
@@ -222,6 +222,10 @@ func TestToRGB(t *testing.T) {
 		return out
 	}
 	y420, y444, y422odd := ycc(7, 5, image.YCbCrSubsampleRatio420), ycc(6, 4, image.YCbCrSubsampleRatio444), ycc(5, 3, image.YCbCrSubsampleRatio422)
+	y420sub := y420.SubImage(image.Rect(1, 1, 6, 4)).(*image.YCbCr)
+	y440 := ycc(5, 5, image.YCbCrSubsampleRatio440)
+	y411sub := ycc(13, 3, image.YCbCrSubsampleRatio411).SubImage(image.Rect(3, 0, 13, 3)).(*image.YCbCr)
+	y410sub := ycc(11, 5, image.YCbCrSubsampleRatio410).SubImage(image.Rect(5, 1, 10, 5)).(*image.YCbCr)
 	for _, tc := range []struct {
 		name string
 		img  image.Image
@@ -236,7 +240,10 @@ func TestToRGB(t *testing.T) {
 		{"paletted", paletted, &RGB{W: 2, H: 1, Pix: []uint8{40, 50, 60, 10, 20, 30}}},
 		{"cmyk", cmyk, rgbOf(cmyk)},
 		// sub-images: the pixels start at the rectangle's corner, not at the origin
-		{"ycbcr 4:2:0 sub-image at odd offset", y420.SubImage(image.Rect(1, 1, 6, 4)), rgbOf(y420.SubImage(image.Rect(1, 1, 6, 4)))},
+		{"ycbcr 4:2:0 sub-image at odd offset", y420sub, ycbcrWant(y420sub)},
+		{"ycbcr 4:4:0", y440, ycbcrWant(y440)},
+		{"ycbcr 4:1:1 sub-image", y411sub, ycbcrWant(y411sub)},
+		{"ycbcr 4:1:0 sub-image", y410sub, ycbcrWant(y410sub)},
 		{"gray sub-image", gray.SubImage(image.Rect(1, 1, 3, 2)), &RGB{W: 2, H: 1, Pix: []uint8{128, 128, 128, 255, 255, 255}}},
 		{"nrgba sub-image", nrgba.SubImage(image.Rect(2, 0, 3, 1)), &RGB{W: 1, H: 1, Pix: []uint8{51, 51, 51}}},
 		{"rgba sub-image", rgba.SubImage(image.Rect(0, 1, 2, 2)), &RGB{W: 2, H: 1, Pix: []uint8{0, 0, 0, 250, 251, 252}}},

@@ -110,6 +110,8 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	switch {
 	case errors.Is(err, face.ErrOverloaded):
 		return nil, &retryError{err: hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly"), after: time.Second}
+	case errors.Is(err, face.ErrClosed):
+		return nil, &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the face service is shutting down; retry shortly"), after: time.Second}
 	case errors.Is(err, context.Canceled):
 		return nil, hensachi.Errorf(hensachi.EUnavailable, "the client went away")
 	case err != nil:
