@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -70,8 +71,27 @@ func ParseLimits(spec string, base Limits) (Limits, error) {
 // Tokyo is the zone in which the daily count restarts at midnight; Japan has no daylight saving.
 var Tokyo = time.FixedZone("Asia/Tokyo", 9*60*60)
 
-// Day returns the usage day of t, YYYY-MM-DD in Tokyo.
-func Day(t time.Time) string { return t.In(Tokyo).Format(time.DateOnly) }
+// Day returns the usage day of t, YYYY-MM-DD in Tokyo. Every keyed call asks for it, so the
+// current day's window is cached rather than formatted each time.
+func Day(t time.Time) string {
+	n := t.UnixNano()
+	if w := today.Load(); w != nil && n >= w.start && n < w.end {
+		return w.day
+	}
+	y, m, d := t.In(Tokyo).Date()
+	start := time.Date(y, m, d, 0, 0, 0, 0, Tokyo)
+	w := &dayWindow{start: start.UnixNano(), end: start.AddDate(0, 0, 1).UnixNano(), day: start.Format(time.DateOnly)}
+	today.Store(w)
+	return w.day
+}
+
+// dayWindow is one Tokyo day as [start, end) in Unix nanoseconds.
+type dayWindow struct {
+	start, end int64
+	day        string
+}
+
+var today atomic.Pointer[dayWindow]
 
 // NextReset returns the start of the usage day after t's.
 func NextReset(t time.Time) time.Time {
@@ -124,6 +144,10 @@ type Store interface {
 	AccountByEmail(ctx context.Context, email string) (Account, error)
 	Accounts(ctx context.Context) ([]Account, error)
 	SetPlan(ctx context.Context, accountID int64, plan Plan) error
+	// AcceptTerms records that the account accepted a version of the terms at a time; logging in
+	// counts as acceptance (spec §5), so each login with a newer version records it. An unknown
+	// account is ENotFound.
+	AcceptTerms(ctx context.Context, accountID int64, version string, at time.Time) error
 	// RotateKey revokes the account's active keys and stores a new one, atomically.
 	RotateKey(ctx context.Context, accountID int64, key APIKey) (APIKey, error)
 	// RevokeKeys revokes the account's active keys and returns how many there were.

@@ -30,7 +30,7 @@ var errNotModified = errors.New("not modified")
 // serve answers a conditional read: 304 when the client holds the current version, which does not
 // count, else it reserves quota and produces the payload.
 func (c *call) serve(etag string, produce func() ([]byte, error)) ([]byte, error) {
-	c.w.Header().Set("ETag", etag)
+	c.w.Header()["Etag"] = []string{etag}
 	if etagMatches(c.r.Header.Get("If-None-Match"), etag) {
 		return nil, errNotModified
 	}
@@ -120,9 +120,16 @@ func (s *Server) setRateLimit(w http.ResponseWriter, limit, used int64) {
 	now := s.now()
 	reset := int(hensachi.NextReset(now).Sub(now).Seconds())
 	h := w.Header()
-	h.Set("RateLimit-Policy", `"daily";q=`+strconv.FormatInt(limit, 10)+`;w=86400`)
-	h.Set("RateLimit", `"daily";r=`+strconv.FormatInt(max(0, limit-used), 10)+`;t=`+strconv.Itoa(reset))
+	// keys in canonical form, assigned directly: this runs on every keyed call
+	h["Ratelimit-Policy"] = []string{`"daily";q=` + strconv.FormatInt(limit, 10) + `;w=86400`}
+	h["Ratelimit"] = []string{`"daily";r=` + strconv.FormatInt(max(0, limit-used), 10) + `;t=` + strconv.Itoa(reset)}
 }
+
+// Header values shared by every success; net/http only reads them.
+var (
+	jsonContentType = []string{"application/json"}
+	privateNoCache  = []string{"private, no-cache"}
+)
 
 // writeSuccess writes {"success":true,<members>,"usage":{…}}. The members are usually a cached
 // body shared by all calls, so they are written as they are rather than copied.
@@ -137,9 +144,9 @@ func writeSuccess(w http.ResponseWriter, members []byte, plan hensachi.Plan, use
 	suffix = strconv.AppendInt(suffix, limit, 10)
 	suffix = append(suffix, "}}"...)
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(prefix)+len(members)+len(suffix)))
-	h.Set("Cache-Control", "private, no-cache")
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(prefix) + len(members) + len(suffix))}
+	h["Cache-Control"] = privateNoCache
 	w.WriteHeader(http.StatusOK)
 	io.WriteString(w, prefix)
 	w.Write(members)

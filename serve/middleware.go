@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -81,6 +80,7 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // request in the metrics and, when enabled, the access log. route is the registered pattern, so
 // metric labels stay few.
 func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Handle {
+	m := s.metrics.route(route)
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-Id")
@@ -89,7 +89,7 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 		}
 		ri := &requestInfo{id: id}
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
-		w.Header().Set("X-Request-Id", id)
+		w.Header()["X-Request-Id"] = []string{id}
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -102,9 +102,7 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 				}
 			}
 			elapsed := time.Since(start)
-			status := strconv.Itoa(rec.status)
-			s.metrics.requests.WithLabelValues(route, r.Method, status).Inc()
-			s.metrics.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+			m.observe(r.Method, rec.status, elapsed)
 			if s.cfg.AccessLog {
 				slog.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
 					slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
