@@ -38,15 +38,17 @@ func yunetInput(img *RGB, scale float64) (data []float32, w, h, pw, ph int) {
 	pw, ph = (w+yunetAlign-1)/yunetAlign*yunetAlign, (h+yunetAlign-1)/yunetAlign*yunetAlign
 	data = make([]float32, 3*pw*ph)
 	plane := pw * ph
-	for y := 0; y < h; y++ {
-		row := small.Pix[3*y*w : 3*(y+1)*w]
-		o := y * pw
-		for x := 0; x < w; x++ {
-			data[o+x] = float32(row[3*x+2])       // B
-			data[plane+o+x] = float32(row[3*x+1]) // G
-			data[2*plane+o+x] = float32(row[3*x]) // R
+	forRows(h, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			row := small.Pix[3*y*w : 3*(y+1)*w]
+			o := y * pw
+			for x := 0; x < w; x++ {
+				data[o+x] = float32(row[3*x+2])       // B
+				data[plane+o+x] = float32(row[3*x+1]) // G
+				data[2*plane+o+x] = float32(row[3*x]) // R
+			}
 		}
-	}
+	})
 	return data, w, h, pw, ph
 }
 

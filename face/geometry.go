@@ -179,19 +179,22 @@ func Resize(img *RGB, w, h int) *RGB {
 	ys := bilinearTaps(src.H, h)
 	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
 	const one = 1 << 8
-	for y, ty := range ys {
-		row0 := src.Pix[3*ty.i0*src.W:]
-		row1 := src.Pix[3*ty.i1*src.W:]
-		o := out.Pix[3*y*w : 3*(y+1)*w]
-		for x, tx := range xs {
-			a, b := 3*tx.i0, 3*tx.i1
-			for c := 0; c < 3; c++ {
-				top := uint32(row0[a+c])*(one-tx.f) + uint32(row0[b+c])*tx.f
-				bottom := uint32(row1[a+c])*(one-tx.f) + uint32(row1[b+c])*tx.f
-				o[3*x+c] = uint8((top*(one-ty.f) + bottom*ty.f + one*one/2) >> 16)
+	forRows(h, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			ty := ys[y]
+			row0 := src.Pix[3*ty.i0*src.W:]
+			row1 := src.Pix[3*ty.i1*src.W:]
+			o := out.Pix[3*y*w : 3*(y+1)*w]
+			for x, tx := range xs {
+				a, b := 3*tx.i0, 3*tx.i1
+				for c := 0; c < 3; c++ {
+					top := uint32(row0[a+c])*(one-tx.f) + uint32(row0[b+c])*tx.f
+					bottom := uint32(row1[a+c])*(one-tx.f) + uint32(row1[b+c])*tx.f
+					o[3*x+c] = uint8((top*(one-ty.f) + bottom*ty.f + one*one/2) >> 16)
+				}
 			}
 		}
-	}
+	})
 	return out
 }
 
@@ -217,25 +220,27 @@ func bilinearTaps(size, n int) []tap {
 func shrink(img *RGB, k int) *RGB {
 	w, h := img.W/k, img.H/k
 	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
-	sum := make([]uint32, 3*w)
 	n := uint32(k * k)
-	for y := 0; y < h; y++ {
-		clear(sum)
-		for dy := 0; dy < k; dy++ {
-			row := img.Pix[3*(y*k+dy)*img.W:]
-			for x := 0; x < w; x++ {
-				s := row[3*x*k : 3*(x*k+k)]
-				for i := 0; i < len(s); i += 3 {
-					sum[3*x] += uint32(s[i])
-					sum[3*x+1] += uint32(s[i+1])
-					sum[3*x+2] += uint32(s[i+2])
+	forRows(h, func(y0, y1 int) {
+		sum := make([]uint32, 3*w)
+		for y := y0; y < y1; y++ {
+			clear(sum)
+			for dy := 0; dy < k; dy++ {
+				row := img.Pix[3*(y*k+dy)*img.W:]
+				for x := 0; x < w; x++ {
+					s := row[3*x*k : 3*(x*k+k)]
+					for i := 0; i < len(s); i += 3 {
+						sum[3*x] += uint32(s[i])
+						sum[3*x+1] += uint32(s[i+1])
+						sum[3*x+2] += uint32(s[i+2])
+					}
 				}
 			}
+			o := out.Pix[3*y*w : 3*(y+1)*w]
+			for i := range o {
+				o[i] = uint8((sum[i] + n/2) / n)
+			}
 		}
-		o := out.Pix[3*y*w : 3*(y+1)*w]
-		for i := range o {
-			o[i] = uint8((sum[i] + n/2) / n)
-		}
-	}
+	})
 	return out
 }

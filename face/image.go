@@ -94,18 +94,19 @@ func toRGB(img image.Image) *RGB {
 		shift := map[image.YCbCrSubsampleRatio]uint{image.YCbCrSubsampleRatio422: 1, image.YCbCrSubsampleRatio420: 1,
 			image.YCbCrSubsampleRatio411: 2, image.YCbCrSubsampleRatio410: 2}[m.SubsampleRatio]
 		cx0 := b.Min.X >> shift
-		for y := 0; y < h; y++ {
-			o := 3 * y * w
-			yi := m.YOffset(b.Min.X, b.Min.Y+y)
-			ci := m.COffset(b.Min.X, b.Min.Y+y) - cx0
-			ys := m.Y[yi : yi+w]
-			for x, lum := range ys {
-				c := ci + (b.Min.X+x)>>shift
-				r, g, bl := color.YCbCrToRGB(lum, m.Cb[c], m.Cr[c])
-				out.Pix[o], out.Pix[o+1], out.Pix[o+2] = r, g, bl
-				o += 3
+		forRows(h, func(y0, y1 int) {
+			for y := y0; y < y1; y++ {
+				o := 3 * y * w
+				yi := m.YOffset(b.Min.X, b.Min.Y+y)
+				ci := m.COffset(b.Min.X, b.Min.Y+y) - cx0
+				for x, lum := range m.Y[yi : yi+w] {
+					c := ci + (b.Min.X+x)>>shift
+					r, g, bl := color.YCbCrToRGB(lum, m.Cb[c], m.Cr[c])
+					out.Pix[o], out.Pix[o+1], out.Pix[o+2] = r, g, bl
+					o += 3
+				}
 			}
-		}
+		})
 	case *image.Gray:
 		for y := 0; y < h; y++ {
 			row := m.Pix[y*m.Stride : y*m.Stride+w]
