@@ -42,9 +42,11 @@ func (c *call) serve(etag string, produce func() ([]byte, error)) ([]byte, error
 
 // reserve holds one unit of the account's daily quota; it must precede any costly work.
 func (c *call) reserve() error {
-	res, err := c.s.meter.Reserve(c.account, c.service)
+	res, err := c.s.meter.Reserve(c.r.Context(), c.account, c.service)
 	if err != nil {
-		c.s.metrics.limitRejections.WithLabelValues(string(c.service)).Inc()
+		if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded { // not a database that is away
+			c.s.metrics.limitRejections.WithLabelValues(string(c.service)).Inc()
+		}
 		return err
 	}
 	c.res = res

@@ -134,13 +134,13 @@ func TestMeterFlushRetriesAfterFailure(t *testing.T) {
 	}
 	acct := hensachi.Account{ID: ts.freeID, Plan: hensachi.PlanFree}
 	for range 3 {
-		res, err := m.Reserve(acct, hensachi.ServiceTown)
+		res, err := m.Reserve(context.Background(), acct, hensachi.ServiceTown)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res.Commit()
 	}
-	res, _ := m.Reserve(acct, hensachi.ServiceTown)
+	res, _ := m.Reserve(context.Background(), acct, hensachi.ServiceTown)
 	res.Release() // a failed call: not counted
 	store.fail.Store(true)
 	if err := m.Flush(context.Background()); err == nil {

@@ -9,13 +9,62 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// Meter counts successful calls per account, service and Tokyo day, and enforces daily limits
-// exactly: a call first reserves one unit, and the reservation becomes a count only when the
-// call succeeds. Reserved-but-unfinished calls hold their unit, so however many calls run at once,
-// no more than the limit can succeed.
+// quota enforces the daily limits, exactly: a call first reserves one unit, and the reservation
+// becomes a count only when the call succeeds. Reserved-but-unfinished calls hold their unit, so
+// however many calls run at once, no more than the limit can succeed.
 //
-// Counts live in memory and are written to the store in one transaction per second, so no request
-// waits for a disk write; a crash loses at most the last second's counts.
+// Meter does this for one process, with the counts in memory; leaseMeter does it for several
+// processes that share a database (a hensachi.QuotaStore), each holding a leased share of a
+// counter's quota.
+type quota interface {
+	// Reserve holds one unit of the account's quota on the service for a call. It fails with
+	// EDailyLimitExceeded (429) when no unit is left, and with EUnavailable (503) when the units
+	// live in a database that cannot be reached.
+	Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*Reservation, error)
+	// Limit returns an account's daily limit on a service.
+	Limit(account hensachi.Account, service hensachi.Service) int64
+	// Used returns the day's count for an account and service as this process knows it.
+	Used(accountID int64, service hensachi.Service) int64
+	// Run writes counts to the store until ctx ends, then once more.
+	Run(ctx context.Context)
+}
+
+// newQuota picks the meter a store needs: leases when several processes may share it.
+func newQuota(ctx context.Context, store hensachi.Store, limits hensachi.Limits, now func() time.Time) (quota, error) {
+	if qs, ok := store.(hensachi.QuotaStore); ok {
+		return newLeaseMeter(ctx, qs, limits, now)
+	}
+	return NewMeter(ctx, store, limits, now)
+}
+
+// Reservation is one unit of quota held by a call in progress.
+type Reservation struct {
+	owner interface {
+		// finish ends the reservation once, as a success or not, and returns the day's count.
+		finish(r *Reservation, success bool) int64
+	}
+	key  hensachi.UsageKey
+	done bool // guarded by the owner's lock
+}
+
+// Commit turns the reservation into a counted call and returns the day's count including it.
+func (r *Reservation) Commit() int64 { return r.owner.finish(r, true) }
+
+// Release gives the unit back: the call failed and does not count. Releasing a committed
+// reservation does nothing, so it can be deferred.
+func (r *Reservation) Release() { r.owner.finish(r, false) }
+
+// limitError refuses a call at the limit; after is the Retry-After.
+func limitError(account hensachi.Account, service hensachi.Service, limit int64, after time.Duration) error {
+	return &retryError{
+		err:   hensachi.Errorf(hensachi.EDailyLimitExceeded, "the daily limit of %d %s calls for the %s plan is reached; it resets at 00:00 Asia/Tokyo", limit, service, account.Plan),
+		after: after,
+	}
+}
+
+// Meter is the quota of a single process (the embedded store). Counts live in memory and are
+// written to the store in one transaction per second, so no request waits for a disk write; a
+// crash loses at most the last second's counts, which a restarted process does not know of.
 type Meter struct {
 	store  hensachi.Store
 	limits hensachi.Limits
@@ -48,15 +97,8 @@ func NewMeter(ctx context.Context, store hensachi.Store, limits hensachi.Limits,
 	return m, nil
 }
 
-// Reservation is one unit of quota held by a call in progress.
-type Reservation struct {
-	m    *Meter
-	key  hensachi.UsageKey
-	done bool
-}
-
 // Reserve holds one call for the account on the service, or fails with EDailyLimitExceeded.
-func (m *Meter) Reserve(account hensachi.Account, service hensachi.Service) (*Reservation, error) {
+func (m *Meter) Reserve(_ context.Context, account hensachi.Account, service hensachi.Service) (*Reservation, error) {
 	now := m.now()
 	key := hensachi.UsageKey{AccountID: account.ID, Service: service, Day: hensachi.Day(now)}
 	limit := m.limits.Daily(account.Plan, service)
@@ -68,38 +110,25 @@ func (m *Meter) Reserve(account hensachi.Account, service hensachi.Service) (*Re
 		m.counts[key] = c
 	}
 	if c.used+c.pending >= limit {
-		return nil, &retryError{
-			err:   hensachi.Errorf(hensachi.EDailyLimitExceeded, "the daily limit of %d %s calls for the %s plan is reached; it resets at 00:00 Asia/Tokyo", limit, service, account.Plan),
-			after: hensachi.NextReset(now).Sub(now),
-		}
+		return nil, limitError(account, service, limit, hensachi.NextReset(now).Sub(now))
 	}
 	c.pending++
-	return &Reservation{m: m, key: key}, nil
+	return &Reservation{owner: m, key: key}, nil
 }
 
-// Commit turns the reservation into a counted call and returns the day's count including it.
-func (r *Reservation) Commit() int64 {
-	r.m.mu.Lock()
-	defer r.m.mu.Unlock()
-	c := r.m.counts[r.key]
+func (m *Meter) finish(r *Reservation, success bool) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.counts[r.key]
 	if !r.done {
 		r.done = true
 		c.pending--
-		c.used++
-		c.unflushed++
+		if success {
+			c.used++
+			c.unflushed++
+		}
 	}
 	return c.used
-}
-
-// Release gives the unit back: the call failed and does not count. Releasing a committed
-// reservation does nothing, so it can be deferred.
-func (r *Reservation) Release() {
-	r.m.mu.Lock()
-	defer r.m.mu.Unlock()
-	if !r.done {
-		r.done = true
-		r.m.counts[r.key].pending--
-	}
 }
 
 // Limit returns an account's daily limit on a service.
@@ -154,17 +183,22 @@ func (m *Meter) Flush(ctx context.Context) error {
 
 // Run flushes every FlushInterval until ctx ends, then flushes once more.
 func (m *Meter) Run(ctx context.Context) {
+	runFlushes(ctx, func(ctx context.Context, final bool) error { return m.Flush(ctx) })
+}
+
+// runFlushes calls flush every FlushInterval until ctx ends, then once more as the final one.
+func runFlushes(ctx context.Context, flush func(ctx context.Context, final bool) error) {
 	t := time.NewTicker(FlushInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			if err := m.Flush(ctx); err != nil {
+			if err := flush(ctx, false); err != nil {
 				slog.Error("write usage counts", "err", err)
 			}
 		case <-ctx.Done():
 			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := m.Flush(fctx); err != nil {
+			if err := flush(fctx, true); err != nil {
 				slog.Error("write usage counts at shutdown", "err", err)
 			}
 			cancel()

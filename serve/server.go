@@ -40,6 +40,8 @@ type Config struct {
 	// Uploads keeps uploaded images; nil turns storage off.
 	Uploads *face.Uploads
 	Now     func() time.Time
+	// Login configures the login and account pages (serve/web.go).
+	Login LoginConfig
 }
 
 // Server serves the APIs.
@@ -47,9 +49,10 @@ type Server struct {
 	cfg      Config
 	now      func() time.Time
 	keys     *keyCache
-	meter    *Meter
+	meter    quota
 	datasets *datasetHolder
 	metrics  *metrics
+	web      *web
 	router   *httprouter.Router
 	handler  http.Handler
 }
@@ -85,11 +88,15 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.meter, err = NewMeter(ctx, cfg.Store, cfg.Limits, cfg.Now); err != nil {
+	if s.meter, err = newQuota(ctx, cfg.Store, cfg.Limits, cfg.Now); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}
 	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL, cfg.Now)
+	if s.web, err = newWeb(s, cfg.Login); err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }
@@ -113,6 +120,8 @@ func (s *Server) routes() {
 	if s.cfg.Faces != nil {
 		handle(http.MethodPost, "/face/v1/predict", s.keyed(hensachi.ServiceFace, s.predict))
 	}
+
+	s.web.routes(handle)
 
 	plain := func(path string, h http.HandlerFunc) {
 		handle(http.MethodGet, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { h(w, req) })
@@ -202,6 +211,9 @@ func (s *Server) Run(ctx context.Context) {
 // Close releases the dataset; call it after Run has returned. The face analyzer belongs to the
 // caller.
 func (s *Server) Close() {
+	if s.web != nil {
+		s.web.close()
+	}
 	if s.datasets != nil {
 		s.datasets.close()
 	}

@@ -214,6 +214,18 @@ func (s *Store) SetPlan(ctx context.Context, accountID int64, plan hensachi.Plan
 	return nil
 }
 
+func (s *Store) AcceptTerms(ctx context.Context, accountID int64, version string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE accounts SET terms_version = ?, terms_accepted_at = ? WHERE id = ?`,
+		version, at.UTC().Format(time.RFC3339Nano), accountID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hensachi.Errorf(hensachi.ENotFound, "no account %d", accountID)
+	}
+	return nil
+}
+
 func (s *Store) RotateKey(ctx context.Context, accountID int64, key hensachi.APIKey) (hensachi.APIKey, error) {
 	now := s.timestamp()
 	key.AccountID = accountID

@@ -11,16 +11,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/sqlite"
 )
-
-func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", envOr("HENSACHI_DB", "data/hensachi.db"), "embedded store file (env HENSACHI_DB)")
-}
-
-func openStore(ctx context.Context, path string) (hensachi.Store, error) {
-	return sqlite.Open(ctx, path)
-}
 
 // runAccount is the operator's tool for accounts, keys and usage.
 func runAccount(ctx context.Context, args []string) error {
@@ -43,7 +34,7 @@ func runAccount(ctx context.Context, args []string) error {
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *db)
+	store, err := db.open(ctx)
 	if err != nil {
 		return err
 	}

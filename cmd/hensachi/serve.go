@@ -27,6 +27,7 @@ func runServe(ctx context.Context, args []string) error {
 	uploadsDir := fs.String("uploads", envOr("HENSACHI_UPLOADS", "data/uploads"), "where uploaded images are kept; empty turns storage off (env HENSACHI_UPLOADS)")
 	retention := fs.Duration("upload-retention", 30*24*time.Hour, "how long an uploaded image is kept")
 	ff := addFaceFlags(fs)
+	lf := addLoginFlags(fs)
 	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -41,6 +42,9 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg := serve.Config{Addr: *addr, PublicURL: *publicURL, KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits}
+	if cfg.Login, err = lf.config(); err != nil {
+		return err
+	}
 	for _, svc := range strings.Split(*services, ",") {
 		switch strings.TrimSpace(svc) {
 		case "town":
@@ -59,7 +63,7 @@ func runServe(ctx context.Context, args []string) error {
 			return fmt.Errorf("-services: unknown service %q (town, face)", svc)
 		}
 	}
-	store, err := openStore(ctx, *db)
+	store, err := db.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -69,7 +73,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	slog.Info("store", "db", *db)
+	slog.Info("store", "db", db)
 	return srv.ListenAndServe(ctx)
 }
 

@@ -81,6 +81,35 @@ func Run(t *testing.T, open func(t *testing.T) hensachi.Store) {
 			t.Errorf("Accounts = %+v, %v", all, err)
 		}
 	})
+	t.Run("terms", func(t *testing.T) {
+		s := open(t)
+		_, stored := hensachi.NewAPIKey()
+		a, _, err := s.CreateAccount(ctx, hensachi.Account{Email: "t@example.com", Plan: hensachi.PlanFree}, stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.TermsVersion != "" || !a.TermsAcceptedAt.IsZero() {
+			t.Fatalf("an operator-made account has accepted terms: %+v", a)
+		}
+		for _, v := range []struct {
+			version string
+			at      time.Time
+		}{
+			{"2026-11", time.Date(2026, 11, 2, 3, 4, 5, 600_000_000, time.UTC)},
+			{"2027-01", time.Date(2027, 1, 2, 3, 4, 5, 0, hensachi.Tokyo)}, // a later version replaces it
+		} {
+			if err := s.AcceptTerms(ctx, a.ID, v.version, v.at); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Account(ctx, a.ID)
+			if err != nil || got.TermsVersion != v.version || !got.TermsAcceptedAt.Equal(v.at) {
+				t.Errorf("after AcceptTerms(%s, %s): %+v, %v", v.version, v.at, got, err)
+			}
+		}
+		if err := s.AcceptTerms(ctx, 999, "2026-11", time.Now()); hensachi.ErrorCode(err) != hensachi.ENotFound {
+			t.Errorf("AcceptTerms for an unknown account: %v", err)
+		}
+	})
 	t.Run("usage", func(t *testing.T) {
 		s := open(t)
 		_, stored := hensachi.NewAPIKey()
@@ -114,4 +143,5 @@ func Run(t *testing.T, open func(t *testing.T) hensachi.Store) {
 			t.Errorf("Ping: %v", err)
 		}
 	})
+	t.Run("quota leases", func(t *testing.T) { quota(t, open) })
 }

@@ -1,10 +1,14 @@
 // Package testenv finds what tests read from outside the repository: the shared inputs
-// (../shared beside the checkout), the ONNX Runtime library and the model bundle.
+// (../shared beside the checkout), the ONNX Runtime library, the model bundle and PostgreSQL.
 package testenv
 
 import (
+	"cmp"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,16 +45,52 @@ func Models(t testing.TB) string {
 	return p
 }
 
+// PostgresURL returns the URL of a PostgreSQL database that tests may use as they like:
+// $HENSACHI_TEST_DATABASE_URL, which .ci/run and scripts/test-postgres.sh point at a throwaway
+// cluster.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("HENSACHI_TEST_DATABASE_URL")
+	if u == "" {
+		err := errors.New("HENSACHI_TEST_DATABASE_URL is not set")
+		absent(t, "PostgreSQL database (scripts/test-postgres.sh sets HENSACHI_TEST_DATABASE_URL)", err.Error(), err)
+	}
+	return u
+}
+
+// PostgresBin returns the directory of PostgreSQL's server programs (initdb, pg_ctl), for tests
+// that start, stop and restart a server of their own: $PG_BIN when set, else the newest
+// /usr/lib/postgresql/*/bin, where Debian's postgresql package puts them.
+func PostgresBin(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("PG_BIN")
+	if dir == "" {
+		dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+		slices.SortFunc(dirs, func(a, b string) int { return cmp.Or(len(a)-len(b), strings.Compare(a, b)) }) // 9 < 15 < 16
+		if len(dirs) > 0 {
+			dir = dirs[len(dirs)-1]
+		}
+	}
+	require(t, filepath.Join(dir, "pg_ctl"), dir, "PostgreSQL server programs (apt-get install postgresql)")
+	return dir
+}
+
 // require skips the test when probe is missing, except under CI=true, where it fails: CI always
 // provides these inputs, so a missing one there is a broken setup, not a reason to pass.
 func require(t testing.TB, probe, path, what string) {
 	t.Helper()
 	if _, err := os.Stat(probe); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s missing under CI: %s: %v", what, path, err)
-		}
-		t.Skipf("%s missing (%v); CI=true makes this a failure", what, err)
+		absent(t, what, path+": "+err.Error(), err)
 	}
+}
+
+// absent skips the test, or fails it under CI=true; detail is for the failure, err for the skip.
+func absent(t testing.TB, what, detail string, err error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s missing under CI: %s", what, detail)
+	}
+	t.Skipf("%s missing (%v); CI=true makes this a failure", what, err)
 }
 
 func root(t testing.TB) string {

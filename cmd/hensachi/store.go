@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/postgres"
+	"github.com/hensachi/hensachi/sqlite"
+)
+
+// storeFlags select the store: PostgreSQL when a database URL is given (several server processes
+// may share it), else the embedded SQLite file (one process).
+type storeFlags struct {
+	path, url *string
+}
+
+func dbFlag(fs *flag.FlagSet) *storeFlags {
+	return &storeFlags{
+		path: fs.String("db", envOr("HENSACHI_DB", "data/hensachi.db"), "embedded store file (env HENSACHI_DB); not used with -database-url"),
+		url: fs.String("database-url", os.Getenv("HENSACHI_DATABASE_URL"),
+			"PostgreSQL store shared by replicas, e.g. postgres://user:password@host:5432/hensachi (env HENSACHI_DATABASE_URL; empty: the embedded store at -db)"),
+	}
+}
+
+// open opens the selected store and applies its pending migrations.
+func (f *storeFlags) open(ctx context.Context) (hensachi.Store, error) {
+	if *f.url != "" {
+		return postgres.Open(ctx, *f.url)
+	}
+	return sqlite.Open(ctx, *f.path)
+}
+
+// String names the store for the log, without credentials.
+func (f *storeFlags) String() string {
+	if *f.url != "" {
+		return "postgres (-database-url)"
+	}
+	return "sqlite " + *f.path
+}

@@ -1,0 +1,412 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+	"golang.org/x/time/rate"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/mail"
+	"github.com/hensachi/hensachi/oidc"
+)
+
+// LoginConfig configures logging in with an identity provider (OpenID Connect) and the account
+// pages. Without a ClientID the login routes answer that login is not configured, and the APIs
+// work with keys made by the operator tool.
+type LoginConfig struct {
+	Issuer       string // default oidc.GoogleIssuer
+	ClientID     string
+	ClientSecret string
+	// SessionSecret signs the session and login cookies; at least 32 bytes. Empty: a random one
+	// per process, so sessions do not survive a restart or span replicas.
+	SessionSecret []byte
+	TermsVersion  string // recorded as accepted at each login (spec §5); required with a ClientID
+	TermsURL      string // optional link to the terms
+	// Mailer sends keys to the verified address; nil: keys are only shown.
+	Mailer mail.Sender
+	// ClientIPHeader names the header a trusted reverse proxy puts the client's address in (e.g.
+	// X-Forwarded-For, X-Real-IP); empty: the connection's peer address.
+	ClientIPHeader string
+	LoginRate      rate.Limit    // login requests per second per client address; default 1 per 6 s
+	LoginBurst     int           // default 20
+	SessionTTL     time.Duration // default 12 h
+	// OIDC adjusts the relying party (HTTP client, leeway, key refresh bounds) for tests.
+	OIDC func(*oidc.Config)
+}
+
+// web serves the login and account pages.
+type web struct {
+	s        *Server
+	cfg      LoginConfig
+	provider *oidc.Provider // nil: login not configured
+	jar      *cookieJar
+	limiter  *addrLimiter
+	cop      *http.CrossOriginProtection
+	name     string // the provider as users know it, e.g. Google
+}
+
+// maxLimitedAddrs bounds the login rate limiter's map.
+const maxLimitedAddrs = 10_000
+
+func newWeb(s *Server, cfg LoginConfig) (*web, error) {
+	w := &web{s: s, cfg: cfg}
+	if cfg.ClientID == "" {
+		return w, nil
+	}
+	if cfg.Issuer == "" {
+		cfg.Issuer = oidc.GoogleIssuer
+	}
+	if cfg.TermsVersion == "" {
+		return nil, errors.New("login: a terms version is required, since logging in accepts the terms")
+	}
+	pub, err := url.Parse(s.cfg.PublicURL)
+	if err != nil || (pub.Scheme != "https" && pub.Scheme != "http") || pub.Host == "" {
+		return nil, fmt.Errorf("login: public URL %q must be http(s)://host", s.cfg.PublicURL)
+	}
+	secret := cfg.SessionSecret
+	switch {
+	case len(secret) == 0:
+		secret = []byte(rand.Text() + rand.Text())
+		slog.Warn("no session secret set (-session-secret / HENSACHI_SESSION_SECRET): using a random one, so logins do not survive a restart or span replicas")
+	case len(secret) < 32:
+		return nil, errors.New("login: the session secret must be at least 32 bytes")
+	}
+	if cfg.LoginRate == 0 {
+		cfg.LoginRate = rate.Every(6 * time.Second)
+	}
+	if cfg.LoginBurst == 0 {
+		cfg.LoginBurst = 20
+	}
+	if cfg.SessionTTL == 0 {
+		cfg.SessionTTL = 12 * time.Hour
+	}
+	if cfg.Mailer == nil {
+		slog.Warn("no SMTP server configured (-smtp-addr): API keys are shown once but not mailed")
+	}
+	oc := oidc.Config{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
+		RedirectURL: strings.TrimSuffix(s.cfg.PublicURL, "/") + "/auth/callback", Now: s.now}
+	if cfg.OIDC != nil {
+		cfg.OIDC(&oc)
+	}
+	if w.provider, err = oidc.New(oc); err != nil {
+		return nil, fmt.Errorf("login: %w", err)
+	}
+	w.cfg = cfg
+	w.jar = newCookieJar(secret, pub.Scheme == "https")
+	w.limiter = newAddrLimiter(cfg.LoginRate, cfg.LoginBurst, maxLimitedAddrs)
+	// Go's cross-origin protection refuses a POST a browser marks as cross-site (Sec-Fetch-Site,
+	// else Origin against Host): a second line behind the forms' CSRF tokens
+	w.cop = http.NewCrossOriginProtection()
+	if err := w.cop.AddTrustedOrigin(pub.Scheme + "://" + pub.Host); err != nil {
+		w.provider.Close()
+		return nil, fmt.Errorf("login: %w", err)
+	}
+	w.name = cfg.Issuer
+	if iss, err := url.Parse(cfg.Issuer); err == nil {
+		w.name = iss.Host
+	}
+	if strings.TrimSuffix(cfg.Issuer, "/") == oidc.GoogleIssuer {
+		w.name = "Google"
+	}
+	return w, nil
+}
+
+func (w *web) close() {
+	if w.provider != nil {
+		w.provider.Close()
+	}
+}
+
+// routes registers the pages through the server's instrumented handle.
+func (w *web) routes(handle func(method, path string, h httprouter.Handle)) {
+	page := func(method, path string, h http.HandlerFunc, limited bool) {
+		handle(method, path, func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+			if w.provider == nil {
+				message(rw, r, http.StatusServiceUnavailable, "Login is not configured",
+					"Login is not configured on this server. Ask its operator for an API key.", false)
+				return
+			}
+			if limited {
+				if ok, wait := w.limiter.allow(clientAddr(r, w.cfg.ClientIPHeader), w.s.now()); !ok {
+					retryAfter(rw, wait)
+					message(rw, r, http.StatusTooManyRequests, "Too many attempts",
+						"Too many login attempts from your address. Wait a minute and try again.", false)
+					return
+				}
+			}
+			h(rw, r)
+		})
+	}
+	page(http.MethodGet, "/login", w.loginPage, true)
+	page(http.MethodGet, "/login/start", w.loginStart, true)
+	page(http.MethodGet, "/auth/callback", w.callback, true)
+	page(http.MethodGet, "/account", w.account, false)
+	page(http.MethodPost, "/account/rotate", w.rotate, false)
+	page(http.MethodPost, "/logout", w.logout, false)
+}
+
+func (w *web) loginPage(rw http.ResponseWriter, r *http.Request) {
+	if _, ok := w.jar.session(r, w.s.now()); ok {
+		http.Redirect(rw, r, "/account", http.StatusSeeOther)
+		return
+	}
+	render(rw, r, http.StatusOK, "login", loginPage{pageBase: pageBase{Title: "Log in"}, Provider: w.name,
+		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL})
+}
+
+// loginStart begins a login: fresh state, nonce and PKCE verifier in the login cookie, and a
+// redirect to the identity provider.
+func (w *web) loginStart(rw http.ResponseWriter, r *http.Request) {
+	flow := oidc.NewFlow()
+	target, err := w.provider.AuthURL(r.Context(), flow)
+	if err != nil {
+		w.fail(rw, r, http.StatusServiceUnavailable, "Login unavailable",
+			"The identity provider cannot be reached just now. Try again in a minute.", "start login", err)
+		return
+	}
+	w.jar.setLogin(rw, flow, w.s.now())
+	rw.Header().Set("Cache-Control", "no-store")
+	http.Redirect(rw, r, target, http.StatusSeeOther)
+}
+
+// callback finishes a login: the state must be the login cookie's, the code is exchanged with
+// its verifier, and the ID token must pass every check. A first login creates the account, which
+// accepts the current terms, and shows its key once; a later one records a newer terms version
+// and goes to the account page.
+func (w *web) callback(rw http.ResponseWriter, r *http.Request) {
+	const again = "Your login could not be completed. Start again from the login page."
+	now := w.s.now()
+	q := r.URL.Query()
+	flow, ok := w.jar.takeLogin(rw, r, now)
+	switch {
+	case !ok:
+		w.fail(rw, r, http.StatusBadRequest, "Login expired",
+			"This login was not started in this browser, or it took more than ten minutes. Start again.", "callback without a valid login cookie", nil)
+		return
+	case !flow.CheckState(q.Get("state")):
+		w.fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback state does not match the login cookie", nil)
+		return
+	case q.Has("iss") && !w.provider.AcceptsIssuer(q.Get("iss")):
+		w.fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
+		return
+	case q.Get("error") == "access_denied":
+		w.fail(rw, r, http.StatusForbidden, "Login cancelled", "The login was cancelled at the identity provider.", "login denied at the provider", nil)
+		return
+	case q.Get("error") != "" || q.Get("code") == "":
+		// the provider's error_description is not shown: it is text from outside
+		w.fail(rw, r, http.StatusBadGateway, "Login failed", again, "provider answered an error", fmt.Errorf("error %q", truncateParam(q.Get("error"))))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
+	defer cancel()
+	id, err := w.provider.Exchange(ctx, flow, q.Get("code"))
+	switch {
+	case errors.Is(err, oidc.ErrEmailNotVerified):
+		w.fail(rw, r, http.StatusForbidden, "E-mail address not verified",
+			"Your identity provider has not verified your e-mail address. Verify it there, then log in again.", "login refused", err)
+		return
+	case errors.Is(err, oidc.ErrDiscovery), errors.Is(err, oidc.ErrExchange):
+		w.fail(rw, r, http.StatusBadGateway, "Login failed", again, "login: identity provider", err)
+		return
+	case err != nil:
+		w.fail(rw, r, http.StatusForbidden, "Login failed", again, "login refused: ID token", err)
+		return
+	}
+
+	store := w.s.cfg.Store
+	account, err := store.AccountByEmail(ctx, id.Email)
+	if hensachi.ErrorCode(err) == hensachi.ENotFound {
+		key, stored := hensachi.NewAPIKey()
+		account, _, err = store.CreateAccount(ctx, hensachi.Account{Email: id.Email, Plan: hensachi.PlanFree,
+			TermsVersion: w.cfg.TermsVersion, TermsAcceptedAt: now}, stored)
+		if err == nil {
+			setAccount(r.Context(), account.ID)
+			slog.InfoContext(r.Context(), "account created at first login", "account", account.ID, "request_id", requestID(r.Context()))
+			w.jar.setSession(rw, account.ID, w.cfg.SessionTTL, now)
+			w.showKey(rw, r, account, key, true)
+			return
+		}
+		if hensachi.ErrorCode(err) == hensachi.EConflict { // a parallel first login won the race
+			account, err = store.AccountByEmail(ctx, id.Email)
+		}
+	}
+	if err != nil {
+		w.fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: account", err)
+		return
+	}
+	setAccount(r.Context(), account.ID)
+	if account.TermsVersion != w.cfg.TermsVersion {
+		if err := store.AcceptTerms(ctx, account.ID, w.cfg.TermsVersion, now); err != nil {
+			w.fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: record terms acceptance", err)
+			return
+		}
+	}
+	slog.InfoContext(r.Context(), "login", "account", account.ID, "request_id", requestID(r.Context()))
+	w.jar.setSession(rw, account.ID, w.cfg.SessionTTL, now)
+	http.Redirect(rw, r, "/account", http.StatusSeeOther)
+}
+
+// showKey mails a new key to the account's verified address and shows it on the page, once.
+// The key itself is never logged.
+func (w *web) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
+	p := keyPage{pageBase: pageBase{Title: "Your API key"}, First: first, Email: a.Email, Key: key,
+		PublicURL: strings.TrimSuffix(w.s.cfg.PublicURL, "/"), MailOff: w.cfg.Mailer == nil}
+	if !first {
+		p.Title = "Your new API key"
+	}
+	if w.cfg.Mailer != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
+		err := w.cfg.Mailer.Send(ctx, keyMail(a.Email, key, p.PublicURL, first))
+		cancel()
+		if err != nil {
+			slog.ErrorContext(r.Context(), "mail the API key", "account", a.ID, "err", err, "request_id", requestID(r.Context()))
+		}
+		p.Mailed = err == nil
+	}
+	render(rw, r, http.StatusOK, "key", p)
+}
+
+func keyMail(to, key, publicURL string, first bool) mail.Message {
+	subject, opening := "Your hensachi API key", "Here is the API key of your hensachi account "+to+"."
+	if !first {
+		subject, opening = "Your new hensachi API key", "The key of your hensachi account "+to+" was rotated: the previous key no longer works. Here is the new one."
+	}
+	return mail.Message{To: to, Subject: subject, Text: opening + "\n\n    " + key + "\n\n" +
+		"Send it in the X-API-Key header (or Authorization: Bearer), never in a URL, and keep it secret.\n" +
+		"If it leaks, rotate it on your account page: " + publicURL + "/account\n"}
+}
+
+// current returns the logged-in account, or redirects to the login page.
+func (w *web) current(rw http.ResponseWriter, r *http.Request) (session, hensachi.Account, bool) {
+	sess, ok := w.jar.session(r, w.s.now())
+	if !ok {
+		http.Redirect(rw, r, "/login", http.StatusSeeOther)
+		return session{}, hensachi.Account{}, false
+	}
+	a, err := w.s.cfg.Store.Account(r.Context(), sess.AccountID)
+	if hensachi.ErrorCode(err) == hensachi.ENotFound {
+		w.jar.clear(rw, w.jar.sessionName)
+		http.Redirect(rw, r, "/login", http.StatusSeeOther)
+		return session{}, hensachi.Account{}, false
+	}
+	if err != nil {
+		w.fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page", err)
+		return session{}, hensachi.Account{}, false
+	}
+	setAccount(r.Context(), a.ID)
+	return sess, a, true
+}
+
+var serviceLabels = map[hensachi.Service]string{hensachi.ServiceTown: "Municipality statistics (/town/v1)", hensachi.ServiceFace: "Face analysis (/face/v1)"}
+
+func (w *web) account(rw http.ResponseWriter, r *http.Request) {
+	sess, a, ok := w.current(rw, r)
+	if !ok {
+		return
+	}
+	keys, err := w.s.cfg.Store.Keys(r.Context(), a.ID)
+	if err != nil {
+		w.fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page: keys", err)
+		return
+	}
+	now := w.s.now()
+	day := hensachi.Day(now)
+	// The meter holds this process's counts, including those not yet written; the store holds
+	// what every process has written, which matters when the other service runs elsewhere.
+	stored := map[hensachi.Service]int64{}
+	if usage, err := w.s.cfg.Store.Usage(r.Context(), day, a.ID); err == nil {
+		for _, u := range usage {
+			stored[u.Service] = u.Count
+		}
+	} else {
+		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", requestID(r.Context()))
+	}
+	p := accountPage{pageBase: pageBase{Title: "Your account"}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
+		Day: day, CSRF: w.jar.csrfToken(sess)}
+	if !a.TermsAcceptedAt.IsZero() {
+		p.TermsAccepted = a.TermsAcceptedAt.In(hensachi.Tokyo).Format("2006-01-02 15:04 JST")
+	}
+	for _, k := range keys {
+		if !k.Revoked() {
+			p.Hints = append(p.Hints, k.Hint)
+		}
+	}
+	for _, svc := range []hensachi.Service{hensachi.ServiceTown, hensachi.ServiceFace} {
+		p.Usage = append(p.Usage, usageRow{Service: string(svc), Label: serviceLabels[svc],
+			Used: max(w.s.meter.Used(a.ID, svc), stored[svc]), Limit: w.s.meter.Limit(a, svc)})
+	}
+	render(rw, r, http.StatusOK, "account", p)
+}
+
+// checkForm accepts a state-changing form only from this site with the session's CSRF token.
+func (w *web) checkForm(rw http.ResponseWriter, r *http.Request, sess session) bool {
+	r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
+	if err := w.cop.Check(r); err != nil {
+		w.fail(rw, r, http.StatusForbidden, "Form refused", "This form did not come from this site. Reload your account page and try again.", "cross-origin form", err)
+		return false
+	}
+	if !w.jar.checkCSRF(sess, r.PostFormValue("csrf")) {
+		w.fail(rw, r, http.StatusForbidden, "Form refused", "This form has expired. Reload your account page and try again.", "form without a valid CSRF token", nil)
+		return false
+	}
+	return true
+}
+
+// rotate revokes the account's keys and issues a new one, shown once and mailed.
+func (w *web) rotate(rw http.ResponseWriter, r *http.Request) {
+	sess, a, ok := w.current(rw, r)
+	if !ok || !w.checkForm(rw, r, sess) {
+		return
+	}
+	old, err := w.s.cfg.Store.Keys(r.Context(), a.ID)
+	if err != nil {
+		w.fail(rw, r, http.StatusInternalServerError, "Rotation failed", "The key could not be rotated. Try again shortly.", "rotate: keys", err)
+		return
+	}
+	key, stored := hensachi.NewAPIKey()
+	if _, err := w.s.cfg.Store.RotateKey(r.Context(), a.ID, stored); err != nil {
+		w.fail(rw, r, http.StatusInternalServerError, "Rotation failed", "The key could not be rotated. Try again shortly.", "rotate", err)
+		return
+	}
+	// this process stops accepting the old keys at once; others within their key cache TTL
+	w.s.keys.forget(old)
+	slog.InfoContext(r.Context(), "key rotated from the account page", "account", a.ID, "request_id", requestID(r.Context()))
+	w.showKey(rw, r, a, key, false)
+}
+
+func (w *web) logout(rw http.ResponseWriter, r *http.Request) {
+	sess, ok := w.jar.session(r, w.s.now())
+	if ok && !w.checkForm(rw, r, sess) {
+		return
+	}
+	w.jar.clear(rw, w.jar.sessionName)
+	http.Redirect(rw, r, "/login", http.StatusSeeOther)
+}
+
+// fail logs why a page failed, with the request id, and shows the user a message without it.
+func (w *web) fail(rw http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
+	level := slog.LevelWarn
+	if status >= 500 && status != http.StatusBadGateway && status != http.StatusServiceUnavailable {
+		level = slog.LevelError
+	}
+	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", requestID(r.Context()), "path", r.URL.Path)
+	message(rw, r, status, title, msg, status != http.StatusTooManyRequests)
+}
+
+// forget drops cached lookups of keys, so a revocation made here takes effect at once.
+func (c *keyCache) forget(keys []hensachi.APIKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		delete(c.entries, k.Hash)
+	}
+}
