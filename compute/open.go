@@ -105,66 +105,30 @@ func newDataset(data []byte) (d *Dataset, err error) {
 // bindColumns finds every column by name and checks its type.
 func (d *Dataset) bindColumns() error {
 	var err error
-	col := func(name string) arrow.Array {
-		idx := d.rec.Schema().FieldIndices(name)
-		if len(idx) != 1 {
-			err = errors.Join(err, fmt.Errorf("%w: column %s missing", ErrDataset, name))
-			return nil
-		}
-		return d.rec.Column(idx[0])
-	}
-	typed := func(name string, a arrow.Array, ok bool) {
-		if a != nil && !ok {
-			err = errors.Join(err, fmt.Errorf("%w: column %s has type %s", ErrDataset, name, a.DataType()))
-		}
-	}
-	str := func(name string) *array.String {
-		a := col(name)
-		s, ok := a.(*array.String)
-		typed(name, a, ok)
-		return s
-	}
-	f64 := func(name string) *array.Float64 {
-		a := col(name)
-		s, ok := a.(*array.Float64)
-		typed(name, a, ok)
-		return s
-	}
-	i64 := func(name string) *array.Int64 {
-		a := col(name)
-		s, ok := a.(*array.Int64)
-		typed(name, a, ok)
-		return s
-	}
-	i32 := func(name string) *array.Int32 {
-		a := col(name)
-		s, ok := a.(*array.Int32)
-		typed(name, a, ok)
-		return s
-	}
-	d.code, d.name, d.prefCode, d.prefName = str(colCode), str(colName), str(colPrefCode), str(colPrefName)
+	r := d.rec
+	d.code, d.name = bind[*array.String](r, colCode, &err), bind[*array.String](r, colName, &err)
+	d.prefCode, d.prefName = bind[*array.String](r, colPrefCode, &err), bind[*array.String](r, colPrefName, &err)
 	for _, a := range hensachi.Axes {
-		v, h, r := AxisColumns(a.Key)
-		d.axisValue = append(d.axisValue, f64(v))
-		d.axisHensachi = append(d.axisHensachi, f64(h))
-		d.axisRank = append(d.axisRank, i32(r))
+		v, h, rank := AxisColumns(a.Key)
+		d.axisValue = append(d.axisValue, bind[*array.Float64](r, v, &err))
+		d.axisHensachi = append(d.axisHensachi, bind[*array.Float64](r, h, &err))
+		d.axisRank = append(d.axisRank, bind[*array.Int32](r, rank, &err))
 	}
 	for _, s := range hensachi.Stats {
-		d.stat = append(d.stat, f64(StatColumn(s.Key)))
+		d.stat = append(d.stat, bind[*array.Float64](r, StatColumn(s.Key), &err))
 	}
-	d.receiptsYen, d.receiptsCount, d.receiptsRank = i64(colReceiptsYen), i64(colReceiptsCount), i32(colReceiptsRank)
-	d.deductionsYen, d.deductionDonors = i64(colDeductionsYen), i64(colDeductionDonors)
-	d.balanceYen, d.balanceRank = i64(colBalanceYen), i32(colBalanceRank)
-	h := col(colHistory)
-	list, ok := h.(*array.List)
-	typed(colHistory, h, ok)
-	if ok {
-		d.history = list
-		st, ok := list.ListValues().(*array.Struct)
+	d.receiptsYen, d.receiptsCount = bind[*array.Int64](r, colReceiptsYen, &err), bind[*array.Int64](r, colReceiptsCount, &err)
+	d.receiptsRank = bind[*array.Int32](r, colReceiptsRank, &err)
+	d.deductionsYen, d.deductionDonors = bind[*array.Int64](r, colDeductionsYen, &err), bind[*array.Int64](r, colDeductionDonors, &err)
+	d.balanceYen, d.balanceRank = bind[*array.Int64](r, colBalanceYen, &err), bind[*array.Int32](r, colBalanceRank, &err)
+	if d.history = bind[*array.List](r, colHistory, &err); d.history != nil {
+		st, ok := d.history.ListValues().(*array.Struct)
 		if ok && st.NumField() == 2 {
 			d.historyAmounts, ok = st.Field(1).(*array.Int64)
 		}
-		typed(colHistory, h, ok)
+		if !ok {
+			err = errors.Join(err, fmt.Errorf("%w: column %s is not a list of (fiscal_year, amount_thousand_yen)", ErrDataset, colHistory))
+		}
 	}
 	if err != nil {
 		return err
@@ -235,6 +199,22 @@ func (d *Dataset) Score(a, i int) hensachi.Score {
 		Hensachi: d.axisHensachi[a].Value(i),
 		Rank:     int(d.axisRank[a].Value(i)),
 	}
+}
+
+// bind returns the column of a record with the given name and array type, adding a problem to
+// *errs when it is missing or of another type.
+func bind[T arrow.Array](r arrow.RecordBatch, name string, errs *error) T {
+	var col T
+	idx := r.Schema().FieldIndices(name)
+	if len(idx) != 1 {
+		*errs = errors.Join(*errs, fmt.Errorf("%w: column %s missing", ErrDataset, name))
+		return col
+	}
+	col, ok := r.Column(idx[0]).(T)
+	if !ok {
+		*errs = errors.Join(*errs, fmt.Errorf("%w: column %s has type %s", ErrDataset, name, r.Column(idx[0]).DataType()))
+	}
+	return col
 }
 
 // nullable is an Arrow array of T with a validity bitmap.
