@@ -97,7 +97,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			}
 		}()
 		members, err := h(c, ps)
-		limit := s.meter.Limit(account, service)
+		limit := s.cfg.Limits.Daily(account.Plan, service)
 		switch {
 		case errors.Is(err, errNotModified):
 			s.setRateLimit(w, limit, s.meter.Used(account.ID, service))

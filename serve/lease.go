@@ -282,10 +282,6 @@ func (m *leaseMeter) finish(r *Reservation, success bool) int64 {
 	return l.used()
 }
 
-func (m *leaseMeter) Limit(account hensachi.Account, service hensachi.Service) int64 {
-	return m.limits.Daily(account.Plan, service)
-}
-
 func (m *leaseMeter) Used(accountID int64, service hensachi.Service) int64 {
 	key := hensachi.UsageKey{AccountID: accountID, Service: service, Day: hensachi.Day(m.now())}
 	m.mu.Lock()

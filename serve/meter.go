@@ -21,8 +21,6 @@ type quota interface {
 	// EDailyLimitExceeded (429) when no unit is left, and with EUnavailable (503) when the units
 	// live in a database that cannot be reached.
 	Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*Reservation, error)
-	// Limit returns an account's daily limit on a service.
-	Limit(account hensachi.Account, service hensachi.Service) int64
 	// Used returns the day's count for an account and service as this process knows it.
 	Used(accountID int64, service hensachi.Service) int64
 	// Run writes counts to the store until ctx ends, then once more.
@@ -129,11 +127,6 @@ func (m *Meter) finish(r *Reservation, success bool) int64 {
 		}
 	}
 	return c.used
-}
-
-// Limit returns an account's daily limit on a service.
-func (m *Meter) Limit(account hensachi.Account, service hensachi.Service) int64 {
-	return m.limits.Daily(account.Plan, service)
 }
 
 // Used returns the day's count for an account and service.

@@ -14,6 +14,9 @@ const maxParamLen = 64
 // parseQuery parses a query string strictly: a malformed string, an unknown parameter, a repeated
 // one or an overlong value is an invalid parameter, so a typo never silently changes a result.
 func parseQuery(raw string, allowed ...string) (map[string]string, error) {
+	if raw == "" {
+		return nil, nil // most calls have no query; reading a nil map is fine
+	}
 	vals, err := url.ParseQuery(raw)
 	if err != nil {
 		return nil, hensachi.ParamError("", "the query string is malformed: %v", err)
