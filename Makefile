@@ -17,7 +17,7 @@ build:
 ingest: build
 	$(BIN) ingest -out $(DATASET)
 
-$(DATASET): $(shell find ingest compute -name '*.go' -not -name '*_test.go') ingest/sources.json
+$(DATASET): $(shell find ingest compute dataset -name '*.go' -not -name '*_test.go') ingest/sources.json
 	$(BIN) ingest -out $(DATASET)
 
 # Builds what is missing (binary, dataset) and starts the server on the embedded store.
@@ -59,7 +59,7 @@ bench: bench-go
 	scripts/bench-town.sh
 
 bench-go: runtime models
-	$(GO) test -run '^$$' -bench . -benchmem ./compute/...
+	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x ./serve/
 

@@ -83,13 +83,13 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		setAccount(r.Context(), account.ID)
 		c := &call{s: s, w: w, r: r, account: account, service: service}
 		if service == hensachi.ServiceTown {
-			snap := s.datasets.acquire()
+			snap := s.datasets.Acquire()
 			if snap == nil {
 				writeError(w, r, &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down"), after: time.Second})
 				return
 			}
-			defer snap.release()
-			c.town = snap.town
+			defer snap.Release()
+			c.town = snap.Derived
 		}
 		defer func() {
 			if c.res != nil {

@@ -63,18 +63,18 @@ type pageRow struct{ Label, Hensachi, Value, Unit, Rank string }
 
 // municipalityPage is the human page that page_url points at; it needs no key.
 func (s *Server) municipalityPage(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	snap := s.datasets.acquire()
+	snap := s.datasets.Acquire()
 	if snap == nil {
 		writeError(w, r, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down"))
 		return
 	}
-	defer snap.release()
-	i := snap.ds.Index(ps.ByName("code"))
+	defer snap.Release()
+	i := snap.Derived.ds.Index(ps.ByName("code"))
 	if i < 0 {
 		writeError(w, r, hensachi.Errorf(hensachi.ENotFound, "there is no municipality %q", truncateParam(ps.ByName("code"))))
 		return
 	}
-	m := snap.ds.Municipality(i)
+	m := snap.Derived.ds.Municipality(i)
 	num := func(o hensachi.Optional[float64]) string {
 		if !o.Valid {
 			return "—"
@@ -85,7 +85,7 @@ func (s *Server) municipalityPage(w http.ResponseWriter, r *http.Request, ps htt
 		hensachi.Municipality
 		Scores, Stats                             []pageRow
 		FiscalYear, Receipts, Deductions, Updated string
-	}{Municipality: m, FiscalYear: snap.ds.Meta.Furusato.Receipts.FiscalYear, Updated: snap.ds.Meta.DataUpdated}
+	}{Municipality: m, FiscalYear: snap.Derived.ds.Meta.Furusato.Receipts.FiscalYear, Updated: snap.Derived.ds.Meta.DataUpdated}
 	for a, sc := range m.Scores {
 		row := pageRow{Label: hensachi.Axes[a].Label, Value: num(sc.Value), Unit: hensachi.Axes[a].Unit, Hensachi: "—"}
 		if sc.Value.Valid {

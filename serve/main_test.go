@@ -16,6 +16,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/ingest"
 	"github.com/hensachi/hensachi/internal/testenv"
 	"github.com/hensachi/hensachi/sqlite"
@@ -55,7 +56,7 @@ func realDataset(t testing.TB, dir string) string {
 		t.Fatal(buildErr)
 	}
 	path := filepath.Join(dir, "dataset.arrow")
-	if _, err := compute.WriteDataset(path, built.Municipalities, built.Meta); err != nil {
+	if _, err := dataset.Write(path, built.Municipalities, built.Meta); err != nil {
 		t.Fatal(err)
 	}
 	return path

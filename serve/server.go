@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/face"
 )
 
@@ -50,7 +51,7 @@ type Server struct {
 	now      func() time.Time
 	keys     *keyCache
 	meter    quota
-	datasets *datasetHolder
+	datasets *dataset.Holder[*town]
 	metrics  *metrics
 	web      *web
 	router   *httprouter.Router
@@ -84,7 +85,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.New("no service to run: give a dataset, a face analyzer or both")
 	}
 	if cfg.DatasetPath != "" {
-		if s.datasets, err = openHolder(cfg.DatasetPath, cfg.PublicURL); err != nil {
+		if s.datasets, err = dataset.NewHolder(cfg.DatasetPath, func(ds *dataset.Dataset) *town { return newTown(ds, cfg.PublicURL) }); err != nil {
 			return nil, err
 		}
 	}
@@ -167,10 +168,10 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	var problems []string
 	if s.datasets != nil {
-		if snap := s.datasets.acquire(); snap == nil {
+		if snap := s.datasets.Acquire(); snap == nil {
 			problems = append(problems, "dataset: not loaded")
 		} else {
-			snap.release()
+			snap.Release()
 		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
@@ -197,7 +198,7 @@ func (s *Server) Run(ctx context.Context) {
 	done := make(chan struct{})
 	go func() {
 		if s.datasets != nil {
-			s.datasets.watch(ctx, hup, s.cfg.WatchInterval)
+			s.datasets.Watch(ctx, hup, s.cfg.WatchInterval)
 		}
 		close(done)
 	}()
@@ -215,7 +216,7 @@ func (s *Server) Close() {
 		s.web.close()
 	}
 	if s.datasets != nil {
-		s.datasets.close()
+		s.datasets.Close()
 	}
 }
 

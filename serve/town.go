@@ -11,13 +11,13 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/dataset"
 )
 
 // town is what the statistics handlers serve from one dataset: the mapped file and what is
 // derived from it once (ranking orders, the meta document) or lazily (encoded municipalities).
 type town struct {
-	ds      *compute.Dataset
+	ds      *dataset.Dataset
 	baseURL string
 	etag    string
 	meta    []byte // `"data":{…}` of GET /meta
@@ -30,7 +30,7 @@ type town struct {
 	lists            map[string][]byte // by prefecture code, "" for all
 }
 
-func newTown(ds *compute.Dataset, baseURL string) *town {
+func newTown(ds *dataset.Dataset, baseURL string) *town {
 	t := &town{ds: ds, baseURL: strings.TrimSuffix(baseURL, "/"), etag: `"` + ds.Version + `"`,
 		prefs: map[string]hensachi.Prefecture{}, municipalityJSON: make([]atomic.Pointer[[]byte], ds.Len())}
 	for _, p := range ds.Meta.Prefectures {

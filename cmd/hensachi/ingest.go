@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/ingest"
 )
 
@@ -31,7 +32,7 @@ func runIngest(_ context.Context, args []string) error {
 	compute.Apply(res.Municipalities, &res.Meta)
 	log.Info("ranked axes and hometown tax", "municipalities", len(res.Municipalities), "took", time.Since(step).Round(time.Millisecond).String())
 	step = time.Now()
-	version, err := compute.WriteDataset(*out, res.Municipalities, res.Meta)
+	version, err := dataset.Write(*out, res.Municipalities, res.Meta)
 	if err != nil {
 		return err
 	}

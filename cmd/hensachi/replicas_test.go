@@ -21,6 +21,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/fixtures"
 	"github.com/hensachi/hensachi/ingest"
 	"github.com/hensachi/hensachi/internal/pgtest"
@@ -80,7 +81,7 @@ func fixtureDataset(t *testing.T) string {
 	}
 	compute.Apply(res.Municipalities, &res.Meta)
 	path := filepath.Join(t.TempDir(), "dataset.arrow")
-	if _, err := compute.WriteDataset(path, res.Municipalities, res.Meta); err != nil {
+	if _, err := dataset.Write(path, res.Municipalities, res.Meta); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -1,4 +1,4 @@
-package compute_test
+package dataset_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/ingest"
 	"github.com/hensachi/hensachi/internal/testenv"
 )
@@ -20,7 +21,7 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // buildReal builds the dataset from the real source files into dir and opens it.
-func buildReal(t testing.TB, dir string) (*compute.Dataset, *ingest.Result, []byte) {
+func buildReal(t testing.TB, dir string) (*dataset.Dataset, *ingest.Result, []byte) {
 	t.Helper()
 	raw := testenv.Shared(t, "data/raw")
 	res, err := ingest.Build(raw, quiet)
@@ -29,11 +30,11 @@ func buildReal(t testing.TB, dir string) (*compute.Dataset, *ingest.Result, []by
 	}
 	compute.Apply(res.Municipalities, &res.Meta)
 	path := filepath.Join(dir, "dataset.arrow")
-	version, err := compute.WriteDataset(path, res.Municipalities, res.Meta)
+	version, err := dataset.Write(path, res.Municipalities, res.Meta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := compute.OpenDataset(path)
+	ds, err := dataset.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestRealDataset(t *testing.T) {
 	})
 }
 
-func municipality(t *testing.T, ds *compute.Dataset, code string) hensachi.Municipality {
+func municipality(t *testing.T, ds *dataset.Dataset, code string) hensachi.Municipality {
 	t.Helper()
 	i := ds.Index(code)
 	if i < 0 {
@@ -222,7 +223,7 @@ func BenchmarkIngest(b *testing.B) {
 			b.Fatal(err)
 		}
 		compute.Apply(res.Municipalities, &res.Meta)
-		if _, err := compute.WriteDataset(out, res.Municipalities, res.Meta); err != nil {
+		if _, err := dataset.Write(out, res.Municipalities, res.Meta); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package compute
+package dataset
 
 import (
 	"crypto/sha256"
@@ -94,10 +94,10 @@ func schemaFields() []arrow.Field {
 	)
 }
 
-// WriteDataset writes the dataset atomically: a temporary file in the same directory is written,
+// Write writes the dataset atomically: a temporary file in the same directory is written,
 // synced and renamed over path, so a reader sees either the old file or the whole new one. It
 // returns the dataset version.
-func WriteDataset(path string, ms []hensachi.Municipality, meta hensachi.Meta) (string, error) {
+func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta) (string, error) {
 	metaJSON, err := json.Marshal(meta)
 	if err != nil {
 		return "", fmt.Errorf("encode meta: %w", err)

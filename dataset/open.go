@@ -1,4 +1,4 @@
-package compute
+package dataset
 
 import (
 	"crypto/sha256"
@@ -40,8 +40,8 @@ type Dataset struct {
 // ErrDataset marks a file that is not a dataset of this layout.
 var ErrDataset = errors.New("not a hensachi dataset")
 
-// OpenDataset maps the dataset file read-only and checks its layout.
-func OpenDataset(path string) (*Dataset, error) {
+// Open maps the dataset file read-only and checks its layout.
+func Open(path string) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
