@@ -3,6 +3,7 @@ package hensachi
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes: stable snake_case identifiers that clients can branch on. The HTTP layer maps each
@@ -30,9 +31,17 @@ type Error struct {
 	Code    string
 	Message string
 	Param   string // the one parameter at fault, if any
+	// RetryAfter, when set, is how long the client should wait before trying again (429, 503).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// RetryIn sets how long the client should wait before trying again and returns e.
+func (e *Error) RetryIn(after time.Duration) *Error {
+	e.RetryAfter = after
+	return e
+}
 
 // Errorf returns an Error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {

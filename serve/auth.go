@@ -86,7 +86,7 @@ func (c *keyCache) lookup(ctx context.Context, hash [32]byte) (keyEntry, error) 
 		e = keyEntry{err: hensachi.Errorf(hensachi.EInvalidAPIKey, "unknown API key")}
 	case err != nil:
 		slog.ErrorContext(ctx, "look up API key", "err", err)
-		return keyEntry{}, &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly"), after: 5 * time.Second}
+		return keyEntry{}, hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly").RetryIn(5 * time.Second)
 	default:
 		e = keyEntry{key: k, account: a}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/quota"
 )
 
 // call is one keyed API request in progress.
@@ -21,7 +22,7 @@ type call struct {
 	account hensachi.Account
 	service hensachi.Service
 	town    *town // the dataset snapshot this call reads, for the statistics service
-	res     *Reservation
+	res     *quota.Reservation
 }
 
 // errNotModified ends a call with 304; it is not an error the client sees.
@@ -42,7 +43,7 @@ func (c *call) serve(etag string, produce func() ([]byte, error)) ([]byte, error
 
 // reserve holds one unit of the account's daily quota; it must precede any costly work.
 func (c *call) reserve() error {
-	res, err := c.s.meter.Reserve(c.r.Context(), c.account, c.service)
+	res, err := c.s.quota.Reserve(c.r.Context(), c.account, c.service)
 	if err != nil {
 		if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded { // not a database that is away
 			c.s.metrics.limitRejections.WithLabelValues(string(c.service)).Inc()
@@ -85,7 +86,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		if service == hensachi.ServiceTown {
 			snap := s.datasets.Acquire()
 			if snap == nil {
-				writeError(w, r, &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down"), after: time.Second})
+				writeError(w, r, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down").RetryIn(time.Second))
 				return
 			}
 			defer snap.Release()
@@ -100,7 +101,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		limit := s.cfg.Limits.Daily(account.Plan, service)
 		switch {
 		case errors.Is(err, errNotModified):
-			s.setRateLimit(w, limit, s.meter.Used(account.ID, service))
+			s.setRateLimit(w, limit, s.quota.Used(account.ID, service))
 			w.WriteHeader(http.StatusNotModified)
 			return
 		case err != nil:

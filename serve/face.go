@@ -109,9 +109,9 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	faces, err := s.cfg.Faces.Analyze(c.r.Context(), img)
 	switch {
 	case errors.Is(err, face.ErrOverloaded):
-		return nil, &retryError{err: hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly"), after: time.Second}
+		return nil, hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
 	case errors.Is(err, face.ErrClosed):
-		return nil, &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the face service is shutting down; retry shortly"), after: time.Second}
+		return nil, hensachi.Errorf(hensachi.EUnavailable, "the face service is shutting down; retry shortly").RetryIn(time.Second)
 	case errors.Is(err, context.Canceled):
 		return nil, hensachi.Errorf(hensachi.EUnavailable, "the client went away")
 	case err != nil:

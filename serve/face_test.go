@@ -150,7 +150,7 @@ func TestPredictNoFace(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.body), `"faces_detected":0,"results":[]`) {
 		t.Fatalf("no face: %d %s", r.status, r.body)
 	}
-	if used := ts.meter.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
 		t.Errorf("a successful analysis without faces counted %d, want 1", used)
 	}
 }
@@ -198,7 +198,7 @@ func TestPredictErrors(t *testing.T) {
 			}
 		})
 	}
-	if used := ts.meter.Used(ts.freeID, hensachi.ServiceFace); used != 0 {
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 0 {
 		t.Errorf("failed uploads counted %d", used)
 	}
 	if r := ts.do(t, "GET", "/face/v1/predict", "X-API-Key", ts.freeKey); r.status != 405 {

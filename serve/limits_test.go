@@ -76,7 +76,7 @@ func TestRateLimitHeaders(t *testing.T) {
 	if got := r.header.Get("RateLimit"); got != `"daily";r=99;t=30` {
 		t.Errorf("RateLimit %q", got)
 	}
-	used := ts.meter.Used(ts.freeID, hensachi.ServiceTown)
+	used := ts.quota.Used(ts.freeID, hensachi.ServiceTown)
 	for range 100 - used {
 		ts.get(t, "/town/v1/meta")
 	}
@@ -121,51 +121,6 @@ func TestPlanChange(t *testing.T) {
 	if u.Plan != "pro" || u.LimitToday != 10000 {
 		t.Errorf("usage after upgrade %+v", u)
 	}
-}
-
-func TestMeterFlushRetriesAfterFailure(t *testing.T) {
-	ts := newTestServer(t)
-	ts.get(t, "/town/v1/meta")
-	ts.stop() // flushes 1
-	store := &failingStore{Store: ts.store}
-	m, err := NewMeter(context.Background(), store, hensachi.DefaultLimits(), time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acct := hensachi.Account{ID: ts.freeID, Plan: hensachi.PlanFree}
-	for range 3 {
-		res, err := m.Reserve(context.Background(), acct, hensachi.ServiceTown)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Commit()
-	}
-	res, _ := m.Reserve(context.Background(), acct, hensachi.ServiceTown)
-	res.Release() // a failed call: not counted
-	store.fail.Store(true)
-	if err := m.Flush(context.Background()); err == nil {
-		t.Fatal("flush to a failing store succeeded")
-	}
-	store.fail.Store(false)
-	if err := m.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	usage, _ := ts.store.Usage(context.Background(), hensachi.Day(time.Now()), ts.freeID)
-	if len(usage) != 1 || usage[0].Count != 4 {
-		t.Errorf("stored %+v, want 4 (1 before, 3 after a failed flush)", usage)
-	}
-}
-
-type failingStore struct {
-	hensachi.Store
-	fail atomic.Bool
-}
-
-func (f *failingStore) AddUsage(ctx context.Context, d []hensachi.Usage) error {
-	if f.fail.Load() {
-		return hensachi.Errorf(hensachi.EUnavailable, "store down")
-	}
-	return f.Store.AddUsage(ctx, d)
 }
 
 // TestStoreDownIs503 checks that a key lookup against an unreachable store is a 503 with Retry-After.

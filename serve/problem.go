@@ -42,15 +42,6 @@ type problem struct {
 	Param     string `json:"param,omitempty"`
 }
 
-// retryError asks the client to come back after a while (429, 503).
-type retryError struct {
-	err   *hensachi.Error
-	after time.Duration
-}
-
-func (e *retryError) Error() string { return e.err.Error() }
-func (e *retryError) Unwrap() error { return e.err }
-
 // writeError answers with the problem document for err. Errors that are not hensachi.Error are
 // internal: the client sees a generic message, the log gets the error with the request id.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -74,9 +65,8 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case http.StatusUnauthorized:
 		h.Set("WWW-Authenticate", `Bearer realm="hensachi"`)
 	}
-	var re *retryError
-	if errors.As(err, &re) {
-		h.Set("Retry-After", strconv.Itoa(max(1, int((re.after+time.Second-1)/time.Second))))
+	if e != nil && e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(max(1, int((e.RetryAfter+time.Second-1)/time.Second))))
 	}
 	body, _ := json.Marshal(p)
 	h.Set("Content-Type", "application/problem+json")

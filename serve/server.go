@@ -20,6 +20,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/quota"
 )
 
 // Config configures a Server. The zero value of each optional field picks a safe default.
@@ -50,7 +51,7 @@ type Server struct {
 	cfg      Config
 	now      func() time.Time
 	keys     *keyCache
-	meter    quota
+	quota    quota.Enforcer
 	datasets *dataset.Holder[*town]
 	metrics  *metrics
 	web      *web
@@ -89,7 +90,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.meter, err = newQuota(ctx, cfg.Store, cfg.Limits, cfg.Now); err != nil {
+	if s.quota, err = quota.New(ctx, cfg.Store, cfg.Limits, cfg.Now); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}
@@ -205,7 +206,7 @@ func (s *Server) Run(ctx context.Context) {
 	if s.cfg.Uploads != nil {
 		go s.cfg.Uploads.RunSweeper(ctx, time.Hour)
 	}
-	s.meter.Run(ctx)
+	s.quota.Run(ctx)
 	<-done
 }
 

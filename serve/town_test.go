@@ -235,7 +235,7 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	// none of the failures counted
-	if used := ts.meter.Used(ts.freeID, hensachi.ServiceTown); used != 1 {
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 1 {
 		t.Errorf("used_today = %d after one success and many failures, want 1", used)
 	}
 }
@@ -256,7 +256,7 @@ func TestETag(t *testing.T) {
 	if r := ts.do(t, "GET", "/town/v1/meta", "X-API-Key", ts.freeKey, "If-None-Match", `"stale"`); r.status != 200 {
 		t.Errorf("stale tag: status %d", r.status)
 	}
-	if used := ts.meter.Used(ts.freeID, hensachi.ServiceTown); used != 2 {
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 2 {
 		t.Errorf("used %d after two 200s and three 304s, want 2", used)
 	}
 	// a 304 still needs a valid key

@@ -342,7 +342,7 @@ func (w *web) account(rw http.ResponseWriter, r *http.Request) {
 	}
 	for _, svc := range []hensachi.Service{hensachi.ServiceTown, hensachi.ServiceFace} {
 		p.Usage = append(p.Usage, usageRow{Service: string(svc), Label: serviceLabels[svc],
-			Used: max(w.s.meter.Used(a.ID, svc), stored[svc]), Limit: w.s.cfg.Limits.Daily(a.Plan, svc)})
+			Used: max(w.s.quota.Used(a.ID, svc), stored[svc]), Limit: w.s.cfg.Limits.Daily(a.Plan, svc)})
 	}
 	render(rw, r, http.StatusOK, "account", p)
 }

@@ -1,4 +1,4 @@
-package serve
+package quota
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // memQuota is an in-memory hensachi.QuotaStore with the grant rules of the real ones (which
-// internal/storetest checks), for testing leaseMeter's side of the protocol: blocks, waiting calls,
+// internal/storetest checks), for testing Leased's side of the protocol: blocks, waiting calls,
 // idle return, failures. The PostgreSQL store runs the whole protocol across processes in
 // cmd/hensachi's replica tests.
 type memQuota struct {
@@ -88,9 +88,9 @@ func (q *memQuota) syncCount() int {
 	return q.syncs
 }
 
-func newTestLeaseMeter(t *testing.T, q *memQuota, limits hensachi.Limits, now func() time.Time) *leaseMeter {
+func newTestLeased(t *testing.T, q *memQuota, limits hensachi.Limits, now func() time.Time) *Leased {
 	t.Helper()
-	m, err := newLeaseMeter(context.Background(), q, limits, now)
+	m, err := NewLeased(context.Background(), q, limits, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func newTestLeaseMeter(t *testing.T, q *memQuota, limits hensachi.Limits, now fu
 
 // burst makes n calls at once spread over the meters, each committing; it returns the successes
 // and checks that every failure is a 429.
-func burst(t *testing.T, meters []*leaseMeter, acct hensachi.Account, n int) (ok int64, used []int64) {
+func burst(t *testing.T, meters []*Leased, acct hensachi.Account, n int) (ok int64, used []int64) {
 	t.Helper()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -133,7 +133,7 @@ func burst(t *testing.T, meters []*leaseMeter, acct hensachi.Account, n int) (ok
 func TestLeaseExactAcrossProcesses(t *testing.T) {
 	q := newMemQuota()
 	limits := hensachi.DefaultLimits()
-	meters := []*leaseMeter{newTestLeaseMeter(t, q, limits, time.Now), newTestLeaseMeter(t, q, limits, time.Now)}
+	meters := []*Leased{newTestLeased(t, q, limits, time.Now), newTestLeased(t, q, limits, time.Now)}
 	acct := hensachi.Account{ID: 7, Plan: hensachi.PlanFree}
 	const limit = 100
 	first, used := burst(t, meters, acct, 400)
@@ -174,7 +174,7 @@ func TestLeaseExactAcrossProcesses(t *testing.T) {
 func TestLeaseBlocksSaveRoundTrips(t *testing.T) {
 	q := newMemQuota()
 	limits := hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1_000_000}}
-	meters := []*leaseMeter{newTestLeaseMeter(t, q, limits, time.Now), newTestLeaseMeter(t, q, limits, time.Now)}
+	meters := []*Leased{newTestLeased(t, q, limits, time.Now), newTestLeased(t, q, limits, time.Now)}
 	acct := hensachi.Account{ID: 8, Plan: hensachi.PlanPro}
 	const calls = 20000
 	var wg sync.WaitGroup
@@ -212,9 +212,9 @@ func TestLeaseRefusals(t *testing.T) {
 	clock := func() time.Time { return now }
 	q := newMemQuota()
 	limits := hensachi.Limits{hensachi.PlanFree: {hensachi.ServiceTown: 3}}
-	a, b := newTestLeaseMeter(t, q, limits, clock), newTestLeaseMeter(t, q, limits, clock)
+	a, b := newTestLeased(t, q, limits, clock), newTestLeased(t, q, limits, clock)
 	acct := hensachi.Account{ID: 9, Plan: hensachi.PlanFree}
-	reserve := func(m *leaseMeter) (*Reservation, error) {
+	reserve := func(m *Leased) (*Reservation, error) {
 		return m.Reserve(context.Background(), acct, hensachi.ServiceTown)
 	}
 	var held []*Reservation
@@ -226,8 +226,8 @@ func TestLeaseRefusals(t *testing.T) {
 		held = append(held, res)
 	}
 	_, err := reserve(b)
-	var re *retryError
-	if hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded || !errors.As(err, &re) || re.after != 2*FlushInterval {
+	var re *hensachi.Error
+	if hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded || !errors.As(err, &re) || re.RetryAfter != 2*FlushInterval {
 		t.Fatalf("while the other process holds units in calls: %v", err)
 	}
 	syncs := q.syncCount()
@@ -254,8 +254,8 @@ func TestLeaseRefusals(t *testing.T) {
 	}
 	_, err = reserve(b)
 	midnight := hensachi.NextReset(now).Sub(now)
-	if !errors.As(err, &re) || re.after != midnight {
-		t.Errorf("with every unit a success: %v (Retry-After %v, want %v)", err, re.after, midnight)
+	if !errors.As(err, &re) || re.RetryAfter != midnight {
+		t.Errorf("with every unit a success: %v (Retry-After %v, want %v)", err, re.RetryAfter, midnight)
 	}
 	// a plan with a higher limit asks the store again at once
 	pro := hensachi.Account{ID: 9, Plan: hensachi.PlanPro}
@@ -271,7 +271,7 @@ func TestLeaseRefusals(t *testing.T) {
 func TestLeaseStoreAway(t *testing.T) {
 	q := newMemQuota()
 	limits := hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1000}}
-	m := newTestLeaseMeter(t, q, limits, time.Now)
+	m := newTestLeased(t, q, limits, time.Now)
 	acct := hensachi.Account{ID: 10, Plan: hensachi.PlanPro}
 	key := hensachi.UsageKey{AccountID: acct.ID, Service: hensachi.ServiceTown, Day: hensachi.Day(time.Now())}
 	call := func() error {
@@ -291,8 +291,8 @@ func TestLeaseStoreAway(t *testing.T) {
 		}
 	}
 	err := call()
-	var re *retryError
-	if hensachi.ErrorCode(err) != hensachi.EUnavailable || !errors.As(err, &re) || re.after <= 0 {
+	var re *hensachi.Error
+	if hensachi.ErrorCode(err) != hensachi.EUnavailable || !errors.As(err, &re) || re.RetryAfter <= 0 {
 		t.Fatalf("a call that needs the store while it is away: %v", err)
 	}
 	if err := m.flush(context.Background(), false); err == nil {
@@ -338,7 +338,7 @@ func TestLeaseDayChange(t *testing.T) {
 	clock := func() time.Time { return now }
 	q := newMemQuota()
 	limits := hensachi.Limits{hensachi.PlanFree: {hensachi.ServiceTown: 50}}
-	m := newTestLeaseMeter(t, q, limits, clock)
+	m := newTestLeased(t, q, limits, clock)
 	acct := hensachi.Account{ID: 11, Plan: hensachi.PlanFree}
 	for range 10 { // fast calls: a block ahead
 		res, err := m.Reserve(context.Background(), acct, hensachi.ServiceTown)

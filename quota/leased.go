@@ -1,4 +1,4 @@
-package serve
+package quota
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// leaseMeter is the quota of a process that shares its database with other server processes
+// Leased is the quota of a process that shares its database with other server processes
 // (replicas behind a load balancer). Each process leases units of a counter's quota from the store
 // in blocks (hensachi.QuotaStore: the store never lets count + leased exceed the limit) and hands
-// them to calls from memory, exactly as Meter does with its counts; a unit a call does not use
+// them to calls from memory, exactly as Local does with its counts; a unit a call does not use
 // goes back to the process's block. So the successes of all processes together never exceed the
 // limit, and a call costs a database round trip only when its process's block is empty.
 //
@@ -34,7 +34,7 @@ import (
 // ends (at most a block per counter), and the successes of the last second stay counted as leased
 // rather than used. Neither can be leased again, so a crash makes a limit stricter by at most the
 // unused block, never looser; the account's usage report may lag by the last second's calls.
-type leaseMeter struct {
+type Leased struct {
 	store  hensachi.QuotaStore
 	limits hensachi.Limits
 	now    func() time.Time
@@ -89,11 +89,11 @@ type storeOp struct {
 }
 
 // errQuotaUnavailable answers a call whose quota could not be leased: the database is away.
-var errQuotaUnavailable = &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the usage store is unavailable; try again shortly"), after: 2 * time.Second}
+var errQuotaUnavailable = hensachi.Errorf(hensachi.EUnavailable, "the usage store is unavailable; try again shortly").RetryIn(2 * time.Second)
 
-// newLeaseMeter loads today's counts, so that Used knows them before the first lease.
-func newLeaseMeter(ctx context.Context, store hensachi.QuotaStore, limits hensachi.Limits, now func() time.Time) (*leaseMeter, error) {
-	m := &leaseMeter{store: store, limits: limits, now: now, counts: map[hensachi.UsageKey]*lease{}}
+// NewLeased loads today's counts, so that Used knows them before the first lease.
+func NewLeased(ctx context.Context, store hensachi.QuotaStore, limits hensachi.Limits, now func() time.Time) (*Leased, error) {
+	m := &Leased{store: store, limits: limits, now: now, counts: map[hensachi.UsageKey]*lease{}}
 	usage, err := store.Usage(ctx, hensachi.Day(now()), 0)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func newLeaseMeter(ctx context.Context, store hensachi.QuotaStore, limits hensac
 	return m, nil
 }
 
-func (m *leaseMeter) counter(key hensachi.UsageKey) *lease {
+func (m *Leased) counter(key hensachi.UsageKey) *lease {
 	l := m.counts[key]
 	if l == nil {
 		l = &lease{avail: -1}
@@ -113,7 +113,7 @@ func (m *leaseMeter) counter(key hensachi.UsageKey) *lease {
 	return l
 }
 
-func (m *leaseMeter) Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*Reservation, error) {
+func (m *Leased) Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*Reservation, error) {
 	now := m.now()
 	key := hensachi.UsageKey{AccountID: account.ID, Service: service, Day: hensachi.Day(now)}
 	limit := m.limits.Daily(account.Plan, service)
@@ -135,7 +135,7 @@ func (m *leaseMeter) Reserve(ctx context.Context, account hensachi.Account, serv
 				m.mu.Lock()
 				l.waiting--
 				m.mu.Unlock()
-				return nil, &retryError{err: hensachi.Errorf(hensachi.EUnavailable, "the call ended while waiting for quota"), after: time.Second}
+				return nil, hensachi.Errorf(hensachi.EUnavailable, "the call ended while waiting for quota").RetryIn(time.Second)
 			}
 			m.mu.Lock()
 			l.waiting--
@@ -168,7 +168,7 @@ func (l *lease) take() {
 // lease asks the store for the unit of this call, one for each call waiting, and a block ahead;
 // it reports the successes not yet reported on the way. It is called with m.mu held and returns
 // with it released.
-func (m *leaseMeter) lease(ctx context.Context, key hensachi.UsageKey, l *lease, account hensachi.Account, service hensachi.Service, limit int64, now time.Time) (*Reservation, error) {
+func (m *Leased) lease(ctx context.Context, key hensachi.UsageKey, l *lease, account hensachi.Account, service hensachi.Service, limit int64, now time.Time) (*Reservation, error) {
 	if !l.leasedAt.IsZero() {
 		switch age := now.Sub(l.leasedAt); {
 		case age < fastBlock:
@@ -227,7 +227,7 @@ func (m *leaseMeter) lease(ctx context.Context, key hensachi.UsageKey, l *lease,
 // refusal is the 429 for a call that found no unit. When other processes still hold units that
 // are not successes yet, those may come back (calls that fail, blocks given back within two
 // flushes), so Retry-After is short; otherwise the limit is spent until midnight.
-func (m *leaseMeter) refusal(l *lease, account hensachi.Account, service hensachi.Service, limit int64, now time.Time) error {
+func (m *Leased) refusal(l *lease, account hensachi.Account, service hensachi.Service, limit int64, now time.Time) error {
 	after := hensachi.NextReset(now).Sub(now)
 	if l.used() < limit {
 		after = min(after, 2*FlushInterval)
@@ -253,7 +253,7 @@ func (l *lease) seen(st hensachi.QuotaState) {
 // Units given back are kept only when the store says nothing changed; otherwise they may be back
 // in the store, where another process can lease them, so using them here could exceed the limit:
 // they are dropped, and stay leased until the day ends if the sync did not commit.
-func (m *leaseMeter) failed(key hensachi.UsageKey, l *lease, err error) {
+func (m *Leased) failed(key hensachi.UsageKey, l *lease, err error) {
 	l.unsettled += l.settling
 	if l.returning > 0 {
 		if errors.Is(err, hensachi.ErrQuotaUnchanged) {
@@ -266,7 +266,7 @@ func (m *leaseMeter) failed(key hensachi.UsageKey, l *lease, err error) {
 	l.settling, l.returning = 0, 0
 }
 
-func (m *leaseMeter) finish(r *Reservation, success bool) int64 {
+func (m *Leased) finish(r *Reservation, success bool) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	l := m.counts[r.key] // a counter is not deleted while a call holds one of its units
@@ -282,7 +282,7 @@ func (m *leaseMeter) finish(r *Reservation, success bool) int64 {
 	return l.used()
 }
 
-func (m *leaseMeter) Used(accountID int64, service hensachi.Service) int64 {
+func (m *Leased) Used(accountID int64, service hensachi.Service) int64 {
 	key := hensachi.UsageKey{AccountID: accountID, Service: service, Day: hensachi.Day(m.now())}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -295,7 +295,7 @@ func (m *leaseMeter) Used(accountID int64, service hensachi.Service) int64 {
 // flush reports the successes not yet reported and gives back the units of idle counters, of past
 // days, and, when final, all of them, in one transaction. Counters with an operation in flight
 // are left for the next flush.
-func (m *leaseMeter) flush(ctx context.Context, final bool) error {
+func (m *Leased) flush(ctx context.Context, final bool) error {
 	today := hensachi.Day(m.now())
 	op := &storeOp{done: make(chan struct{})}
 	var syncs []hensachi.QuotaSync
@@ -343,4 +343,4 @@ func (m *leaseMeter) flush(ctx context.Context, final bool) error {
 
 // Run reports usage and gives back idle units every FlushInterval until ctx ends, then gives
 // back everything this process holds.
-func (m *leaseMeter) Run(ctx context.Context) { runFlushes(ctx, m.flush) }
+func (m *Leased) Run(ctx context.Context) { runFlushes(ctx, m.flush) }
