@@ -99,3 +99,12 @@ func (c *keyCache) lookup(ctx context.Context, hash [32]byte) (keyEntry, error) 
 	c.mu.Unlock()
 	return e, nil
 }
+
+// forget drops cached lookups of keys, so a revocation made here takes effect at once.
+func (c *keyCache) forget(keys []hensachi.APIKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		delete(c.entries, k.Hash)
+	}
+}

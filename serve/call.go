@@ -11,6 +11,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
 )
 
@@ -81,7 +82,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			writeError(w, r, err)
 			return
 		}
-		setAccount(r.Context(), account.ID)
+		reqinfo.SetAccount(r.Context(), account.ID)
 		c := &call{s: s, w: w, r: r, account: account, service: service}
 		if service == hensachi.ServiceTown {
 			snap := s.datasets.Acquire()

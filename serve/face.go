@@ -18,6 +18,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
 const (
@@ -120,7 +121,7 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	if s.cfg.Uploads != nil {
 		format, _ := face.Sniff(data)
 		if _, err := s.cfg.Uploads.Save(data, format); err != nil {
-			slog.ErrorContext(c.r.Context(), "store upload", "err", err, "request_id", requestID(c.r.Context()))
+			slog.ErrorContext(c.r.Context(), "store upload", "err", err, "request_id", reqinfo.ID(c.r.Context()))
 		}
 	}
 	results := make([]faceJSON, len(faces))

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
@@ -11,28 +10,8 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/reqinfo"
 )
-
-type ctxKey struct{}
-
-// requestInfo travels in the request context: the request id, and the account once known.
-type requestInfo struct {
-	id        string
-	accountID int64
-}
-
-func requestID(ctx context.Context) string {
-	if ri, ok := ctx.Value(ctxKey{}).(*requestInfo); ok {
-		return ri.id
-	}
-	return ""
-}
-
-func setAccount(ctx context.Context, id int64) {
-	if ri, ok := ctx.Value(ctxKey{}).(*requestInfo); ok {
-		ri.accountID = id
-	}
-}
 
 // validRequestID accepts a client's X-Request-Id only if it is short and plain, so it is safe to log.
 func validRequestID(s string) bool {
@@ -87,8 +66,8 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		ri := &requestInfo{id: id}
-		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri))
+		ri := &reqinfo.Info{ID: id}
+		r = r.WithContext(reqinfo.NewContext(r.Context(), ri))
 		w.Header()["X-Request-Id"] = []string{id}
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
@@ -106,7 +85,7 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 			if s.cfg.AccessLog {
 				slog.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
 					slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
-					slog.Int("status", rec.status), slog.Int64("account", ri.accountID),
+					slog.Int("status", rec.status), slog.Int64("account", ri.AccountID),
 					slog.Duration("took", elapsed))
 			}
 		}()

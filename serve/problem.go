@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
 // statusOf maps an error code to its HTTP status; this is the one place where that happens.
@@ -51,7 +52,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status = http.StatusInternalServerError
 	}
 	p := problem{Type: "/problems/" + code, Title: http.StatusText(status), Status: status, Code: code,
-		RequestID: requestID(r.Context())}
+		RequestID: reqinfo.ID(r.Context())}
 	var e *hensachi.Error
 	if errors.As(err, &e) && code != hensachi.EInternal {
 		p.Detail, p.Param = e.Message, e.Param

@@ -21,6 +21,7 @@ import (
 	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/quota"
+	"github.com/hensachi/hensachi/webui"
 )
 
 // Config configures a Server. The zero value of each optional field picks a safe default.
@@ -42,8 +43,8 @@ type Config struct {
 	// Uploads keeps uploaded images; nil turns storage off.
 	Uploads *face.Uploads
 	Now     func() time.Time
-	// Login configures the login and account pages (serve/web.go).
-	Login LoginConfig
+	// Login configures the login and account pages (package webui).
+	Login webui.LoginConfig
 }
 
 // Server serves the APIs.
@@ -54,7 +55,7 @@ type Server struct {
 	quota    quota.Enforcer
 	datasets *dataset.Holder[*town]
 	metrics  *metrics
-	web      *web
+	ui       *webui.UI
 	router   *httprouter.Router
 	handler  http.Handler
 }
@@ -95,7 +96,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}
 	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL, cfg.Now)
-	if s.web, err = newWeb(s, cfg.Login); err != nil {
+	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
+		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now}
+	if s.datasets != nil {
+		deps.Towns = datasetTowns{s.datasets}
+	}
+	if s.ui, err = webui.New(cfg.Login, deps); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -117,13 +123,12 @@ func (s *Server) routes() {
 		town("/municipalities", s.listMunicipalities)
 		town("/rankings/:axis", s.getRanking)
 		town("/meta", s.getMeta)
-		handle(http.MethodGet, "/town/municipalities/:code", s.municipalityPage)
 	}
 	if s.cfg.Faces != nil {
 		handle(http.MethodPost, "/face/v1/predict", s.keyed(hensachi.ServiceFace, s.predict))
 	}
 
-	s.web.routes(handle)
+	s.ui.Routes(handle)
 
 	plain := func(path string, h http.HandlerFunc) {
 		handle(http.MethodGet, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { h(w, req) })
@@ -213,8 +218,8 @@ func (s *Server) Run(ctx context.Context) {
 // Close releases the dataset; call it after Run has returned. The face analyzer belongs to the
 // caller.
 func (s *Server) Close() {
-	if s.web != nil {
-		s.web.close()
+	if s.ui != nil {
+		s.ui.Close()
 	}
 	if s.datasets != nil {
 		s.datasets.Close()

@@ -389,3 +389,20 @@ func (s *Server) getMeta(c *call, _ httprouter.Params) ([]byte, error) {
 	}
 	return c.serve(c.town.etag, func() ([]byte, error) { return c.town.meta, nil })
 }
+
+// datasetTowns gives the web pages the municipalities of the dataset being served.
+type datasetTowns struct{ holder *dataset.Holder[*town] }
+
+func (d datasetTowns) ViewMunicipality(code string, view func(hensachi.Municipality, hensachi.Meta)) error {
+	snap := d.holder.Acquire()
+	if snap == nil {
+		return hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down")
+	}
+	defer snap.Release()
+	i := snap.Dataset.Index(code)
+	if i < 0 {
+		return hensachi.Errorf(hensachi.ENotFound, "there is no municipality %q", truncateParam(code))
+	}
+	view(snap.Dataset.Municipality(i), snap.Dataset.Meta)
+	return nil
+}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,138 +13,71 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// runAccount is the operator's tool for accounts, keys and usage.
+// accountCommands are the operator's tools for accounts, keys and usage, one file each.
+var accountCommands = []struct {
+	name, usage string
+	run         func(ctx context.Context, args []string) error
+}{
+	{"create", "-email ADDR [-plan free|pro]   create an account and print its key (shown once)", runAccountCreate},
+	{"list", "                                 list accounts with plan and active key hints", runAccountList},
+	{"plan", "-account ID|EMAIL -plan P        set the plan", runAccountPlan},
+	{"rotate", "-account ID|EMAIL              revoke the active keys and print a new one", runAccountRotate},
+	{"revoke", "-account ID|EMAIL              revoke the active keys", runAccountRevoke},
+	{"usage", "[-account ID|EMAIL] [-day D]    calls per service on a Tokyo day (default today)", runAccountUsage},
+}
+
 func runAccount(ctx context.Context, args []string) error {
-	const usage = `usage: hensachi account <create|list|plan|rotate|revoke|usage> [flags]
-  create -email ADDR [-plan free|pro]   create an account and print its key (shown once)
-  list                                  list accounts with plan and active key hints
-  plan   -account ID|EMAIL -plan P      set the plan
-  rotate -account ID|EMAIL              revoke the active key and print a new one
-  revoke -account ID|EMAIL              revoke the active keys
-  usage  [-account ID|EMAIL] [-day D]   calls per service on a Tokyo day (default today)`
-	if len(args) == 0 {
-		return fmt.Errorf("%s", usage)
+	if len(args) > 0 {
+		for _, c := range accountCommands {
+			if c.name == args[0] {
+				return c.run(ctx, args[1:])
+			}
+		}
 	}
-	fs := flag.NewFlagSet("account "+args[0], flag.ContinueOnError)
+	var b strings.Builder
+	b.WriteString("usage: hensachi account <command> [flags]")
+	for _, c := range accountCommands {
+		fmt.Fprintf(&b, "\n  %-6s %s", c.name, c.usage)
+	}
+	return errors.New(b.String())
+}
+
+// accountTool is what an account subcommand works with: the account use cases on the selected
+// store, and a table writer for its output.
+type accountTool struct {
+	hensachi.Accounts
+	out *tabwriter.Writer
+}
+
+// openAccountTool parses a subcommand's flags (define adds its own to the store flags) and opens
+// the store; done flushes the output and closes the store.
+func openAccountTool(ctx context.Context, name string, args []string, define func(fs *flag.FlagSet)) (t *accountTool, done func(), err error) {
+	fs := flag.NewFlagSet("account "+name, flag.ContinueOnError)
 	db := dbFlag(fs)
-	email := fs.String("email", "", "e-mail address of the account")
-	plan := fs.String("plan", "", "plan: free or pro")
-	who := fs.String("account", "", "account id or e-mail")
-	day := fs.String("day", "", "usage day YYYY-MM-DD (Asia/Tokyo), default today")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
+	if define != nil {
+		define(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
 	}
 	store, err := db.open(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer store.Close()
-	out := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	defer out.Flush()
-	find := func() (hensachi.Account, error) {
-		if *who == "" {
-			return hensachi.Account{}, fmt.Errorf("-account is required")
-		}
-		if id, err := strconv.ParseInt(*who, 10, 64); err == nil {
-			return store.Account(ctx, id)
-		}
-		return store.AccountByEmail(ctx, *who)
+	t = &accountTool{Accounts: hensachi.Accounts{Store: store, Now: time.Now},
+		out: tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)}
+	return t, func() { t.out.Flush(); store.Close() }, nil
+}
+
+// accountFlag is the -account flag of the subcommands that act on one account.
+func accountFlag(fs *flag.FlagSet, who *string) {
+	fs.StringVar(who, "account", "", "account id or e-mail")
+}
+
+// find resolves the -account flag.
+func (t *accountTool) find(ctx context.Context, who string) (hensachi.Account, error) {
+	if who == "" {
+		return hensachi.Account{}, errors.New("-account is required")
 	}
-	switch args[0] {
-	case "create":
-		if !strings.Contains(*email, "@") {
-			return fmt.Errorf("-email must be an e-mail address")
-		}
-		p := hensachi.Plan(*plan)
-		if *plan == "" {
-			p = hensachi.PlanFree
-		}
-		if !p.Valid() {
-			return fmt.Errorf("-plan must be free or pro")
-		}
-		key, stored := hensachi.NewAPIKey()
-		a, _, err := store.CreateAccount(ctx, hensachi.Account{Email: *email, Plan: p}, stored)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "account\t%d\nemail\t%s\nplan\t%s\napi key\t%s\t(shown once; store it now)\n", a.ID, a.Email, a.Plan, key)
-	case "list":
-		accounts, err := store.Accounts(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(out, "ID\tEMAIL\tPLAN\tCREATED\tACTIVE KEY")
-		for _, a := range accounts {
-			keys, err := store.Keys(ctx, a.ID)
-			if err != nil {
-				return err
-			}
-			hints := []string{}
-			for _, k := range keys {
-				if !k.Revoked() {
-					hints = append(hints, "…"+k.Hint)
-				}
-			}
-			fmt.Fprintf(out, "%d\t%s\t%s\t%s\t%s\n", a.ID, a.Email, a.Plan, a.CreatedAt.Format(time.DateOnly), strings.Join(hints, " "))
-		}
-	case "plan":
-		a, err := find()
-		if err != nil {
-			return err
-		}
-		if err := store.SetPlan(ctx, a.ID, hensachi.Plan(*plan)); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "account %d (%s): plan %s → %s (servers pick it up within their key cache TTL)\n", a.ID, a.Email, a.Plan, *plan)
-	case "rotate":
-		a, err := find()
-		if err != nil {
-			return err
-		}
-		key, stored := hensachi.NewAPIKey()
-		if _, err := store.RotateKey(ctx, a.ID, stored); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "account %d (%s): previous keys revoked\napi key\t%s\t(shown once; store it now)\n", a.ID, a.Email, key)
-	case "revoke":
-		a, err := find()
-		if err != nil {
-			return err
-		}
-		n, err := store.RevokeKeys(ctx, a.ID)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "account %d (%s): %d key(s) revoked\n", a.ID, a.Email, n)
-	case "usage":
-		d := *day
-		if d == "" {
-			d = hensachi.Day(time.Now())
-		} else if _, err := time.Parse(time.DateOnly, d); err != nil {
-			return fmt.Errorf("-day must be YYYY-MM-DD")
-		}
-		var id int64
-		if *who != "" {
-			a, err := find()
-			if err != nil {
-				return err
-			}
-			id = a.ID
-		}
-		usage, err := store.Usage(ctx, d, id)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "usage on %s (Asia/Tokyo; servers write counts every second)\nACCOUNT\tSERVICE\tCALLS\tDEFAULT LIMIT\n", d)
-		for _, u := range usage {
-			a, err := store.Account(ctx, u.AccountID)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "%d %s\t%s\t%d\t%d\n", a.ID, a.Email, u.Service, u.Count, hensachi.DefaultLimits().Daily(a.Plan, u.Service))
-		}
-	default:
-		return fmt.Errorf("%s", usage)
-	}
-	return nil
+	return t.Find(ctx, who)
 }

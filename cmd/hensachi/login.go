@@ -7,7 +7,7 @@ import (
 
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/oidc"
-	"github.com/hensachi/hensachi/serve"
+	"github.com/hensachi/hensachi/webui"
 )
 
 // loginFlags configure login with an identity provider, sessions and the SMTP server that mails
@@ -45,8 +45,8 @@ func orEnv(v *string, name string) string {
 }
 
 // config returns the login configuration; login stays off without a client id.
-func (f *loginFlags) config() (serve.LoginConfig, error) {
-	cfg := serve.LoginConfig{Issuer: *f.issuer, ClientID: *f.clientID, ClientSecret: orEnv(f.clientSecret, "HENSACHI_OIDC_CLIENT_SECRET"),
+func (f *loginFlags) config() (webui.LoginConfig, error) {
+	cfg := webui.LoginConfig{Issuer: *f.issuer, ClientID: *f.clientID, ClientSecret: orEnv(f.clientSecret, "HENSACHI_OIDC_CLIENT_SECRET"),
 		SessionSecret: []byte(orEnv(f.sessionSecret, "HENSACHI_SESSION_SECRET")), TermsVersion: *f.termsVersion,
 		TermsURL: *f.termsURL, ClientIPHeader: *f.clientIPHeader}
 	if *f.smtpAddr != "" {

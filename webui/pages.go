@@ -1,4 +1,4 @@
-package serve
+package webui
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
 // The login and account pages: server-rendered, no script, one inline style sheet. Every page
@@ -110,8 +112,8 @@ type messagePage struct {
 func render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	var buf bytes.Buffer
 	if err := webTemplates.ExecuteTemplate(&buf, name, data); err != nil {
-		slog.ErrorContext(r.Context(), "render page", "page", name, "err", err, "request_id", requestID(r.Context()))
-		http.Error(w, "internal error; request id "+requestID(r.Context()), http.StatusInternalServerError)
+		slog.ErrorContext(r.Context(), "render page", "page", name, "err", err, "request_id", reqinfo.ID(r.Context()))
+		http.Error(w, "internal error; request id "+reqinfo.ID(r.Context()), http.StatusInternalServerError)
 		return
 	}
 	h := w.Header()
@@ -129,7 +131,7 @@ func render(w http.ResponseWriter, r *http.Request, status int, name string, dat
 
 // message renders a short page with the request id, for failures: the log has the cause.
 func message(w http.ResponseWriter, r *http.Request, status int, title, msg string, again bool) {
-	render(w, r, status, "message", messagePage{pageBase: pageBase{Title: title}, Message: msg, RequestID: requestID(r.Context()), Again: again})
+	render(w, r, status, "message", messagePage{pageBase: pageBase{Title: title}, Message: msg, RequestID: reqinfo.ID(r.Context()), Again: again})
 }
 
 // retryAfter sets Retry-After in whole seconds, at least one.

@@ -1,4 +1,4 @@
-package serve
+package webui
 
 import (
 	"crypto/hmac"

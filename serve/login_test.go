@@ -22,6 +22,7 @@ import (
 	"github.com/hensachi/hensachi/internal/testsmtp"
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/sqlite"
+	"github.com/hensachi/hensachi/webui"
 )
 
 // loginEnv is a server with login configured against a test identity provider, mailing keys
@@ -61,7 +62,7 @@ func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 	cfg := Config{DatasetPath: dataset, PublicURL: env.URL, Store: store, WatchInterval: time.Hour,
 		// a long key cache: rotation from the account page must not depend on it expiring
 		KeyCacheTTL: time.Hour,
-		Login: LoginConfig{Issuer: env.idp.URL, ClientID: "hensachi-test", ClientSecret: "test-secret",
+		Login: webui.LoginConfig{Issuer: env.idp.URL, ClientID: "hensachi-test", ClientSecret: "test-secret",
 			SessionSecret: []byte("0123456789abcdef0123456789abcdef"), TermsVersion: termsVersion, Mailer: sender,
 			LoginRate: rate.Inf}}
 	for _, m := range mods {
@@ -576,7 +577,7 @@ func TestCookies(t *testing.T) {
 			idp := testidp.New(t, "c", "s")
 			idp.AllowRedirect(public + "/auth/callback")
 			s, err := New(context.Background(), Config{DatasetPath: realDataset(t, t.TempDir()), PublicURL: public, Store: newMemStore(t),
-				Login: LoginConfig{Issuer: idp.URL, ClientID: "c", ClientSecret: "s", TermsVersion: "1"}})
+				Login: webui.LoginConfig{Issuer: idp.URL, ClientID: "c", ClientSecret: "s", TermsVersion: "1"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -614,11 +615,11 @@ func newMemStore(t testing.TB) *sqlite.Store {
 func TestLoginConfig(t *testing.T) {
 	cases := []struct {
 		name string
-		cfg  LoginConfig
+		cfg  webui.LoginConfig
 	}{
-		{"no terms version", LoginConfig{ClientID: "c"}},
-		{"short session secret", LoginConfig{ClientID: "c", TermsVersion: "1", SessionSecret: []byte("short")}},
-		{"plain http issuer", LoginConfig{ClientID: "c", TermsVersion: "1", Issuer: "http://idp.example"}},
+		{"no terms version", webui.LoginConfig{ClientID: "c"}},
+		{"short session secret", webui.LoginConfig{ClientID: "c", TermsVersion: "1", SessionSecret: []byte("short")}},
+		{"plain http issuer", webui.LoginConfig{ClientID: "c", TermsVersion: "1", Issuer: "http://idp.example"}},
 	}
 	for _, c := range cases {
 		if s, err := New(context.Background(), Config{DatasetPath: realDataset(t, t.TempDir()), Store: newMemStore(t), Login: c.cfg}); err == nil {

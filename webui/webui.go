@@ -1,4 +1,8 @@
-package serve
+// Package webui serves the pages people read in a browser: logging in with an identity provider
+// (OpenID Connect), the account page with the key and the day's usage, and the municipality pages
+// that page_url points at. It receives the narrow parts of the server it needs (Deps) and never
+// the server itself.
+package webui
 
 import (
 	"context"
@@ -15,6 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/oidc"
 )
@@ -43,9 +48,27 @@ type LoginConfig struct {
 	OIDC func(*oidc.Config)
 }
 
-// web serves the login and account pages.
-type web struct {
-	s        *Server
+// Deps are the parts of the server the pages use.
+type Deps struct {
+	PublicURL string // where users reach the server, e.g. https://hensachi.example
+	Accounts  hensachi.Accounts
+	Usage     UsageCounter
+	Limits    hensachi.Limits
+	// KeysRevoked tells the server which keys a rotation revoked, so it stops accepting them at once.
+	KeysRevoked func([]hensachi.APIKey)
+	Towns       Towns // nil: no municipality pages
+	Now         func() time.Time
+}
+
+// UsageCounter is the day's count of calls as the server's quota knows it, including calls not
+// yet written to the store.
+type UsageCounter interface {
+	Used(accountID int64, service hensachi.Service) int64
+}
+
+// UI serves the pages.
+type UI struct {
+	deps     Deps
 	cfg      LoginConfig
 	provider *oidc.Provider // nil: login not configured
 	jar      *cookieJar
@@ -57,8 +80,10 @@ type web struct {
 // maxLimitedAddrs bounds the login rate limiter's map.
 const maxLimitedAddrs = 10_000
 
-func newWeb(s *Server, cfg LoginConfig) (*web, error) {
-	w := &web{s: s, cfg: cfg}
+// New prepares the pages; with a LoginConfig without ClientID the login pages say that login is
+// not configured.
+func New(cfg LoginConfig, deps Deps) (*UI, error) {
+	w := &UI{deps: deps, cfg: cfg}
 	if cfg.ClientID == "" {
 		return w, nil
 	}
@@ -68,9 +93,9 @@ func newWeb(s *Server, cfg LoginConfig) (*web, error) {
 	if cfg.TermsVersion == "" {
 		return nil, errors.New("login: a terms version is required, since logging in accepts the terms")
 	}
-	pub, err := url.Parse(s.cfg.PublicURL)
+	pub, err := url.Parse(deps.PublicURL)
 	if err != nil || (pub.Scheme != "https" && pub.Scheme != "http") || pub.Host == "" {
-		return nil, fmt.Errorf("login: public URL %q must be http(s)://host", s.cfg.PublicURL)
+		return nil, fmt.Errorf("login: public URL %q must be http(s)://host", deps.PublicURL)
 	}
 	secret := cfg.SessionSecret
 	switch {
@@ -93,7 +118,7 @@ func newWeb(s *Server, cfg LoginConfig) (*web, error) {
 		slog.Warn("no SMTP server configured (-smtp-addr): API keys are shown once but not mailed")
 	}
 	oc := oidc.Config{Issuer: cfg.Issuer, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
-		RedirectURL: strings.TrimSuffix(s.cfg.PublicURL, "/") + "/auth/callback", Now: s.now}
+		RedirectURL: strings.TrimSuffix(deps.PublicURL, "/") + "/auth/callback", Now: deps.Now}
 	if cfg.OIDC != nil {
 		cfg.OIDC(&oc)
 	}
@@ -120,14 +145,15 @@ func newWeb(s *Server, cfg LoginConfig) (*web, error) {
 	return w, nil
 }
 
-func (w *web) close() {
+// Close stops the identity provider's key refresh.
+func (w *UI) Close() {
 	if w.provider != nil {
 		w.provider.Close()
 	}
 }
 
-// routes registers the pages through the server's instrumented handle.
-func (w *web) routes(handle func(method, path string, h httprouter.Handle)) {
+// Routes registers the pages through the server's instrumented handle.
+func (w *UI) Routes(handle func(method, path string, h httprouter.Handle)) {
 	page := func(method, path string, h http.HandlerFunc, limited bool) {
 		handle(method, path, func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 			if w.provider == nil {
@@ -136,7 +162,7 @@ func (w *web) routes(handle func(method, path string, h httprouter.Handle)) {
 				return
 			}
 			if limited {
-				if ok, wait := w.limiter.allow(clientAddr(r, w.cfg.ClientIPHeader), w.s.now()); !ok {
+				if ok, wait := w.limiter.allow(clientAddr(r, w.cfg.ClientIPHeader), w.deps.Now()); !ok {
 					retryAfter(rw, wait)
 					message(rw, r, http.StatusTooManyRequests, "Too many attempts",
 						"Too many login attempts from your address. Wait a minute and try again.", false)
@@ -152,10 +178,13 @@ func (w *web) routes(handle func(method, path string, h httprouter.Handle)) {
 	page(http.MethodGet, "/account", w.account, false)
 	page(http.MethodPost, "/account/rotate", w.rotate, false)
 	page(http.MethodPost, "/logout", w.logout, false)
+	if w.deps.Towns != nil {
+		handle(http.MethodGet, "/town/municipalities/:code", w.municipalityPage)
+	}
 }
 
-func (w *web) loginPage(rw http.ResponseWriter, r *http.Request) {
-	if _, ok := w.jar.session(r, w.s.now()); ok {
+func (w *UI) loginPage(rw http.ResponseWriter, r *http.Request) {
+	if _, ok := w.jar.session(r, w.deps.Now()); ok {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
 		return
 	}
@@ -165,7 +194,7 @@ func (w *web) loginPage(rw http.ResponseWriter, r *http.Request) {
 
 // loginStart begins a login: fresh state, nonce and PKCE verifier in the login cookie, and a
 // redirect to the identity provider.
-func (w *web) loginStart(rw http.ResponseWriter, r *http.Request) {
+func (w *UI) loginStart(rw http.ResponseWriter, r *http.Request) {
 	flow := oidc.NewFlow()
 	target, err := w.provider.AuthURL(r.Context(), flow)
 	if err != nil {
@@ -173,7 +202,7 @@ func (w *web) loginStart(rw http.ResponseWriter, r *http.Request) {
 			"The identity provider cannot be reached just now. Try again in a minute.", "start login", err)
 		return
 	}
-	w.jar.setLogin(rw, flow, w.s.now())
+	w.jar.setLogin(rw, flow, w.deps.Now())
 	rw.Header().Set("Cache-Control", "no-store")
 	http.Redirect(rw, r, target, http.StatusSeeOther)
 }
@@ -182,9 +211,9 @@ func (w *web) loginStart(rw http.ResponseWriter, r *http.Request) {
 // its verifier, and the ID token must pass every check. A first login creates the account, which
 // accepts the current terms, and shows its key once; a later one records a newer terms version
 // and goes to the account page.
-func (w *web) callback(rw http.ResponseWriter, r *http.Request) {
+func (w *UI) callback(rw http.ResponseWriter, r *http.Request) {
 	const again = "Your login could not be completed. Start again from the login page."
-	now := w.s.now()
+	now := w.deps.Now()
 	q := r.URL.Query()
 	flow, ok := w.jar.takeLogin(rw, r, now)
 	switch {
@@ -203,7 +232,7 @@ func (w *web) callback(rw http.ResponseWriter, r *http.Request) {
 		return
 	case q.Get("error") != "" || q.Get("code") == "":
 		// the provider's error_description is not shown: it is text from outside
-		w.fail(rw, r, http.StatusBadGateway, "Login failed", again, "provider answered an error", fmt.Errorf("error %q", truncateParam(q.Get("error"))))
+		w.fail(rw, r, http.StatusBadGateway, "Login failed", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
@@ -222,44 +251,27 @@ func (w *web) callback(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	store := w.s.cfg.Store
-	account, err := store.AccountByEmail(ctx, id.Email)
-	if hensachi.ErrorCode(err) == hensachi.ENotFound {
-		key, stored := hensachi.NewAPIKey()
-		account, _, err = store.CreateAccount(ctx, hensachi.Account{Email: id.Email, Plan: hensachi.PlanFree,
-			TermsVersion: w.cfg.TermsVersion, TermsAcceptedAt: now}, stored)
-		if err == nil {
-			setAccount(r.Context(), account.ID)
-			slog.InfoContext(r.Context(), "account created at first login", "account", account.ID, "request_id", requestID(r.Context()))
-			w.jar.setSession(rw, account.ID, w.cfg.SessionTTL, now)
-			w.showKey(rw, r, account, key, true)
-			return
-		}
-		if hensachi.ErrorCode(err) == hensachi.EConflict { // a parallel first login won the race
-			account, err = store.AccountByEmail(ctx, id.Email)
-		}
-	}
+	account, key, err := w.deps.Accounts.LogIn(ctx, id.Email, w.cfg.TermsVersion)
 	if err != nil {
 		w.fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: account", err)
 		return
 	}
-	setAccount(r.Context(), account.ID)
-	if account.TermsVersion != w.cfg.TermsVersion {
-		if err := store.AcceptTerms(ctx, account.ID, w.cfg.TermsVersion, now); err != nil {
-			w.fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: record terms acceptance", err)
-			return
-		}
-	}
-	slog.InfoContext(r.Context(), "login", "account", account.ID, "request_id", requestID(r.Context()))
+	reqinfo.SetAccount(r.Context(), account.ID)
 	w.jar.setSession(rw, account.ID, w.cfg.SessionTTL, now)
+	if key != "" {
+		slog.InfoContext(r.Context(), "account created at first login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
+		w.showKey(rw, r, account, key, true)
+		return
+	}
+	slog.InfoContext(r.Context(), "login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
 	http.Redirect(rw, r, "/account", http.StatusSeeOther)
 }
 
 // showKey mails a new key to the account's verified address and shows it on the page, once.
 // The key itself is never logged.
-func (w *web) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
+func (w *UI) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
 	p := keyPage{pageBase: pageBase{Title: "Your API key"}, First: first, Email: a.Email, Key: key,
-		PublicURL: strings.TrimSuffix(w.s.cfg.PublicURL, "/"), MailOff: w.cfg.Mailer == nil}
+		PublicURL: strings.TrimSuffix(w.deps.PublicURL, "/"), MailOff: w.cfg.Mailer == nil}
 	if !first {
 		p.Title = "Your new API key"
 	}
@@ -268,7 +280,7 @@ func (w *web) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Accoun
 		err := w.cfg.Mailer.Send(ctx, keyMail(a.Email, key, p.PublicURL, first))
 		cancel()
 		if err != nil {
-			slog.ErrorContext(r.Context(), "mail the API key", "account", a.ID, "err", err, "request_id", requestID(r.Context()))
+			slog.ErrorContext(r.Context(), "mail the API key", "account", a.ID, "err", err, "request_id", reqinfo.ID(r.Context()))
 		}
 		p.Mailed = err == nil
 	}
@@ -286,13 +298,13 @@ func keyMail(to, key, publicURL string, first bool) mail.Message {
 }
 
 // current returns the logged-in account, or redirects to the login page.
-func (w *web) current(rw http.ResponseWriter, r *http.Request) (session, hensachi.Account, bool) {
-	sess, ok := w.jar.session(r, w.s.now())
+func (w *UI) current(rw http.ResponseWriter, r *http.Request) (session, hensachi.Account, bool) {
+	sess, ok := w.jar.session(r, w.deps.Now())
 	if !ok {
 		http.Redirect(rw, r, "/login", http.StatusSeeOther)
 		return session{}, hensachi.Account{}, false
 	}
-	a, err := w.s.cfg.Store.Account(r.Context(), sess.AccountID)
+	a, err := w.deps.Accounts.Store.Account(r.Context(), sess.AccountID)
 	if hensachi.ErrorCode(err) == hensachi.ENotFound {
 		w.jar.clear(rw, w.jar.sessionName)
 		http.Redirect(rw, r, "/login", http.StatusSeeOther)
@@ -302,33 +314,33 @@ func (w *web) current(rw http.ResponseWriter, r *http.Request) (session, hensach
 		w.fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page", err)
 		return session{}, hensachi.Account{}, false
 	}
-	setAccount(r.Context(), a.ID)
+	reqinfo.SetAccount(r.Context(), a.ID)
 	return sess, a, true
 }
 
 var serviceLabels = map[hensachi.Service]string{hensachi.ServiceTown: "Municipality statistics (/town/v1)", hensachi.ServiceFace: "Face analysis (/face/v1)"}
 
-func (w *web) account(rw http.ResponseWriter, r *http.Request) {
+func (w *UI) account(rw http.ResponseWriter, r *http.Request) {
 	sess, a, ok := w.current(rw, r)
 	if !ok {
 		return
 	}
-	keys, err := w.s.cfg.Store.Keys(r.Context(), a.ID)
+	keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID)
 	if err != nil {
 		w.fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page: keys", err)
 		return
 	}
-	now := w.s.now()
+	now := w.deps.Now()
 	day := hensachi.Day(now)
 	// The meter holds this process's counts, including those not yet written; the store holds
 	// what every process has written, which matters when the other service runs elsewhere.
 	stored := map[hensachi.Service]int64{}
-	if usage, err := w.s.cfg.Store.Usage(r.Context(), day, a.ID); err == nil {
+	if usage, err := w.deps.Accounts.Store.Usage(r.Context(), day, a.ID); err == nil {
 		for _, u := range usage {
 			stored[u.Service] = u.Count
 		}
 	} else {
-		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", requestID(r.Context()))
+		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", reqinfo.ID(r.Context()))
 	}
 	p := accountPage{pageBase: pageBase{Title: "Your account"}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
 		Day: day, CSRF: w.jar.csrfToken(sess)}
@@ -342,13 +354,13 @@ func (w *web) account(rw http.ResponseWriter, r *http.Request) {
 	}
 	for _, svc := range []hensachi.Service{hensachi.ServiceTown, hensachi.ServiceFace} {
 		p.Usage = append(p.Usage, usageRow{Service: string(svc), Label: serviceLabels[svc],
-			Used: max(w.s.quota.Used(a.ID, svc), stored[svc]), Limit: w.s.cfg.Limits.Daily(a.Plan, svc)})
+			Used: max(w.deps.Usage.Used(a.ID, svc), stored[svc]), Limit: w.deps.Limits.Daily(a.Plan, svc)})
 	}
 	render(rw, r, http.StatusOK, "account", p)
 }
 
 // checkForm accepts a state-changing form only from this site with the session's CSRF token.
-func (w *web) checkForm(rw http.ResponseWriter, r *http.Request, sess session) bool {
+func (w *UI) checkForm(rw http.ResponseWriter, r *http.Request, sess session) bool {
 	r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
 	if err := w.cop.Check(r); err != nil {
 		w.fail(rw, r, http.StatusForbidden, "Form refused", "This form did not come from this site. Reload your account page and try again.", "cross-origin form", err)
@@ -362,29 +374,24 @@ func (w *web) checkForm(rw http.ResponseWriter, r *http.Request, sess session) b
 }
 
 // rotate revokes the account's keys and issues a new one, shown once and mailed.
-func (w *web) rotate(rw http.ResponseWriter, r *http.Request) {
+func (w *UI) rotate(rw http.ResponseWriter, r *http.Request) {
 	sess, a, ok := w.current(rw, r)
 	if !ok || !w.checkForm(rw, r, sess) {
 		return
 	}
-	old, err := w.s.cfg.Store.Keys(r.Context(), a.ID)
+	key, revoked, err := w.deps.Accounts.Rotate(r.Context(), a.ID)
 	if err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "Rotation failed", "The key could not be rotated. Try again shortly.", "rotate: keys", err)
-		return
-	}
-	key, stored := hensachi.NewAPIKey()
-	if _, err := w.s.cfg.Store.RotateKey(r.Context(), a.ID, stored); err != nil {
 		w.fail(rw, r, http.StatusInternalServerError, "Rotation failed", "The key could not be rotated. Try again shortly.", "rotate", err)
 		return
 	}
 	// this process stops accepting the old keys at once; others within their key cache TTL
-	w.s.keys.forget(old)
-	slog.InfoContext(r.Context(), "key rotated from the account page", "account", a.ID, "request_id", requestID(r.Context()))
+	w.deps.KeysRevoked(revoked)
+	slog.InfoContext(r.Context(), "key rotated from the account page", "account", a.ID, "request_id", reqinfo.ID(r.Context()))
 	w.showKey(rw, r, a, key, false)
 }
 
-func (w *web) logout(rw http.ResponseWriter, r *http.Request) {
-	sess, ok := w.jar.session(r, w.s.now())
+func (w *UI) logout(rw http.ResponseWriter, r *http.Request) {
+	sess, ok := w.jar.session(r, w.deps.Now())
 	if ok && !w.checkForm(rw, r, sess) {
 		return
 	}
@@ -393,20 +400,11 @@ func (w *web) logout(rw http.ResponseWriter, r *http.Request) {
 }
 
 // fail logs why a page failed, with the request id, and shows the user a message without it.
-func (w *web) fail(rw http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
+func (w *UI) fail(rw http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
 	level := slog.LevelWarn
 	if status >= 500 && status != http.StatusBadGateway && status != http.StatusServiceUnavailable {
 		level = slog.LevelError
 	}
-	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", requestID(r.Context()), "path", r.URL.Path)
+	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
 	message(rw, r, status, title, msg, status != http.StatusTooManyRequests)
-}
-
-// forget drops cached lookups of keys, so a revocation made here takes effect at once.
-func (c *keyCache) forget(keys []hensachi.APIKey) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, k := range keys {
-		delete(c.entries, k.Hash)
-	}
 }
