@@ -40,7 +40,7 @@ MODELS_DIR ?= models
 SCUT_FBP5500 ?= ../shared/datasets/scut-fbp5500
 export SCUT_FBP5500
 models: build
-	$(GO) run ./face/models/cmd/assemble -out $(MODELS_DIR)
+	$(GO) run ./cmd/assemble-models -out $(MODELS_DIR)
 	cp face/models/attractiveness.json $(MODELS_DIR)/attractiveness.json
 	@if [ -d "$(SCUT_FBP5500)" ]; then $(MAKE) --no-print-directory $(MODELS_DIR)/.attractiveness-reproduced; \
 	else echo "models: $(SCUT_FBP5500) absent; not re-checking the attractiveness model"; fi

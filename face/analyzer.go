@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -374,59 +373,4 @@ func decodeGenderAge(fc1 []float32) (age int, male float64) {
 		}
 	}
 	return age, male
-}
-
-// InferenceFloor measures the bare model time of analysing img: the same session runs on the same
-// inputs as Analyze, with every preparation step (decoding, resizing, alignment, decoding outputs)
-// done beforehand and left out of the clock. It is the floor the end-to-end latency is compared with.
-func (a *Analyzer) InferenceFloor(ctx context.Context, img *RGB) (time.Duration, error) {
-	dets, err := a.Detect(ctx, img)
-	if err != nil {
-		return 0, err
-	}
-	var total time.Duration
-	for _, scale := range detectScales(img.W, img.H) {
-		data, _, _, pw, ph := yunetInput(img, scale)
-		in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
-		if err != nil {
-			return 0, err
-		}
-		outs := make([]ort.Value, len(yunetOutputNames))
-		start := time.Now()
-		err = a.detector.Run([]ort.Value{in}, outs)
-		total += time.Since(start)
-		in.Destroy()
-		destroyAll(outs)
-		if err != nil {
-			return 0, err
-		}
-	}
-	if len(dets) > a.cfg.MaxFaces {
-		dets = dets[:a.cfg.MaxFaces]
-	}
-	for _, d := range dets {
-		raw, norm := faceInputs(Align(img, d.Landmarks))
-		for _, job := range []struct {
-			s    *ort.DynamicAdvancedSession
-			data []float32
-		}{{a.genderAge, raw}, {a.embedding, norm}} {
-			if job.s == nil {
-				continue
-			}
-			in, err := ort.NewTensor(ort.NewShape(1, 3, AlignSize, AlignSize), job.data)
-			if err != nil {
-				return 0, err
-			}
-			outs := []ort.Value{nil}
-			start := time.Now()
-			err = job.s.Run([]ort.Value{in}, outs)
-			total += time.Since(start)
-			in.Destroy()
-			destroyAll(outs)
-			if err != nil {
-				return 0, err
-			}
-		}
-	}
-	return total, nil
 }

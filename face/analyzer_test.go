@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 // modelBundle returns the checked model bundle of `make models`.
-func modelBundle(t *testing.T) *models.Bundle {
+func modelBundle(t testing.TB) *models.Bundle {
 	t.Helper()
 	b, err := models.Load(testenv.Models(t))
 	if err != nil {
@@ -50,7 +50,7 @@ func modelBundle(t *testing.T) *models.Bundle {
 
 // newTestAnalyzer initialises ONNX Runtime and starts an analyzer on the bundle's models with
 // the configuration edited by edit; it is closed when the test ends.
-func newTestAnalyzer(t *testing.T, edit func(*Config)) *Analyzer {
+func newTestAnalyzer(t testing.TB, edit func(*Config)) *Analyzer {
 	t.Helper()
 	a, err := startAnalyzer(t, edit)
 	if err != nil {
@@ -60,7 +60,7 @@ func newTestAnalyzer(t *testing.T, edit func(*Config)) *Analyzer {
 	return a
 }
 
-func startAnalyzer(t *testing.T, edit func(*Config)) (*Analyzer, error) {
+func startAnalyzer(t testing.TB, edit func(*Config)) (*Analyzer, error) {
 	t.Helper()
 	lib := testenv.ONNXRuntime(t)
 	if err := ort.Init(lib); err != nil {
@@ -85,7 +85,7 @@ var sharedAnalyzer struct {
 	a *Analyzer
 }
 
-func testAnalyzer(t *testing.T) *Analyzer {
+func testAnalyzer(t testing.TB) *Analyzer {
 	t.Helper()
 	sharedAnalyzer.Lock()
 	defer sharedAnalyzer.Unlock()
@@ -133,7 +133,7 @@ func scutSample(t *testing.T, perGroup int) []string {
 }
 
 // scutImage decodes one SCUT-FBP5500 image by name.
-func scutImage(t *testing.T, name string) *RGB {
+func scutImage(t testing.TB, name string) *RGB {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(testenv.Shared(t, scutDir), name))
 	if err != nil {

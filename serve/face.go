@@ -29,6 +29,17 @@ const (
 	maxParts = 8
 )
 
+// FaceAnalyzer finds and analyses the faces of an upright image; face.Analyzer is the real one.
+type FaceAnalyzer interface {
+	Analyze(ctx context.Context, img *face.RGB) ([]face.Face, error)
+}
+
+// UploadStore keeps uploaded images, as the operator's terms say; uploads.Store keeps them on disk.
+type UploadStore interface {
+	// Save stores an image; ext is its format's file name extension.
+	Save(data []byte, ext string) (string, error)
+}
+
 // readUpload reads the part named file of a multipart body, enforcing the size cap while reading.
 func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -120,7 +131,7 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	}
 	if s.cfg.Uploads != nil {
 		format, _ := face.Sniff(data)
-		if _, err := s.cfg.Uploads.Save(data, format); err != nil {
+		if _, err := s.cfg.Uploads.Save(data, string(format)); err != nil {
 			slog.ErrorContext(c.r.Context(), "store upload", "err", err, "request_id", reqinfo.ID(c.r.Context()))
 		}
 	}

@@ -3,20 +3,18 @@ package serve
 import (
 	"bytes"
 	"hash/crc32"
-	"image"
-	"image/color"
-	"image/png"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/internal/facetest"
 	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/uploads"
 )
 
 func withFaces(t testing.TB) serverOption {
@@ -24,7 +22,7 @@ func withFaces(t testing.TB) serverOption {
 	dir := t.TempDir()
 	return func(c *Config) {
 		c.Faces = a
-		c.Uploads = &face.Uploads{Dir: dir, Retention: 24 * 3600e9}
+		c.Uploads = &uploads.Store{Dir: dir, Retention: 24 * time.Hour}
 	}
 }
 
@@ -124,7 +122,7 @@ func TestPredict(t *testing.T) {
 		`"face_id"`, `"score"`, `"raw_score"`, `"age"`, `"gender"`, `"gender_prob"`, `"bbox"`, `"x"`, `"y"`, `"width"`, `"height"`, `"usage"`})
 	// the upload was kept, content-addressed
 	var stored int
-	filepath.WalkDir(ts.cfg.Uploads.Dir, func(_ string, d os.DirEntry, _ error) error {
+	filepath.WalkDir(ts.cfg.Uploads.(*uploads.Store).Dir, func(_ string, d os.DirEntry, _ error) error {
 		if d != nil && !d.IsDir() {
 			stored++
 		}
@@ -137,15 +135,7 @@ func TestPredict(t *testing.T) {
 
 func TestPredictNoFace(t *testing.T) {
 	ts := newTestServer(t, withFaces(t))
-	img := image.NewRGBA(image.Rect(0, 0, 200, 150))
-	for y := range 150 {
-		for x := range 200 {
-			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 128, 255})
-		}
-	}
-	var png_ bytes.Buffer
-	png.Encode(&png_, img)
-	ct, body := multipartBody(t, [2]string{"file", png_.String()})
+	ct, body := multipartBody(t, [2]string{"file", string(encodePNGImage(t, 200, 150))})
 	r := ts.post(t, ts.freeKey, ct, body)
 	if r.status != 200 || !strings.Contains(string(r.body), `"faces_detected":0,"results":[]`) {
 		t.Fatalf("no face: %d %s", r.status, r.body)

@@ -19,7 +19,6 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
-	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/webui"
 )
@@ -39,9 +38,9 @@ type Config struct {
 	AccessLog     bool
 	Limits        hensachi.Limits // default: hensachi.DefaultLimits()
 	// Faces analyses images; nil means this process does not run the face service.
-	Faces *face.Analyzer
+	Faces FaceAnalyzer
 	// Uploads keeps uploaded images; nil turns storage off.
-	Uploads *face.Uploads
+	Uploads UploadStore
 	Now     func() time.Time
 	// Login configures the login and account pages (package webui).
 	Login webui.LoginConfig
@@ -208,9 +207,6 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		close(done)
 	}()
-	if s.cfg.Uploads != nil {
-		go s.cfg.Uploads.RunSweeper(ctx, time.Hour)
-	}
 	s.quota.Run(ctx)
 	<-done
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/serve"
+	"github.com/hensachi/hensachi/uploads"
 )
 
 func runServe(ctx context.Context, args []string) error {
@@ -57,7 +57,9 @@ func runServe(ctx context.Context, args []string) error {
 			defer a.Close()
 			cfg.Faces = a
 			if *uploadsDir != "" {
-				cfg.Uploads = &face.Uploads{Dir: *uploadsDir, Retention: *retention}
+				store := &uploads.Store{Dir: *uploadsDir, Retention: *retention}
+				go store.RunSweeper(ctx, time.Hour)
+				cfg.Uploads = store
 			}
 		default:
 			return fmt.Errorf("-services: unknown service %q (town, face)", svc)

@@ -4,7 +4,7 @@
 // origin, where to get it (see Source) and the constants needed to feed it and read it (input
 // name, shape, colour order, mean and scale, output names, alignment template). The files
 // themselves are not in the repository: `make models` assembles them into models/ (see
-// cmd/assemble), and Load refuses a bundle whose files are missing or differ.
+// cmd/assemble-models), and Load refuses a bundle whose files are missing or differ.
 package models
 
 import (

