@@ -22,7 +22,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/dataset"
-	"github.com/hensachi/hensachi/fixtures"
+	"github.com/hensachi/hensachi/internal/fixtures"
 	"github.com/hensachi/hensachi/ingest"
 	"github.com/hensachi/hensachi/internal/pgtest"
 	"github.com/hensachi/hensachi/internal/testenv"
