@@ -6,6 +6,8 @@
 // these types, compute ranks them and writes the Arrow dataset, serve answers HTTP calls from it.
 package hensachi
 
+import "math"
+
 // Optional is a value that may not exist; the zero value is null.
 type Optional[T int64 | float64] struct {
 	V     T
@@ -111,4 +113,10 @@ type Furusato struct {
 	BalanceRank     int
 	// HistoryThousandYen is aligned with Meta.Furusato.History.FiscalYears, oldest first.
 	HistoryThousandYen []Optional[int64]
+}
+
+// Round rounds half away from zero to the given number of decimals, as every published figure is.
+func Round(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
 }

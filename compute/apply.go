@@ -1,8 +1,6 @@
 package compute
 
 import (
-	"math"
-
 	"github.com/hensachi/hensachi"
 )
 
@@ -28,7 +26,7 @@ func Apply(ms []hensachi.Municipality, meta *hensachi.Meta) {
 		am := &meta.Axes[a]
 		am.Count = sum.Count
 		d := field.Decimals + 1
-		am.Median, am.Mean, am.Min, am.Max = round(sum.Median, d), round(sum.Mean, d), sum.Min, sum.Max
+		am.Median, am.Mean, am.Min, am.Max = hensachi.Round(sum.Median, d), hensachi.Round(sum.Mean, d), sum.Min, sum.Max
 	}
 	rankInts(ms, func(f *hensachi.Furusato) (hensachi.Optional[int64], *int) { return f.ReceiptsYen, &f.ReceiptsRank })
 	rankInts(ms, func(f *hensachi.Furusato) (hensachi.Optional[int64], *int) { return f.BalanceYen, &f.BalanceRank })
@@ -48,9 +46,4 @@ func rankInts(ms []hensachi.Municipality, pick func(*hensachi.Furusato) (hensach
 	for j, r := range Rank(values).Rank {
 		*ranks[j] = r
 	}
-}
-
-func round(v float64, decimals int) float64 {
-	p := math.Pow10(decimals)
-	return math.Round(v*p) / p
 }

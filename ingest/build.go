@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -356,10 +355,4 @@ func fieldByKey(key string) hensachi.Field {
 		return hensachi.Stats[i]
 	}
 	panic("ingest: unknown field " + key)
-}
-
-// round rounds half away from zero to the given number of decimals.
-func round(v float64, decimals int) float64 {
-	p := math.Pow10(decimals)
-	return math.Round(v*p) / p
 }

@@ -601,12 +601,6 @@ func buildFixture(t *testing.T, ms []fixtures.Municipality, opts ...fixtures.Opt
 	return res, log.String(), err
 }
 
-// roundTo duplicates build.go's round on purpose, as an independent check of the derived values.
-func roundTo(v float64, decimals int) float64 {
-	p := math.Pow10(decimals)
-	return math.Round(v*p) / p
-}
-
 func TestBuild(t *testing.T) {
 	ms := fixtures.Default()
 	res, log, err := buildFixture(t, ms)
@@ -643,17 +637,17 @@ func TestBuild(t *testing.T) {
 		}
 		s := fm.SSDSE
 		last := len(fixtures.IncomeYears) - 1
-		check(m.Code, "young", axis(m, "young"), roundTo(s["A1301"]/s["A1101"]*100, 2))
-		check(m.Code, "shops", axis(m, "shops"), roundTo((s["H6130"]+s["H6131"])/s["A1101"]*10000, 2))
-		check(m.Code, "income", axis(m, "income"), roundTo(fm.TaxableIncome[last]*1000/fm.Taxpayers[last]/10000, 1))
-		check(m.Code, "inflow", axis(m, "inflow"), roundTo((s["A5101"]-s["A5102"])/s["A1101"]*1000, 2))
+		check(m.Code, "young", axis(m, "young"), hensachi.Round(s["A1301"]/s["A1101"]*100, 2))
+		check(m.Code, "shops", axis(m, "shops"), hensachi.Round((s["H6130"]+s["H6131"])/s["A1101"]*10000, 2))
+		check(m.Code, "income", axis(m, "income"), hensachi.Round(fm.TaxableIncome[last]*1000/fm.Taxpayers[last]/10000, 1))
+		check(m.Code, "inflow", axis(m, "inflow"), hensachi.Round((s["A5101"]-s["A5102"])/s["A1101"]*1000, 2))
 		check(m.Code, "daytime", axis(m, "daytime"), fm.Daytime)
 		check(m.Code, "pop", stat(m, "pop"), s["A1101"])
-		check(m.Code, "area", stat(m, "area"), roundTo(s["B1101"]/100, 2))
-		check(m.Code, "density", stat(m, "density"), roundTo(s["A1101"]/(s["B1101"]/100), 1))
-		check(m.Code, "jobless", stat(m, "jobless"), roundTo(s["F1107"]/(s["F1102"]+s["F1107"])*100, 2))
+		check(m.Code, "area", stat(m, "area"), hensachi.Round(s["B1101"]/100, 2))
+		check(m.Code, "density", stat(m, "density"), hensachi.Round(s["A1101"]/(s["B1101"]/100), 1))
+		check(m.Code, "jobless", stat(m, "jobless"), hensachi.Round(s["F1107"]/(s["F1102"]+s["F1107"])*100, 2))
 		check(m.Code, "fiscal", stat(m, "fiscal"), fm.Fiscal)
-		check(m.Code, "commute", stat(m, "commute"), roundTo(fm.CommutersOut/s["F1102"]*100, 2))
+		check(m.Code, "commute", stat(m, "commute"), hensachi.Round(fm.CommutersOut/s["F1102"]*100, 2))
 		if math.IsNaN(fm.Recycle) {
 			if stat(m, "recycle").Valid {
 				t.Errorf("%s recycle = %v, want null", m.Code, stat(m, "recycle"))

@@ -32,7 +32,7 @@ func (r *Report) record(key, code string, f figure, decimals int) hensachi.Optio
 		r.nulls[key][f.why] = append(r.nulls[key][f.why], code)
 		return hensachi.Optional[float64]{}
 	}
-	return hensachi.Some(round(f.v, decimals))
+	return hensachi.Some(hensachi.Round(f.v, decimals))
 }
 
 func (r *Report) recordInt(key, code string, f figure) hensachi.Optional[int64] {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -141,10 +140,10 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		if f.Male >= 0.5 {
 			gender, prob = "male", f.Male
 		}
-		r := faceJSON{FaceID: i, Age: f.Age, Gender: gender, GenderProb: round(prob, 4),
+		r := faceJSON{FaceID: i, Age: f.Age, Gender: gender, GenderProb: hensachi.Round(prob, 4),
 			BBox: bboxJSON{X: f.X, Y: f.Y, Width: f.W, Height: f.H}}
 		if f.Scored {
-			raw, score := round(f.RawScore, 2), round(f.Score, 1)
+			raw, score := hensachi.Round(f.RawScore, 2), hensachi.Round(f.Score, 1)
 			r.RawScore, r.Score = &raw, &score
 		}
 		results[i] = r
@@ -155,11 +154,6 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, enc...), nil
-}
-
-func round(v float64, decimals int) float64 {
-	p := math.Pow10(decimals)
-	return math.Round(v*p) / p
 }
 
 func jsonMarshal(v any) ([]byte, error) {

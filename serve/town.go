@@ -62,15 +62,15 @@ func dataMember(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// keyed is a JSON object whose members keep their order (axes and statistics in spec order).
-type keyed []member
+// orderedObject is a JSON object whose members keep their order (axes and statistics in spec order).
+type orderedObject []member
 
 type member struct {
 	key   string
 	value any
 }
 
-func (k keyed) MarshalJSON() ([]byte, error) {
+func (k orderedObject) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range k {
@@ -141,8 +141,8 @@ type municipalityJSON struct {
 	Code        string              `json:"code"`
 	Name        string              `json:"name"`
 	Prefecture  hensachi.Prefecture `json:"prefecture"`
-	Scores      keyed               `json:"scores"`
-	Stats       keyed               `json:"stats"`
+	Scores      orderedObject       `json:"scores"`
+	Stats       orderedObject       `json:"stats"`
 	Furusato    furusatoJSON        `json:"furusato"`
 	PageURL     string              `json:"page_url"`
 	DataUpdated string              `json:"data_updated"`

@@ -332,7 +332,7 @@ func (w *UI) account(rw http.ResponseWriter, r *http.Request) {
 	}
 	now := w.deps.Now()
 	day := hensachi.Day(now)
-	// The meter holds this process's counts, including those not yet written; the store holds
+	// The quota holds this process's counts, including those not yet written; the store holds
 	// what every process has written, which matters when the other service runs elsewhere.
 	stored := map[hensachi.Service]int64{}
 	if usage, err := w.deps.Accounts.Store.Usage(r.Context(), day, a.ID); err == nil {

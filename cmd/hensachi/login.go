@@ -37,17 +37,19 @@ func addLoginFlags(fs *flag.FlagSet) *loginFlags {
 	}
 }
 
-func orEnv(v *string, name string) string {
-	if *v != "" {
-		return *v
+// flagOrEnv is a flag's value, or the environment variable name when the flag is empty: for secrets,
+// which must not show as a flag's default in the usage text.
+func flagOrEnv(name string, flag *string) string {
+	if *flag != "" {
+		return *flag
 	}
 	return os.Getenv(name)
 }
 
 // config returns the login configuration; login stays off without a client id.
 func (f *loginFlags) config() (webui.LoginConfig, error) {
-	cfg := webui.LoginConfig{Issuer: *f.issuer, ClientID: *f.clientID, ClientSecret: orEnv(f.clientSecret, "HENSACHI_OIDC_CLIENT_SECRET"),
-		SessionSecret: []byte(orEnv(f.sessionSecret, "HENSACHI_SESSION_SECRET")), TermsVersion: *f.termsVersion,
+	cfg := webui.LoginConfig{Issuer: *f.issuer, ClientID: *f.clientID, ClientSecret: flagOrEnv("HENSACHI_OIDC_CLIENT_SECRET", f.clientSecret),
+		SessionSecret: []byte(flagOrEnv("HENSACHI_SESSION_SECRET", f.sessionSecret)), TermsVersion: *f.termsVersion,
 		TermsURL: *f.termsURL, ClientIPHeader: *f.clientIPHeader}
 	if *f.smtpAddr != "" {
 		policy, err := mail.ParseTLSPolicy(*f.smtpTLS)
@@ -55,7 +57,7 @@ func (f *loginFlags) config() (webui.LoginConfig, error) {
 			return cfg, fmt.Errorf("-smtp-tls: %w", err)
 		}
 		sender, err := mail.NewSMTP(mail.SMTPConfig{Addr: *f.smtpAddr, Username: *f.smtpUser,
-			Password: orEnv(f.smtpPassword, "HENSACHI_SMTP_PASSWORD"), From: *f.smtpFrom, TLS: policy})
+			Password: flagOrEnv("HENSACHI_SMTP_PASSWORD", f.smtpPassword), From: *f.smtpFrom, TLS: policy})
 		if err != nil {
 			return cfg, fmt.Errorf("-smtp-*: %w", err)
 		}

@@ -70,3 +70,11 @@ func defaultRawDir() string {
 	}
 	return local
 }
+
+// envOr is the environment variable name, or def when it is empty or unset: a flag's default.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -78,10 +78,3 @@ func runServe(ctx context.Context, args []string) error {
 	slog.Info("store", "db", db)
 	return srv.ListenAndServe(ctx)
 }
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}

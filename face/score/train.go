@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/hensachi/hensachi"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -58,7 +59,7 @@ func Fit(train []Sample) (*Model, error) {
 			pcs = append(pcs, stat.Correlation(pred, truth, nil))
 		}
 		pc := stat.Mean(pcs, nil)
-		m.Training.CVPearson = append(m.Training.CVPearson, round(pc, 4))
+		m.Training.CVPearson = append(m.Training.CVPearson, hensachi.Round(pc, 4))
 		if pc > bestPC {
 			best, bestPC, bestOOF = li, pc, oof
 		}
@@ -78,7 +79,7 @@ func Fit(train []Sample) (*Model, error) {
 	m.Training.RatingMean, m.Training.RatingSD = stat.PopMeanStdDev(ys, nil)
 	m.Reference = make([]float64, len(bestOOF))
 	for i, v := range bestOOF {
-		m.Reference[i] = round(math.Min(MaxRaw, math.Max(MinRaw, v)), 6)
+		m.Reference[i] = hensachi.Round(math.Min(MaxRaw, math.Max(MinRaw, v)), 6)
 	}
 	slices.Sort(m.Reference)
 	return m, nil
@@ -101,9 +102,4 @@ func (m *Model) Evaluate(test []Sample) Report {
 		rep.Groups[g] = Evaluate(pt[0], pt[1])
 	}
 	return rep
-}
-
-func round(v float64, decimals int) float64 {
-	p := math.Pow10(decimals)
-	return math.Round(v*p) / p
 }

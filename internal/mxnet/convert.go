@@ -74,6 +74,7 @@ func Convert(symbolJSON []byte, params Params, opt Options) (*onnxpb.Model, erro
 	return &onnxpb.Model{
 		IRVersion:    irVersion,
 		OpsetVersion: opsetVersion,
+		// the name the converter had when bundle.json pinned its output's hash; it is part of the bytes
 		ProducerName: "hensachi face/mxnet",
 		Metadata:     opt.Metadata,
 		Graph:        c.graph,
