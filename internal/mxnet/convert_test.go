@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/onnxpb"
 	"github.com/hensachi/hensachi/face/ort"
+	"github.com/hensachi/hensachi/internal/onnxpb"
 	"github.com/hensachi/hensachi/internal/testenv"
 	onnxruntime "github.com/yalue/onnxruntime_go"
 )

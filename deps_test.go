@@ -1,0 +1,67 @@
+package hensachi_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestPackageDependencies keeps each package in its room: it fails when a package comes to depend
+// (directly or not) on one it must not, as `go list -deps` sees it.
+func TestPackageDependencies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	const mod = "github.com/hensachi/hensachi"
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Fields(line)
+		deps[fields[0]] = fields[1:]
+	}
+	rules := []struct {
+		pkg       string // a package, or the packages below a path ending in "/..."
+		forbidden []string
+		why       string
+	}{
+		{mod, []string{mod + "/..."}, "the domain types depend on no other package of the project"},
+		{mod + "/compute", []string{"github.com/apache/arrow-go", mod + "/dataset"}, "ranking maths knows nothing of the file format"},
+		{mod + "/face/...", []string{"github.com/apache/arrow-go", mod + "/dataset", mod + "/serve", mod + "/webui", mod + "/quota", mod + "/ingest"}, "face analysis needs no statistics, HTTP or quota"},
+		{mod + "/webui", []string{mod + "/serve"}, "the pages receive narrow interfaces, never the server"},
+		{mod + "/quota", []string{"net/http", mod + "/serve", mod + "/sqlite", mod + "/postgres"}, "the quota engine has no HTTP and no store of its own"},
+		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
+		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
+		{mod + "/uploads", []string{mod + "/face", mod + "/serve"}, "the upload store keeps bytes, whatever they are"},
+	}
+	for _, r := range rules {
+		matched := 0
+		for pkg, ds := range deps {
+			if pkg != r.pkg && !(strings.HasSuffix(r.pkg, "/...") && matches(pkg, r.pkg)) {
+				continue
+			}
+			matched++
+			for _, d := range ds {
+				for _, f := range r.forbidden {
+					if matches(d, f) {
+						t.Errorf("%s depends on %s: %s", pkg, d, r.why)
+					}
+				}
+			}
+		}
+		if matched == 0 {
+			t.Errorf("rule for %s matches no package", r.pkg)
+		}
+	}
+}
+
+// matches reports whether a package path is pattern or, for a pattern ending in "/...", below it;
+// a plain pattern also covers its subpackages (e.g. a module's packages).
+func matches(pkg, pattern string) bool {
+	if prefix, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return strings.HasPrefix(pkg, prefix+"/")
+	}
+	return pkg == pattern || strings.HasPrefix(pkg, pattern+"/")
+}
