@@ -62,6 +62,7 @@ bench-go: runtime models
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x ./serve/
+	$(GO) test -run '^$$' -bench Analyze -benchtime 40x ./face/
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s
