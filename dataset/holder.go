@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -48,8 +49,9 @@ type Holder[T any] struct {
 	derive  func(*Dataset) T
 	current atomic.Pointer[Snapshot[T]]
 
-	mu   sync.Mutex // serialises reloads
-	stat fileID
+	mu      sync.Mutex // serialises reloads
+	stat    fileID     // the file as last loaded
+	refused fileID     // the file as last refused, not tried again until it changes
 }
 
 // fileID tells whether the file at a path was replaced: an atomic rename gives a new inode.
@@ -103,11 +105,12 @@ func (h *Holder[T]) Reload() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("dataset %s: %w; build it with 'make ingest'", h.path, err)
 	}
-	if h.current.Load() != nil && id == h.stat {
+	if h.current.Load() != nil && (id == h.stat || id == h.refused) {
 		return false, nil
 	}
-	ds, err := Open(h.path)
+	ds, err := openPrivateCopy(h.path)
 	if err != nil {
+		h.refused = id
 		return false, err
 	}
 	next := &Snapshot[T]{Dataset: ds, Derived: h.derive(ds)}
@@ -143,4 +146,27 @@ func (h *Holder[T]) Close() {
 	if s := h.current.Swap(nil); s != nil {
 		s.Release()
 	}
+}
+
+// openPrivateCopy maps a copy of the file that only this process can reach. Operators overwrite
+// the dataset in place (cp new.arrow data/dataset.arrow), and a mapped file truncated or rewritten
+// under a reader kills the process with SIGBUS; the copy is unlinked as soon as it is mapped, so
+// its pages stay exactly as validated. A copy taken while the file is being written fails the
+// checksum and is refused; the next change of the file is tried again.
+func openPrivateCopy(path string) (*Dataset, error) {
+	src, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp("", "hensachi-dataset-*.arrow")
+	if err != nil {
+		return nil, fmt.Errorf("copy dataset %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if _, err := io.Copy(tmp, src); err != nil {
+		return nil, fmt.Errorf("copy dataset %s: %w", path, err)
+	}
+	return openFile(tmp, path)
 }

@@ -40,13 +40,20 @@ type Dataset struct {
 // ErrDataset marks a file that is not a dataset of this layout.
 var ErrDataset = errors.New("not a hensachi dataset")
 
-// Open maps the dataset file read-only and checks its layout.
+// Open maps the dataset file read-only and checks it fully: layout, every offset and length, and
+// the content checksum written with it. The mapping is shared with the file: a server must not
+// map a file someone may overwrite in place (see Holder).
 func Open(path string) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return openFile(f, path)
+}
+
+// openFile maps f; path names it in errors.
+func openFile(f *os.File, path string) (*Dataset, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -66,7 +73,15 @@ func Open(path string) (*Dataset, error) {
 	return d, nil
 }
 
+// newDataset reads and fully checks a mapped file. The Arrow reader trusts the offsets and lengths
+// it finds, so a damaged file can make it panic before any check runs; that panic is the file's
+// fault and is returned as an error.
 func newDataset(data []byte) (d *Dataset, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			d, err = nil, fmt.Errorf("%w: damaged file: %v", ErrDataset, p)
+		}
+	}()
 	r, err := ipc.NewMappedFileReader(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDataset, err)
@@ -94,11 +109,18 @@ func newDataset(data []byte) (d *Dataset, err error) {
 	if err := json.Unmarshal([]byte(metaJSON), &d.Meta); err != nil {
 		return nil, fmt.Errorf("%w: meta: %v", ErrDataset, err)
 	}
-	sum := sha256.Sum256(data)
-	d.Version = versionOf(sum[:])
+	if err := validateColumns(rec); err != nil {
+		return nil, err
+	}
 	if err := d.bindColumns(); err != nil {
 		return nil, err
 	}
+	want, _ := md.GetValue(checksumKey)
+	if got := contentChecksum(metaJSON, d); got != want {
+		return nil, fmt.Errorf("%w: content checksum %.16s… does not match the one written, %.16s…; the file is damaged", ErrDataset, got, want)
+	}
+	sum := sha256.Sum256(data)
+	d.Version = versionOf(sum[:])
 	return d, nil
 }
 

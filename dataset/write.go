@@ -31,10 +31,11 @@ import (
 //	furusato_balance_rank                       int32
 //	furusato_history                            list<struct<fiscal_year: utf8, amount_thousand_yen: int64>>
 //
-// The schema metadata holds "hensachi.meta", the JSON meta document (spec §2.6), and
-// "hensachi.schema", the layout version below. The dataset version is the SHA-256 of the file.
+// The schema metadata holds "hensachi.meta", the JSON meta document (spec §2.6),
+// "hensachi.schema", the layout version below, and "hensachi.checksum", the content checksum that
+// Open verifies (validate.go). The dataset version is the SHA-256 of the file.
 const (
-	SchemaVersion = "1"
+	SchemaVersion = "2"
 	metaKey       = "hensachi.meta"
 	schemaKey     = "hensachi.schema"
 )
@@ -102,12 +103,20 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta) (string,
 	if err != nil {
 		return "", fmt.Errorf("encode meta: %w", err)
 	}
-	md := arrow.NewMetadata([]string{metaKey, schemaKey}, []string{string(metaJSON), SchemaVersion})
-	schema := arrow.NewSchema(schemaFields(), &md)
-	rec, err := buildRecord(schema, ms, meta.Furusato.History.FiscalYears)
+	rec, err := buildRecord(arrow.NewSchema(schemaFields(), nil), ms, meta.Furusato.History.FiscalYears)
 	if err != nil {
 		return "", err
 	}
+	defer rec.Release()
+	// the checksum is taken from the record as a reader decodes it, not from ms
+	written := &Dataset{Meta: meta, rec: rec}
+	if err := written.bindColumns(); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	md := arrow.NewMetadata([]string{metaKey, schemaKey, checksumKey},
+		[]string{string(metaJSON), SchemaVersion, contentChecksum(string(metaJSON), written)})
+	schema := arrow.NewSchema(schemaFields(), &md)
+	rec = array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
 	defer rec.Release()
 
 	dir := filepath.Dir(path)

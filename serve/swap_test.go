@@ -138,3 +138,69 @@ func writeFileAtomic(path string, b []byte) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// TestOverwriteInPlaceUnderLoad: operators copy a new dataset over the served file
+// (cp new.arrow data/dataset.arrow), which truncates and rewrites the same inode. Readers must
+// never see a torn file, and the server must not die of SIGBUS on a mapping that shrank.
+func TestOverwriteInPlaceUnderLoad(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.KeyCacheTTL = time.Minute })
+	path := ts.datasets.Path()
+	versions := make([][]byte, 2)
+	for i, updated := range []string{"2099-03-03", "2099-04-04"} {
+		meta := built.Meta
+		meta.DataUpdated = updated
+		next := filepath.Join(ts.dir, "v"+updated+".arrow")
+		if _, err := dataset.Write(next, built.Municipalities, meta); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions[i] = b
+	}
+
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	var calls atomic.Int64
+	for range 4 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r := ts.do(t, "GET", "/town/v1/municipalities/13101", "X-API-Key", ts.proKey)
+				if r.status != 200 || !json.Valid(r.body) {
+					t.Errorf("status %d during in-place overwrites: %s", r.status, r.body)
+					return
+				}
+				calls.Add(1)
+			}
+		})
+	}
+	for i := range 20 {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0) // what cp does: same inode, truncated
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := versions[i%2]
+		// written in two halves, so a reload may meet a half-written file
+		f.Write(b[:len(b)/2])
+		ts.datasets.Reload() // a half-written file is refused; the previous dataset keeps serving
+		f.Write(b[len(b)/2:])
+		f.Close()
+		if _, err := ts.datasets.Reload(); err != nil {
+			t.Fatalf("overwrite %d: %v", i, err)
+		}
+	}
+	close(stop)
+	readers.Wait()
+	s := ts.datasets.Acquire()
+	defer s.Release()
+	if got := s.Dataset.Meta.DataUpdated; got != "2099-04-04" {
+		t.Errorf("after the overwrites the server serves data of %s", got)
+	}
+	t.Logf("%d calls during 20 in-place overwrites", calls.Load())
+}
