@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -54,18 +55,27 @@ func (m *metrics) route(route string) *routeMetrics {
 	return &routeMetrics{m: m, route: route, latency: m.latency.WithLabelValues(route), requests: map[methodStatus]prometheus.Counter{}}
 }
 
+// methodLabel bounds the method label: methods are client input, and every new value would be a
+// new series for as long as the process lives.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
+}
+
 func (rm *routeMetrics) observe(method string, status int, elapsed time.Duration) {
 	rm.latency.Observe(elapsed.Seconds())
-	k := methodStatus{method, status}
+	k := methodStatus{methodLabel(method), status}
 	rm.mu.RLock()
 	c, ok := rm.requests[k]
 	rm.mu.RUnlock()
 	if !ok {
-		c = rm.m.requests.WithLabelValues(rm.route, method, strconv.Itoa(status))
+		c = rm.m.requests.WithLabelValues(rm.route, k.method, strconv.Itoa(status))
 		rm.mu.Lock()
-		if len(rm.requests) < 64 { // methods are client input: bound what is cached
-			rm.requests[k] = c
-		}
+		rm.requests[k] = c
 		rm.mu.Unlock()
 	}
 	c.Inc()
