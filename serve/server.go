@@ -113,7 +113,13 @@ func (s *Server) routes() {
 	r.RedirectTrailingSlash = false // an API answers the path it is given
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
-	handle := func(method, path string, h httprouter.Handle) { r.Handle(method, path, s.instrument(path, h)) }
+	handle := func(method, path string, h httprouter.Handle) {
+		h = s.instrument(path, h)
+		r.Handle(method, path, h)
+		if method == http.MethodGet { // RFC 9110 §9.3.2: HEAD is GET without the body, which net/http drops
+			r.Handle(http.MethodHead, path, h)
+		}
+	}
 	if s.datasets != nil {
 		town := func(path string, h apiHandler) {
 			handle(http.MethodGet, "/town/v1"+path, s.keyed(hensachi.ServiceTown, h))

@@ -278,3 +278,17 @@ func TestPanicIsAProblem(t *testing.T) {
 		t.Errorf("problem %+v leaks or misses the code", p)
 	}
 }
+
+// TestHead: every GET resource answers HEAD with GET's status and headers and no body.
+func TestHead(t *testing.T) {
+	ts := newTestServer(t)
+	for _, path := range []string{"/town/v1/municipalities/13101", "/town/v1/municipalities", "/town/v1/rankings/income",
+		"/town/v1/meta", "/town/municipalities/13101", "/healthz", "/openapi.json", "/problems/not_found", "/town/v1/municipalities/99999"} {
+		get := ts.do(t, "GET", path, "X-API-Key", ts.proKey)
+		head := ts.do(t, "HEAD", path, "X-API-Key", ts.proKey)
+		if head.status != get.status || len(head.body) != 0 || head.header.Get("Content-Type") != get.header.Get("Content-Type") {
+			t.Errorf("HEAD %s: %d %q (%d body bytes), GET: %d %q", path, head.status, head.header.Get("Content-Type"), len(head.body),
+				get.status, get.header.Get("Content-Type"))
+		}
+	}
+}
