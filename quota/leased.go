@@ -228,11 +228,10 @@ func (m *Leased) lease(ctx context.Context, key hensachi.UsageKey, l *lease, acc
 // are not successes yet, those may come back (calls that fail, blocks given back within two
 // flushes), so Retry-After is short; otherwise the limit is spent until midnight.
 func (m *Leased) refusal(l *lease, account hensachi.Account, service hensachi.Service, limit int64, now time.Time) error {
-	after := hensachi.NextReset(now).Sub(now)
-	if l.used() < limit {
-		after = min(after, 2*FlushInterval)
+	if l.used() < limit { // units are held by calls in progress, here or in another process
+		return busyError(service, min(hensachi.NextReset(now).Sub(now), 2*FlushInterval))
 	}
-	return limitError(account, service, limit, after)
+	return limitError(account, service, limit, hensachi.NextReset(now).Sub(now))
 }
 
 // used is the day's count as this process knows it: the store's count when last seen, plus the

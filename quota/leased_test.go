@@ -98,7 +98,7 @@ func newTestLeased(t *testing.T, q *memQuota, limits hensachi.Limits, now func()
 }
 
 // burst makes n calls at once spread over the meters, each committing; it returns the successes
-// and checks that every failure is a 429.
+// and checks that every failure is a 429, or a 503 while units are held elsewhere.
 func burst(t *testing.T, meters []*Leased, acct hensachi.Account, n int) (ok int64, used []int64) {
 	t.Helper()
 	var wg sync.WaitGroup
@@ -110,7 +110,7 @@ func burst(t *testing.T, meters []*Leased, acct hensachi.Account, n int) (ok int
 			<-start
 			res, err := meters[i%len(meters)].Reserve(context.Background(), acct, hensachi.ServiceTown)
 			if err != nil {
-				if hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded {
+				if code := hensachi.ErrorCode(err); code != hensachi.EDailyLimitExceeded && code != hensachi.EOverloaded {
 					t.Errorf("call %d: %v", i, err)
 				}
 				return
@@ -204,8 +204,8 @@ func TestLeaseBlocksSaveRoundTrips(t *testing.T) {
 	}
 }
 
-// TestLeaseRefusals: Retry-After is short while another process holds units that may come back,
-// and runs to midnight once every unit is a success; a refused call does not ask the store again
+// TestLeaseRefusals: while another process holds units that may come back the call is a 503 with a
+// short Retry-After; once every unit is a success it is a 429 with Retry-After to midnight; a refused call does not ask the store again
 // at once.
 func TestLeaseRefusals(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, hensachi.Tokyo)
@@ -227,11 +227,11 @@ func TestLeaseRefusals(t *testing.T) {
 	}
 	_, err := reserve(b)
 	var re *hensachi.Error
-	if hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded || !errors.As(err, &re) || re.RetryAfter != 2*FlushInterval {
-		t.Fatalf("while the other process holds units in calls: %v", err)
+	if hensachi.ErrorCode(err) != hensachi.EOverloaded || !errors.As(err, &re) || re.RetryAfter != 2*FlushInterval {
+		t.Fatalf("while the other process holds units in calls: %v (want 503 overloaded, not 429)", err)
 	}
 	syncs := q.syncCount()
-	if _, err := reserve(b); hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded || q.syncCount() != syncs {
+	if _, err := reserve(b); hensachi.ErrorCode(err) != hensachi.EOverloaded || q.syncCount() != syncs {
 		t.Errorf("a second refusal at once: %v, %d store syncs (want none)", err, q.syncCount()-syncs)
 	}
 	held[0].Release() // a failed call: its unit can serve another call
@@ -254,8 +254,8 @@ func TestLeaseRefusals(t *testing.T) {
 	}
 	_, err = reserve(b)
 	midnight := hensachi.NextReset(now).Sub(now)
-	if !errors.As(err, &re) || re.RetryAfter != midnight {
-		t.Errorf("with every unit a success: %v (Retry-After %v, want %v)", err, re.RetryAfter, midnight)
+	if hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded || !errors.As(err, &re) || re.RetryAfter != midnight {
+		t.Errorf("with every unit a success: %v (Retry-After %v, want 429 and %v)", err, re.RetryAfter, midnight)
 	}
 	// a plan with a higher limit asks the store again at once
 	pro := hensachi.Account{ID: 9, Plan: hensachi.PlanPro}

@@ -39,7 +39,8 @@ func NewLocal(ctx context.Context, store hensachi.Store, limits hensachi.Limits,
 	return m, nil
 }
 
-// Reserve holds one call for the account on the service, or fails with EDailyLimitExceeded.
+// Reserve holds one call for the account on the service. It fails with EDailyLimitExceeded when
+// the day's successes reach the limit, and with EOverloaded while calls in progress hold the rest.
 func (m *Local) Reserve(_ context.Context, account hensachi.Account, service hensachi.Service) (*Reservation, error) {
 	now := m.now()
 	key := hensachi.UsageKey{AccountID: account.ID, Service: service, Day: hensachi.Day(now)}
@@ -51,8 +52,11 @@ func (m *Local) Reserve(_ context.Context, account hensachi.Account, service hen
 		c = &counter{}
 		m.counts[key] = c
 	}
-	if c.used+c.pending >= limit {
+	switch {
+	case c.used >= limit:
 		return nil, limitError(account, service, limit, hensachi.NextReset(now).Sub(now))
+	case c.used+c.pending >= limit:
+		return nil, busyError(service, time.Second)
 	}
 	c.pending++
 	return &Reservation{owner: m, key: key}, nil

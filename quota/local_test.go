@@ -2,6 +2,7 @@ package quota
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -65,4 +66,39 @@ func (f *failingStore) AddUsage(ctx context.Context, d []hensachi.Usage) error {
 		return hensachi.Errorf(hensachi.EUnavailable, "store down")
 	}
 	return f.Store.AddUsage(ctx, d)
+}
+
+// TestLocalBusyIsNotLimit: units held by calls in progress refuse with 503 and a short
+// Retry-After; only successes that fill the limit give 429 with Retry-After to midnight.
+func TestLocalBusyIsNotLimit(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hensachi.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, hensachi.Tokyo)
+	m, err := NewLocal(ctx, db, hensachi.Limits{hensachi.PlanFree: {hensachi.ServiceTown: 2}}, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := hensachi.Account{ID: 1, Plan: hensachi.PlanFree}
+	first, _ := m.Reserve(ctx, acct, hensachi.ServiceTown)
+	second, _ := m.Reserve(ctx, acct, hensachi.ServiceTown)
+	_, err = m.Reserve(ctx, acct, hensachi.ServiceTown)
+	var e *hensachi.Error
+	if !errors.As(err, &e) || e.Code != hensachi.EOverloaded || e.RetryAfter != time.Second {
+		t.Fatalf("with both units in calls: %v, want overloaded, retry in 1s", err)
+	}
+	first.Release() // that call failed: its unit is free again
+	if third, err := m.Reserve(ctx, acct, hensachi.ServiceTown); err != nil {
+		t.Fatalf("after a failed call gave its unit back: %v", err)
+	} else {
+		third.Commit()
+	}
+	second.Commit()
+	_, err = m.Reserve(ctx, acct, hensachi.ServiceTown)
+	if !errors.As(err, &e) || e.Code != hensachi.EDailyLimitExceeded || e.RetryAfter != 12*time.Hour {
+		t.Fatalf("with the limit used: %v, want daily limit, retry at midnight", err)
+	}
 }

@@ -82,3 +82,10 @@ func runFlushes(ctx context.Context, flush func(ctx context.Context, final bool)
 		}
 	}
 }
+
+// busyError refuses a call while the units left today are held by calls in progress, here or in
+// another process: those calls may yet fail and give their units back, so the limit is not
+// reached and the client should try again shortly (503), not wait for midnight (429).
+func busyError(service hensachi.Service, after time.Duration) error {
+	return hensachi.Errorf(hensachi.EOverloaded, "the remaining %s calls of today's limit are in progress; try again shortly", service).RetryIn(after)
+}

@@ -223,7 +223,8 @@ func fire(reps []*replica, key string, n, par int) []result {
 	return out
 }
 
-// tally counts successes and checks that every other outcome is a well-formed 429.
+// tally counts successes and checks that every other outcome is a well-formed 429, or a 503 that
+// asks to try again while units are held by calls in progress.
 func tally(t *testing.T, results []result, limit int64) (ok int64) {
 	t.Helper()
 	for _, r := range results {
@@ -238,6 +239,10 @@ func tally(t *testing.T, results []result, limit int64) (ok int64) {
 		case r.status == 429:
 			if r.code != hensachi.EDailyLimitExceeded || r.retryAfter == "" {
 				t.Errorf("429 with code %q, Retry-After %q", r.code, r.retryAfter)
+			}
+		case r.status == 503:
+			if r.code != hensachi.EOverloaded || r.retryAfter == "" || len(r.retryAfter) > 1 {
+				t.Errorf("503 with code %q, Retry-After %q; want overloaded, a few seconds", r.code, r.retryAfter)
 			}
 		default:
 			t.Errorf("status %d (%s)", r.status, r.code)
