@@ -87,6 +87,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		if service == hensachi.ServiceTown {
 			snap := s.datasets.Acquire()
 			if snap == nil {
+				s.setRateLimit(w, s.cfg.Limits.Daily(account.Plan, service), s.quota.Used(account.ID, service), 0)
 				writeError(w, r, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down").RetryIn(time.Second))
 				return
 			}
@@ -102,31 +103,38 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		limit := s.cfg.Limits.Daily(account.Plan, service)
 		switch {
 		case errors.Is(err, errNotModified):
-			s.setRateLimit(w, limit, s.quota.Used(account.ID, service))
+			s.setRateLimit(w, limit, s.quota.Used(account.ID, service), 0)
 			w.WriteHeader(http.StatusNotModified)
 			return
 		case err != nil:
-			if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded {
-				s.setRateLimit(w, limit, limit)
+			// every keyed answer says where the account stands, errors included; a 429's reset is
+			// its Retry-After, so the two always agree
+			used, reset := s.quota.Used(account.ID, service), time.Duration(0)
+			var e *hensachi.Error
+			if errors.As(err, &e) && e.Code == hensachi.EDailyLimitExceeded {
+				used, reset = limit, e.RetryAfter
 			}
+			s.setRateLimit(w, limit, used, reset)
 			writeError(w, r, err)
 			return
 		}
 		used := c.res.Commit()
-		s.setRateLimit(w, limit, used)
+		s.setRateLimit(w, limit, used, 0)
 		writeSuccess(w, members, account.Plan, used, limit)
 	}
 }
 
 // setRateLimit sets the IETF draft RateLimit-Policy and RateLimit fields: the daily quota, what
-// remains of it, and the seconds until it resets at midnight in Tokyo.
-func (s *Server) setRateLimit(w http.ResponseWriter, limit, used int64) {
-	now := s.now()
-	reset := int(hensachi.NextReset(now).Sub(now).Seconds())
+// remains of it, and the seconds until it resets at midnight in Tokyo (reset, when not zero).
+func (s *Server) setRateLimit(w http.ResponseWriter, limit, used int64, reset time.Duration) {
+	if reset == 0 {
+		now := s.now()
+		reset = hensachi.NextReset(now).Sub(now)
+	}
 	h := w.Header()
 	// keys in canonical form, assigned directly: this runs on every keyed call
 	h["Ratelimit-Policy"] = []string{`"daily";q=` + strconv.FormatInt(limit, 10) + `;w=86400`}
-	h["Ratelimit"] = []string{`"daily";r=` + strconv.FormatInt(max(0, limit-used), 10) + `;t=` + strconv.Itoa(reset)}
+	h["Ratelimit"] = []string{`"daily";r=` + strconv.FormatInt(max(0, limit-used), 10) + `;t=` + strconv.Itoa(wholeSeconds(reset))}
 }
 
 // Header values shared by every success; net/http only reads them.

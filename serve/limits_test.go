@@ -82,6 +82,13 @@ func TestRateLimitHeaders(t *testing.T) {
 	if got := r.header.Get("RateLimit"); got != `"daily";r=99;t=30` {
 		t.Errorf("RateLimit %q", got)
 	}
+	// errors carry them too, and do not count
+	for _, path := range []string{"/town/v1/rankings/income?limit=0", "/town/v1/municipalities/99999", "/town/v1/rankings/height"} {
+		r := ts.get(t, path)
+		if r.status < 400 || r.header.Get("RateLimit") != `"daily";r=99;t=30` || r.header.Get("RateLimit-Policy") == "" {
+			t.Errorf("%s: status %d, RateLimit %q, RateLimit-Policy %q", path, r.status, r.header.Get("RateLimit"), r.header.Get("RateLimit-Policy"))
+		}
+	}
 	used := ts.quota.Used(ts.freeID, hensachi.ServiceTown)
 	for range 100 - used {
 		ts.get(t, "/town/v1/meta")
@@ -89,6 +96,12 @@ func TestRateLimitHeaders(t *testing.T) {
 	r = ts.get(t, "/town/v1/meta")
 	if r.status != 429 || r.header.Get("Retry-After") != "30" || r.header.Get("RateLimit") != `"daily";r=0;t=30` {
 		t.Errorf("at the limit: status %d, Retry-After %q, RateLimit %q", r.status, r.header.Get("Retry-After"), r.header.Get("RateLimit"))
+	}
+	// Retry-After and t agree when the wait is not whole seconds
+	now = now.Add(500 * time.Millisecond)
+	r = ts.get(t, "/town/v1/meta")
+	if r.header.Get("Retry-After") != "30" || r.header.Get("RateLimit") != `"daily";r=0;t=30` {
+		t.Errorf("29.5 s before the reset: Retry-After %q, RateLimit %q", r.header.Get("Retry-After"), r.header.Get("RateLimit"))
 	}
 	// after midnight in Tokyo the count restarts
 	now = now.Add(time.Minute)

@@ -67,7 +67,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("WWW-Authenticate", `Bearer realm="hensachi"`)
 	}
 	if e != nil && e.RetryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(max(1, int((e.RetryAfter+time.Second-1)/time.Second))))
+		h.Set("Retry-After", strconv.Itoa(wholeSeconds(e.RetryAfter)))
 	}
 	body, _ := json.Marshal(p)
 	h.Set("Content-Type", "application/problem+json")
@@ -75,4 +75,10 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	h.Del("ETag")
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// wholeSeconds rounds a wait up to whole seconds, at least one, as Retry-After and RateLimit's t
+// are written: a client that waits that long is never early.
+func wholeSeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
 }
