@@ -33,9 +33,13 @@ type Error struct {
 	Param   string // the one parameter at fault, if any
 	// RetryAfter, when set, is how long the client should wait before trying again (429, 503).
 	RetryAfter time.Duration
+	// Cause is what went wrong underneath, for the log; its text is never shown to the client.
+	Cause error
 }
 
 func (e *Error) Error() string { return e.Message }
+
+func (e *Error) Unwrap() error { return e.Cause }
 
 // RetryIn sets how long the client should wait before trying again and returns e.
 func (e *Error) RetryIn(after time.Duration) *Error {

@@ -4,10 +4,13 @@ package face
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
+	"strings"
 
 	"github.com/hensachi/hensachi"
 )
@@ -61,7 +64,7 @@ func Decode(data []byte) (*RGB, error) {
 		cfg, err = png.DecodeConfig(bytes.NewReader(data))
 	}
 	if err != nil {
-		return nil, hensachi.Errorf(hensachi.EInvalidImage, "the %s header cannot be read: %v", format, err)
+		return nil, decodeError(format, "header", err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxSide || cfg.Height > MaxSide || cfg.Width*cfg.Height > MaxPixels {
 		return nil, hensachi.Errorf(hensachi.EInvalidImage, "the image is %d×%d pixels; the service takes up to %d pixels and %d per side", cfg.Width, cfg.Height, MaxPixels, MaxSide)
@@ -73,7 +76,7 @@ func Decode(data []byte) (*RGB, error) {
 		img, err = png.Decode(bytes.NewReader(data))
 	}
 	if err != nil {
-		return nil, hensachi.Errorf(hensachi.EInvalidImage, "the %s image is truncated or corrupt: %v", format, err)
+		return nil, decodeError(format, "image", err)
 	}
 	rgb := toRGB(img)
 	orientation := 1
@@ -186,4 +189,23 @@ func (m *RGB) Orient(orientation int) *RGB {
 		}
 	}
 	return out
+}
+
+// decodeError says in the service's own words why a file could not be decoded; the decoder's
+// message ("unexpected EOF", "invalid JPEG format: short Huffman data") stays in the cause, for
+// the log.
+func decodeError(format Format, part string, err error) error {
+	name := strings.ToUpper(string(format))
+	var why string
+	var unsupportedJPEG jpeg.UnsupportedError
+	var unsupportedPNG png.UnsupportedError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		why = "the file ends before the " + part + " does; was the upload cut short?"
+	case errors.As(err, &unsupportedJPEG) || errors.As(err, &unsupportedPNG):
+		why = "the " + part + " uses a " + name + " feature this service does not read (e.g. arithmetic coding or an unusual colour layout); save it again as a baseline or progressive " + name
+	default:
+		why = "the " + part + " is damaged: its data does not follow the " + name + " format"
+	}
+	return &hensachi.Error{Code: hensachi.EInvalidImage, Message: "the " + name + " file cannot be decoded: " + why, Cause: err}
 }

@@ -65,6 +65,11 @@ func TestDecodeErrors(t *testing.T) {
 		{"png cut in IDAT", pngData[:len(pngData)-20], hensachi.EInvalidImage},
 		{"png bad IHDR crc", func() []byte { d := bytes.Clone(pngData); d[29] ^= 0xFF; return d }(), hensachi.EInvalidImage},
 		{"png zero width", pngHeaderOnly(0, 10), hensachi.EInvalidImage},
+		{"jpeg scan data damaged", func() []byte {
+			d := bytes.Clone(jpg)
+			copy(d[sos+14:], bytes.Repeat([]byte{0xFF, 0x00, 0xFF}, 20))
+			return d
+		}(), hensachi.EInvalidImage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			img, err := Decode(tc.data)
@@ -72,6 +77,12 @@ func TestDecodeErrors(t *testing.T) {
 				t.Errorf("Decode returned a %d×%d image", img.W, img.H)
 			}
 			wantCode(t, err, tc.code)
+			// the client reads our words, never the decoder's
+			for _, leak := range []string{"EOF", "invalid JPEG", "invalid format", "Huffman", "unsupported", "crc", "checksum", "png:", "jpeg:"} {
+				if err != nil && strings.Contains(err.Error(), leak) {
+					t.Errorf("message %q repeats the decoder's %q", err.Error(), leak)
+				}
+			}
 		})
 	}
 }

@@ -81,7 +81,7 @@ func uploadError(err error) error {
 	if errors.As(err, &tooBig) {
 		return hensachi.Errorf(hensachi.EFileTooLarge, "the request body is larger than %d bytes; the image may be at most 10 MiB", maxBody)
 	}
-	return hensachi.Errorf(hensachi.EMissingFile, "the multipart body cannot be read: %v", err)
+	return &hensachi.Error{Code: hensachi.EMissingFile, Message: "the multipart body is malformed or ends early; send multipart/form-data with the image in a part named file", Cause: err}
 }
 
 type bboxJSON struct {

@@ -157,6 +157,7 @@ func TestPredictErrors(t *testing.T) {
 		code   string
 	}{
 		{"not multipart", "application/json", bytes.NewBufferString(`{}`), 400, "missing_file"},
+		{"multipart cut short", "multipart/form-data; boundary=x", bytes.NewBufferString("--x\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc"), 400, "missing_file"},
 		{"no file part", "", nil, 400, "missing_file"},
 		{"empty file", "", nil, 400, "missing_file"},
 		{"gif", "", nil, 415, "unsupported_media_type"},
@@ -185,6 +186,11 @@ func TestPredictErrors(t *testing.T) {
 			p := decode[problem](t, r.body)
 			if r.status != tt.status || p.Code != tt.code {
 				t.Errorf("status %d code %s, want %d %s: %s", r.status, p.Code, tt.status, tt.code, r.body)
+			}
+			for _, leak := range []string{"EOF", "multipart:", "invalid JPEG", "Huffman", "png:"} {
+				if strings.Contains(p.Detail, leak) {
+					t.Errorf("detail %q repeats a library's message", p.Detail)
+				}
 			}
 		})
 	}

@@ -56,6 +56,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *hensachi.Error
 	if errors.As(err, &e) && code != hensachi.EInternal {
 		p.Detail, p.Param = e.Message, e.Param
+		if e.Cause != nil {
+			slog.InfoContext(r.Context(), "refused", "code", code, "cause", e.Cause, "request_id", p.RequestID)
+		}
 	} else {
 		p.Code, p.Type = hensachi.EInternal, "/problems/"+hensachi.EInternal
 		p.Detail = "The server failed to answer this request; quote the request id when reporting it."

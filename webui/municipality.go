@@ -51,8 +51,7 @@ func (w *UI) municipalityPage(rw http.ResponseWriter, r *http.Request, ps httpro
 		w.fail(rw, r, http.StatusInternalServerError, "Page failed", "This page could not be shown.", "render municipality page", renderErr)
 		return
 	}
-	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
-	rw.Write(page.Bytes())
+	writePage(rw, r, http.StatusOK, page.Bytes())
 }
 
 type municipalityPageData struct {
