@@ -148,6 +148,9 @@ func (a *Analyzer) Close() {
 	})
 }
 
+// Capacity is how many images the analyzer takes at once: its workers and its queue.
+func (a *Analyzer) Capacity() int { return a.cfg.Workers + a.cfg.QueueSize }
+
 // ErrOverloaded is returned when the queue is full; ErrClosed once the analyzer is shutting down.
 var (
 	ErrOverloaded = errors.New("face analysis queue full")

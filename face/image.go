@@ -49,12 +49,22 @@ type RGB struct {
 	Pix  []uint8
 }
 
-// Decode checks and decodes an upload: the format by content, the pixel count from the header
-// before decoding, then the pixels, turned upright according to the EXIF orientation.
-func Decode(data []byte) (*RGB, error) {
+// Header is what an upload's header says about it, read before any pixel is decoded.
+type Header struct {
+	Format        Format
+	Width, Height int
+	// DecodeBytes is the memory decoding takes at its peak: the decoder's image, whose size
+	// depends on the colour layout and bit depth (16-bit RGBA takes 8 bytes a pixel, grey 1),
+	// plus the packed RGB copy the analysis works on.
+	DecodeBytes int64
+}
+
+// Inspect checks an upload's format by content and its dimensions from the header, so that a
+// decompression bomb is refused and the cost of decoding is known before it is paid.
+func Inspect(data []byte) (Header, error) {
 	format, ok := Sniff(data)
 	if !ok {
-		return nil, hensachi.Errorf(hensachi.EUnsupportedMedia, "the file is neither JPEG nor PNG")
+		return Header{}, hensachi.Errorf(hensachi.EUnsupportedMedia, "the file is neither JPEG nor PNG")
 	}
 	var cfg image.Config
 	var err error
@@ -64,11 +74,44 @@ func Decode(data []byte) (*RGB, error) {
 		cfg, err = png.DecodeConfig(bytes.NewReader(data))
 	}
 	if err != nil {
-		return nil, decodeError(format, "header", err)
+		return Header{}, decodeError(format, "header", err)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxSide || cfg.Height > MaxSide || cfg.Width*cfg.Height > MaxPixels {
-		return nil, hensachi.Errorf(hensachi.EInvalidImage, "the image is %d×%d pixels; the service takes up to %d pixels and %d per side", cfg.Width, cfg.Height, MaxPixels, MaxSide)
+		return Header{}, hensachi.Errorf(hensachi.EInvalidImage, "the image is %d×%d pixels; the service takes up to %d pixels and %d per side", cfg.Width, cfg.Height, MaxPixels, MaxSide)
 	}
+	pixels := int64(cfg.Width) * int64(cfg.Height)
+	return Header{Format: format, Width: cfg.Width, Height: cfg.Height,
+		DecodeBytes: pixels * (bytesPerPixel(cfg.ColorModel) + 3)}, nil
+}
+
+// bytesPerPixel is what the standard decoders allocate per pixel for a colour model.
+func bytesPerPixel(m color.Model) int64 {
+	switch m {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel:
+		return 4
+	case color.Gray16Model:
+		return 2
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.YCbCrModel:
+		return 3 // 4:4:4 at most; subsampled layouts take less
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 8
+}
+
+// Decode checks and decodes an upload: the format by content, the pixel count from the header
+// before decoding, then the pixels, turned upright according to the EXIF orientation.
+func Decode(data []byte) (*RGB, error) {
+	h, err := Inspect(data)
+	if err != nil {
+		return nil, err
+	}
+	format := h.Format
 	var img image.Image
 	if format == JPEG {
 		img, err = jpeg.Decode(bytes.NewReader(data))

@@ -439,3 +439,29 @@ func TestDecodeIgnoresEXIFInPNG(t *testing.T) {
 		t.Fatalf("Decode = %v, %v", got, err)
 	}
 }
+
+// TestInspectCost: the decoding cost follows the colour layout and bit depth, not pixels alone.
+func TestInspectCost(t *testing.T) {
+	const w, h = 40, 30
+	rgba64 := image.NewRGBA64(image.Rect(0, 0, w, h))
+	gray := image.NewGray(image.Rect(0, 0, w, h))
+	nrgba := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for _, tc := range []struct {
+		name string
+		data []byte
+		per  int64
+	}{
+		{"16-bit RGBA PNG", encodePNG(t, rgba64), 8},
+		{"8-bit RGBA PNG", encodePNG(t, nrgba), 4},
+		{"grey PNG", encodePNG(t, gray), 1},
+		{"colour JPEG", encodeJPEG(t, nrgba, 90), 3},
+	} {
+		hd, err := Inspect(tc.data)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if want := int64(w*h) * (tc.per + 3); hd.DecodeBytes != want || hd.Width != w || hd.Height != h {
+			t.Errorf("%s: %d×%d costs %d bytes, want %d", tc.name, hd.Width, hd.Height, hd.DecodeBytes, want)
+		}
+	}
+}

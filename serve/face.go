@@ -106,11 +106,26 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
+	ticket, err := s.faceAdmission.enter(c.account.ID)
+	if err != nil {
+		// refused before the body is read: closing the connection spares reading (and the client
+		// sending) the rest of an upload of up to 10 MiB
+		c.w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	defer ticket.leave()
 	data, err := readUpload(c.w, c.r)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.reserve(); err != nil {
+		return nil, err
+	}
+	header, err := face.Inspect(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := ticket.reserveMemory(header.DecodeBytes); err != nil {
 		return nil, err
 	}
 	img, err := face.Decode(data)
@@ -129,8 +144,7 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	if s.cfg.Uploads != nil {
-		format, _ := face.Sniff(data)
-		if _, err := s.cfg.Uploads.Save(data, string(format)); err != nil {
+		if _, err := s.cfg.Uploads.Save(data, string(header.Format)); err != nil {
 			slog.ErrorContext(c.r.Context(), "store upload", "err", err, "request_id", reqinfo.ID(c.r.Context()))
 		}
 	}

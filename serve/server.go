@@ -41,22 +41,30 @@ type Config struct {
 	Faces FaceAnalyzer
 	// Uploads keeps uploaded images; nil turns storage off.
 	Uploads UploadStore
-	Now     func() time.Time
+	// FaceSlots is how many face calls are admitted at once, from reading the upload to the answer
+	// (default 8: give the analyzer's workers plus its queue); FaceSlotsPerAccount how many of them
+	// one account may hold (default 2); FaceMemory the bytes their decoding may take together
+	// (default 512 MiB, enough for the largest image the pixel guard lets through).
+	FaceSlots           int
+	FaceSlotsPerAccount int
+	FaceMemory          int64
+	Now                 func() time.Time
 	// Login configures the login and account pages (package webui).
 	Login webui.LoginConfig
 }
 
 // Server serves the APIs.
 type Server struct {
-	cfg      Config
-	now      func() time.Time
-	keys     *keyCache
-	quota    quota.Enforcer
-	datasets *dataset.Holder[*town]
-	metrics  *metrics
-	ui       *webui.UI
-	router   *httprouter.Router
-	handler  http.Handler
+	cfg           Config
+	now           func() time.Time
+	keys          *keyCache
+	quota         quota.Enforcer
+	datasets      *dataset.Holder[*town]
+	metrics       *metrics
+	ui            *webui.UI
+	faceAdmission *faceAdmission
+	router        *httprouter.Router
+	handler       http.Handler
 }
 
 // New opens the dataset, loads today's usage counts and builds the routes.
@@ -80,7 +88,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		cfg.PublicURL = "http://" + host
 	}
-	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics()}
+	if cfg.FaceSlots <= 0 {
+		cfg.FaceSlots = 8
+	}
+	if cfg.FaceSlotsPerAccount <= 0 {
+		cfg.FaceSlotsPerAccount = 2
+	}
+	if cfg.FaceMemory <= 0 {
+		cfg.FaceMemory = 512 << 20
+	}
+	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics(),
+		faceAdmission: newFaceAdmission(cfg.FaceSlots, cfg.FaceSlotsPerAccount, cfg.FaceMemory)}
 	var err error
 	if cfg.DatasetPath == "" && cfg.Faces == nil {
 		return nil, errors.New("no service to run: give a dataset, a face analyzer or both")

@@ -37,6 +37,12 @@ func runServe(ctx context.Context, args []string) error {
 		// costs little memory and saves CPU on every request; GOGC in the environment still wins.
 		debug.SetGCPercent(400)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft ceiling, so that the lazier collection above still collects hard before an upload
+		// flood takes the process past it (the face service's decoding budget is 512 MiB);
+		// GOMEMLIMIT in the environment still wins.
+		debug.SetMemoryLimit(768 << 20)
+	}
 	limits, err := hensachi.ParseLimits(*limitSpec, hensachi.DefaultLimits())
 	if err != nil {
 		return err
@@ -55,7 +61,7 @@ func runServe(ctx context.Context, args []string) error {
 				return fmt.Errorf("face service: %w (or run with -services town)", err)
 			}
 			defer a.Close()
-			cfg.Faces = a
+			cfg.Faces, cfg.FaceSlots = a, a.Capacity()
 			if *uploadsDir != "" {
 				store := &uploads.Store{Dir: *uploadsDir, Retention: *retention}
 				go store.RunSweeper(ctx, time.Hour)

@@ -1,0 +1,134 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/face"
+)
+
+// heldAnalyzer keeps every image until released, so a test can fill the face service.
+type heldAnalyzer struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func newHeldAnalyzer() *heldAnalyzer {
+	return &heldAnalyzer{entered: make(chan struct{}, 16), release: make(chan struct{})}
+}
+
+func (a *heldAnalyzer) Analyze(ctx context.Context, _ *face.RGB) ([]face.Face, error) {
+	a.entered <- struct{}{}
+	select {
+	case <-a.release:
+	case <-ctx.Done():
+	}
+	return nil, nil
+}
+
+// startHeld sends an upload that the analyzer holds, and returns once it is being analysed.
+func startHeld(t *testing.T, ts *testServer, a *heldAnalyzer, key string, img []byte, done *sync.WaitGroup) {
+	t.Helper()
+	done.Go(func() {
+		ct, body := multipartBody(t, [2]string{"file", string(img)})
+		if r := ts.post(t, key, ct, body); r.status != 200 {
+			t.Errorf("held call: %d %s", r.status, r.body)
+		}
+	})
+	<-a.entered
+}
+
+// TestFaceAdmissionBeforeTheBody: with every slot taken, a call is refused before its body is
+// read: the 503 arrives while the client is still sending.
+func TestFaceAdmissionBeforeTheBody(t *testing.T) {
+	a := newHeldAnalyzer()
+	ts := newTestServer(t, func(c *Config) { c.Faces, c.FaceSlots = a, 1 })
+	var held sync.WaitGroup
+	startHeld(t, ts, a, ts.proKey, encodePNGImage(t, 32, 32), &held)
+
+	body, send := io.Pipe() // a body that never ends unless the test closes it
+	defer send.Close()
+	// a server that reads the body first never answers; the deadline turns that into a failure
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.http.URL+"/face/v1/predict", body)
+	req.Header.Set("Content-Type", "multipart/form-data; boundary=x")
+	req.Header.Set("X-API-Key", ts.freeKey)
+	go send.Write([]byte("--x\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n"))
+	resp, err := ts.http.Client().Do(req)
+	if err != nil {
+		t.Fatalf("no answer while the body is still being sent: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("with the only slot taken: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	close(a.release)
+	held.Wait()
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 0 {
+		t.Errorf("the refused call counted: %d", used)
+	}
+}
+
+// TestFacePerAccountCap: one account cannot take every slot; another account still gets in.
+func TestFacePerAccountCap(t *testing.T) {
+	a := newHeldAnalyzer()
+	ts := newTestServer(t, func(c *Config) { c.Faces, c.FaceSlots, c.FaceSlotsPerAccount = a, 4, 1 })
+	img := encodePNGImage(t, 32, 32)
+	var held sync.WaitGroup
+	startHeld(t, ts, a, ts.freeKey, img, &held)
+	ct, body := multipartBody(t, [2]string{"file", string(img)})
+	r := ts.post(t, ts.freeKey, ct, body)
+	if p := decode[problem](t, r.body); r.status != http.StatusServiceUnavailable || p.Code != hensachi.EOverloaded {
+		t.Errorf("a second call of the same account: %d %s", r.status, r.body)
+	}
+	startHeld(t, ts, a, ts.proKey, img, &held) // another account is admitted
+	close(a.release)
+	held.Wait()
+}
+
+// TestFaceMemoryBudget: decoding needs its bytes from the budget, counted by bit depth: a 16-bit
+// photo that does not fit while another is decoded waits its turn (503); one larger than the
+// whole budget is refused for good.
+func TestFaceMemoryBudget(t *testing.T) {
+	a := newHeldAnalyzer()
+	// 200×200 16-bit RGBA costs 200·200·(8+3) = 440,000 bytes
+	ts := newTestServer(t, func(c *Config) { c.Faces, c.FaceMemory = a, 600_000 })
+	deep := encodePNG16(t, 200, 200)
+	var held sync.WaitGroup
+	startHeld(t, ts, a, ts.proKey, deep, &held)
+	ct, body := multipartBody(t, [2]string{"file", string(deep)})
+	r := ts.post(t, ts.freeKey, ct, body)
+	if p := decode[problem](t, r.body); r.status != http.StatusServiceUnavailable || p.Code != hensachi.EOverloaded {
+		t.Errorf("a second 16-bit photo while the budget is taken: %d %s", r.status, r.body)
+	}
+	ct, body = multipartBody(t, [2]string{"file", string(encodePNG16(t, 300, 300))})
+	if r := ts.post(t, ts.freeKey, ct, body); r.status != http.StatusBadRequest {
+		t.Errorf("a photo larger than the whole budget: %d %s", r.status, r.body)
+	}
+	startHeld(t, ts, a, ts.freeKey, encodePNGImage(t, 40, 40), &held) // a small 8-bit photo fits beside it
+	close(a.release)
+	held.Wait()
+}
+
+// encodePNG16 encodes a w×h 16-bit RGBA image.
+func encodePNG16(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA64(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i * 7)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
