@@ -28,9 +28,13 @@ var problemDocs = map[string]string{
 	hensachi.EFileTooLarge:       "The upload is larger than 10 MiB.",
 	hensachi.EUnsupportedMedia:   "The file is neither JPEG nor PNG (judged by its content).",
 	hensachi.EDailyLimitExceeded: "The plan's daily limit for this service is reached. It resets at 00:00 Asia/Tokyo; `Retry-After` gives the seconds.",
-	hensachi.EOverloaded:         "The service is busy. Retry after `Retry-After` seconds.",
+	hensachi.EOverloaded:         "The service is busy, or the account's remaining calls of the day are held by calls still in progress. Retry after `Retry-After` seconds.",
 	hensachi.EUnavailable:        "A dependency of the service is unavailable. Retry after `Retry-After` seconds.",
 	hensachi.EInternal:           "The server failed. Quote `request_id` when reporting it.",
+	codeBadRequest:               "The HTTP request itself is malformed (e.g. no Host header); it was refused before reaching the API.",
+	codeHeaderTooLarge:           "The request's headers are larger than the server reads (32 KiB).",
+	codeVersionNotHandled:        "The request's HTTP version is not one the server speaks over plain text (HTTP/1.0 and 1.1).",
+	codeHTTPError:                "The HTTP server refused the request before it reached the API.",
 }
 
 func serveProblemDoc(w http.ResponseWriter, r *http.Request, code string) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -263,10 +264,16 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	runDone := make(chan struct{})
 	go func() { s.Run(bg); close(runDone) }()
 
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		stopBG()
+		<-runDone
+		s.Close()
+		return err
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	slog.Info("listening", "addr", s.cfg.Addr, "public_url", s.cfg.PublicURL)
-	var err error
+	go func() { errc <- srv.Serve(problemListener{ln}) }()
+	slog.Info("listening", "addr", ln.Addr().String(), "public_url", s.cfg.PublicURL)
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
