@@ -15,15 +15,15 @@ import (
 
 // accountCommands are the operator's tools for accounts, keys and usage, one file each.
 var accountCommands = []struct {
-	name, usage string
-	run         func(ctx context.Context, args []string) error
+	name, flags, summary string
+	run                  func(ctx context.Context, args []string) error
 }{
-	{"create", "-email ADDR [-plan free|pro]   create an account and print its key (shown once)", runAccountCreate},
-	{"list", "                                 list accounts with plan and active key hints", runAccountList},
-	{"plan", "-account ID|EMAIL -plan P        set the plan", runAccountPlan},
-	{"rotate", "-account ID|EMAIL              revoke the active keys and print a new one", runAccountRotate},
-	{"revoke", "-account ID|EMAIL              revoke the active keys", runAccountRevoke},
-	{"usage", "[-account ID|EMAIL] [-day D]    calls per service on a Tokyo day (default today)", runAccountUsage},
+	{"create", "-email ADDR [-plan free|pro]", "create an account and print its key (shown once)", runAccountCreate},
+	{"list", "", "list accounts with plan and active key hints", runAccountList},
+	{"plan", "-account ID|EMAIL -plan P", "set the plan", runAccountPlan},
+	{"rotate", "-account ID|EMAIL", "revoke the active keys and print a new one", runAccountRotate},
+	{"revoke", "-account ID|EMAIL", "revoke the active keys", runAccountRevoke},
+	{"usage", "[-account ID|EMAIL] [-day D]", "calls per service on a Tokyo day (default today)", runAccountUsage},
 }
 
 func runAccount(ctx context.Context, args []string) error {
@@ -37,7 +37,7 @@ func runAccount(ctx context.Context, args []string) error {
 	var b strings.Builder
 	b.WriteString("usage: hensachi account <command> [flags]")
 	for _, c := range accountCommands {
-		fmt.Fprintf(&b, "\n  %-6s %s", c.name, c.usage)
+		fmt.Fprintf(&b, "\n  %-6s %-30s %s", c.name, c.flags, c.summary)
 	}
 	return errors.New(b.String())
 }
@@ -80,4 +80,24 @@ func (t *accountTool) find(ctx context.Context, who string) (hensachi.Account, e
 		return hensachi.Account{}, errors.New("-account is required")
 	}
 	return t.Find(ctx, who)
+}
+
+// openForAccount is openAccountTool for a subcommand that acts on the one account -account names.
+func openForAccount(ctx context.Context, name string, args []string, define func(fs *flag.FlagSet)) (*accountTool, hensachi.Account, func(), error) {
+	var who string
+	t, done, err := openAccountTool(ctx, name, args, func(fs *flag.FlagSet) {
+		accountFlag(fs, &who)
+		if define != nil {
+			define(fs)
+		}
+	})
+	if err != nil {
+		return nil, hensachi.Account{}, nil, err
+	}
+	a, err := t.find(ctx, who)
+	if err != nil {
+		done()
+		return nil, hensachi.Account{}, nil, err
+	}
+	return t, a, done, nil
 }

@@ -9,19 +9,14 @@ import (
 )
 
 func runAccountPlan(ctx context.Context, args []string) error {
-	var who, plan string
-	t, done, err := openAccountTool(ctx, "plan", args, func(fs *flag.FlagSet) {
-		accountFlag(fs, &who)
+	var plan string
+	t, a, done, err := openForAccount(ctx, "plan", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&plan, "plan", "", "plan: free or pro")
 	})
 	if err != nil {
 		return err
 	}
 	defer done()
-	a, err := t.find(ctx, who)
-	if err != nil {
-		return err
-	}
 	if err := t.Store.SetPlan(ctx, a.ID, hensachi.Plan(plan)); err != nil {
 		return err
 	}

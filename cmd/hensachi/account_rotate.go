@@ -2,21 +2,15 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 )
 
 func runAccountRotate(ctx context.Context, args []string) error {
-	var who string
-	t, done, err := openAccountTool(ctx, "rotate", args, func(fs *flag.FlagSet) { accountFlag(fs, &who) })
+	t, a, done, err := openForAccount(ctx, "rotate", args, nil)
 	if err != nil {
 		return err
 	}
 	defer done()
-	a, err := t.find(ctx, who)
-	if err != nil {
-		return err
-	}
 	key, _, err := t.Rotate(ctx, a.ID)
 	if err != nil {
 		return err
