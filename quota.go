@@ -3,6 +3,7 @@ package hensachi
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // QuotaStore is a Store that several server processes can share while every daily limit stays
@@ -13,15 +14,24 @@ import (
 // the successes recorded (Count) and the units leased and not yet used or given back (Leased), and
 // no lease ever lets Count+Leased exceed the limit it is asked under; a process uses no unit it has
 // not leased, so the successes of all processes together never exceed the limit. A process later
-// moves the units it used from Leased to Count and gives back those it will not use. A process
-// that dies leaves its units leased until the day is over: a crash can make a limit stricter by the
-// units it held, never looser.
+// moves the units it used from Leased to Count and gives back those it will not use.
+//
+// Each lease belongs to the process that took it (its owner) and lives for the store's lease TTL
+// after the owner's last sync; every sync renews all of its owner's leases, so a live process
+// heartbeats with an empty sync. The units of an expired lease go back to the pool when its counter
+// is next synced: a process killed without giving its units back strands them for one TTL, not for
+// the rest of the day. A process that cannot sync for half a TTL stops using its units.
 type QuotaStore interface {
 	Store
-	// SyncQuota applies the syncs in one transaction and returns the state of each counter after
-	// it, in the order of syncs.
-	SyncQuota(ctx context.Context, syncs []QuotaSync) ([]QuotaState, error)
+	// SyncQuota applies the syncs of owner in one transaction, renews owner's leases, and returns
+	// the state of each counter after it, in the order of syncs.
+	SyncQuota(ctx context.Context, owner string, syncs []QuotaSync) ([]QuotaState, error)
+	// QuotaLeaseTTL is how long a lease lives after its owner's last sync.
+	QuotaLeaseTTL() time.Duration
 }
+
+// DefaultQuotaLeaseTTL is how long a lease lives after its owner's last sync.
+const DefaultQuotaLeaseTTL = 30 * time.Second
 
 // QuotaSync is what one process reports and asks for on one counter.
 type QuotaSync struct {

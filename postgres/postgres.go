@@ -31,8 +31,9 @@ const DefaultTimeout = 5 * time.Second
 
 // Store is a hensachi.QuotaStore on PostgreSQL.
 type Store struct {
-	pool    *pgxpool.Pool
-	timeout time.Duration
+	pool     *pgxpool.Pool
+	leaseTTL time.Duration
+	timeout  time.Duration
 	now     func() time.Time
 	where   string // host:port/database, for messages; never the password
 }
@@ -56,7 +57,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
 	}
-	s := &Store{pool: pool, timeout: DefaultTimeout, now: time.Now, where: where}
+	s := &Store{pool: pool, leaseTTL: hensachi.DefaultQuotaLeaseTTL, timeout: DefaultTimeout, now: time.Now, where: where}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("migrate %s: %w", where, err)
@@ -380,15 +381,20 @@ func compareKeys(a, b hensachi.UsageKey) int {
 	return strings.Compare(string(a.Service), string(b.Service))
 }
 
-// SyncQuota applies each sync under a row lock on its counter, in one transaction: the units used
-// move from leased to count, the units returned leave leased, and then up to Want units are leased,
-// never more than the limit minus count minus leased. A failure before the commit was sent changed
-// nothing and wraps hensachi.ErrQuotaUnchanged; a failure of the commit itself has an unknown
-// outcome (the connection can break after the server committed).
-func (s *Store) SyncQuota(ctx context.Context, syncs []hensachi.QuotaSync) ([]hensachi.QuotaState, error) {
-	if len(syncs) == 0 {
-		return nil, nil
-	}
+// SetQuotaLeaseTTL sets how long a quota lease lives after its owner's last sync (default
+// hensachi.DefaultQuotaLeaseTTL); every process sharing the database must use the same.
+func (s *Store) SetQuotaLeaseTTL(ttl time.Duration) { s.leaseTTL = ttl }
+
+// QuotaLeaseTTL is how long a quota lease lives after its owner's last sync.
+func (s *Store) QuotaLeaseTTL() time.Duration { return s.leaseTTL }
+
+// SyncQuota applies each sync under a row lock on its counter, in one transaction: the counter's
+// expired leases go back to the pool, the units used move from the owner's lease to the count, the
+// units returned leave it, and then up to Want units are leased to the owner, never more than the
+// limit minus count minus leased. Every lease of the owner is renewed. A failure before the commit
+// was sent changed nothing and wraps hensachi.ErrQuotaUnchanged; a failure of the commit itself has
+// an unknown outcome (the connection can break after the server committed).
+func (s *Store) SyncQuota(ctx context.Context, owner string, syncs []hensachi.QuotaSync) ([]hensachi.QuotaState, error) {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	order := make([]int, len(syncs))
@@ -397,11 +403,20 @@ func (s *Store) SyncQuota(ctx context.Context, syncs []hensachi.QuotaSync) ([]he
 	}
 	slices.SortFunc(order, func(i, j int) int { return compareKeys(syncs[i].UsageKey, syncs[j].UsageKey) })
 
+	// The renewal stands alone, before the transaction: it holds the owner's row only for itself,
+	// so syncs of one owner on different counters never wait on each other through it.
+	if _, err := s.pool.Exec(ctx, `INSERT INTO quota_owner (owner, expires_at) VALUES ($1, now() + make_interval(secs => $2))
+		ON CONFLICT (owner) DO UPDATE SET expires_at = EXCLUDED.expires_at`, owner, s.leaseTTL.Seconds()); err != nil {
+		return nil, s.fail("sync quota: renew leases", fmt.Errorf("%w: %w", hensachi.ErrQuotaUnchanged, err))
+	}
+	if len(syncs) == 0 {
+		return nil, nil
+	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return nil, s.fail("sync quota", fmt.Errorf("%w: %w", hensachi.ErrQuotaUnchanged, err))
 	}
-	out, err := syncLocked(ctx, tx, syncs, order)
+	out, err := syncLocked(ctx, tx, owner, syncs, order)
 	if err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return nil, s.fail("sync quota", fmt.Errorf("%w: %w", hensachi.ErrQuotaUnchanged, err))
@@ -412,49 +427,68 @@ func (s *Store) SyncQuota(ctx context.Context, syncs []hensachi.QuotaSync) ([]he
 	return out, nil
 }
 
-func syncLocked(ctx context.Context, tx pgx.Tx, syncs []hensachi.QuotaSync, order []int) ([]hensachi.QuotaState, error) {
-	// one round trip locks every counter (creating the missing ones) and reads it …
+// syncLocked runs the syncs in tx. A counter's lease rows change only under the lock of its usage
+// row. An owner found expired is locked while its leases are taken back, so an owner renewing at
+// that moment either comes first (and is not expired) or finds its leases gone.
+func syncLocked(ctx context.Context, tx pgx.Tx, owner string, syncs []hensachi.QuotaSync, order []int) ([]hensachi.QuotaState, error) {
+	// one round trip locks every counter (creating the missing ones), takes back its expired
+	// leases and reads it with the owner's lease …
 	b := &pgx.Batch{}
-	cur := make([]struct{ count, leased int64 }, len(syncs))
+	cur := make([]struct{ count, leased, reclaimed, own int64 }, len(syncs))
 	for _, i := range order {
 		q := syncs[i]
 		if q.Used < 0 || q.Returned < 0 || q.Want < 0 {
 			return nil, fmt.Errorf("negative units in %+v", q)
 		}
-		b.Queue(`INSERT INTO usage (account_id, service, day, count) VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING`,
-			q.AccountID, string(q.Service), q.Day)
+		key := []any{q.AccountID, string(q.Service), q.Day}
+		b.Queue(`INSERT INTO usage (account_id, service, day, count) VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING`, key...)
 		b.Queue(`SELECT count, leased FROM usage WHERE account_id = $1 AND service = $2 AND day = $3 FOR UPDATE`,
-			q.AccountID, string(q.Service), q.Day).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&cur[i].count, &cur[i].leased)
-		})
+			key...).QueryRow(func(row pgx.Row) error { return row.Scan(&cur[i].count, &cur[i].leased) })
+		b.Queue(`WITH dead AS (
+				SELECT o.owner FROM quota_owner o JOIN quota_lease l ON l.owner = o.owner
+				WHERE l.account_id = $1 AND l.service = $2 AND l.day = $3 AND o.expires_at < now() FOR UPDATE OF o),
+			gone AS (DELETE FROM quota_lease WHERE account_id = $1 AND service = $2 AND day = $3 AND owner IN (SELECT owner FROM dead) RETURNING units)
+			SELECT COALESCE(sum(units), 0)::BIGINT FROM gone`, key...).QueryRow(func(row pgx.Row) error { return row.Scan(&cur[i].reclaimed) })
+		b.Queue(`SELECT COALESCE((SELECT units FROM quota_lease WHERE account_id = $1 AND service = $2 AND day = $3 AND owner = $4), 0)::BIGINT`,
+			append(key, owner)...).QueryRow(func(row pgx.Row) error { return row.Scan(&cur[i].own) })
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
-	// … and a second one writes what the rules give
+	// … and a second one writes what the rules give, and renews the owner's leases
 	out := make([]hensachi.QuotaState, len(syncs))
 	b = &pgx.Batch{}
 	for _, i := range order {
 		q, c := syncs[i], cur[i]
+		key := []any{q.AccountID, string(q.Service), q.Day}
 		count := c.count + q.Used
-		// Leased cannot go below zero unless a sync whose commit failed in doubt is repeated; then
-		// the count is already high by as much, and keeping leased at zero errs on the strict side.
-		leased := max(c.leased-q.Used-q.Returned, 0)
+		// The owner's lease cannot go below zero unless a sync whose commit failed in doubt is
+		// repeated, or the lease expired meanwhile; then keeping it at zero errs on the strict side.
+		own := max(c.own-q.Used-q.Returned, 0)
+		leased := max(c.leased-c.reclaimed-(c.own-own), 0)
 		var granted int64
 		if q.Want > 0 {
 			granted = min(q.Want, max(q.Limit-count-leased, 0))
 		}
+		own += granted
 		leased += granted
 		out[i] = hensachi.QuotaState{Granted: granted, Count: count, Leased: leased}
 		if count != c.count || leased != c.leased {
 			b.Queue(`UPDATE usage SET count = $4, leased = $5 WHERE account_id = $1 AND service = $2 AND day = $3`,
-				q.AccountID, string(q.Service), q.Day, count, leased)
+				append(key, count, leased)...)
+		}
+		if own > 0 {
+			b.Queue(`INSERT INTO quota_lease (account_id, service, day, owner, units) VALUES ($1, $2, $3, $4, $5)
+				ON CONFLICT (account_id, service, day, owner) DO UPDATE SET units = EXCLUDED.units`, append(key, owner, own)...)
+		} else if c.own > 0 {
+			b.Queue(`DELETE FROM quota_lease WHERE account_id = $1 AND service = $2 AND day = $3 AND owner = $4`, append(key, owner)...)
 		}
 	}
-	if b.Len() > 0 {
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return nil, err
-		}
+	if b.Len() == 0 {
+		return out, nil
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -91,7 +91,7 @@ func TestDatabaseAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	counter := hensachi.UsageKey{AccountID: a.ID, Service: hensachi.ServiceTown, Day: "2026-11-22"}
-	if _, err := s.SyncQuota(ctx, []hensachi.QuotaSync{{UsageKey: counter, Want: 5, Limit: 100}}); err != nil {
+	if _, err := s.SyncQuota(ctx, "test", []hensachi.QuotaSync{{UsageKey: counter, Want: 5, Limit: 100}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -101,7 +101,7 @@ func TestDatabaseAway(t *testing.T) {
 		"ping": func() error { return s.Ping(ctx) },
 		"key":  func() error { _, _, err := s.KeyByHash(ctx, hensachi.HashAPIKey(key)); return err },
 		"sync quota": func() error {
-			_, err := s.SyncQuota(ctx, []hensachi.QuotaSync{{UsageKey: counter, Used: 2}})
+			_, err := s.SyncQuota(ctx, "test", []hensachi.QuotaSync{{UsageKey: counter, Used: 2}})
 			return err
 		},
 	} {
@@ -124,7 +124,7 @@ func TestDatabaseAway(t *testing.T) {
 	if _, _, err := s.KeyByHash(ctx, hensachi.HashAPIKey(key)); err != nil {
 		t.Errorf("the key after the server's return: %v", err)
 	}
-	st, err := s.SyncQuota(ctx, []hensachi.QuotaSync{{UsageKey: counter, Used: 2, Returned: 3}})
+	st, err := s.SyncQuota(ctx, "test", []hensachi.QuotaSync{{UsageKey: counter, Used: 2, Returned: 3}})
 	if err != nil || st[0] != (hensachi.QuotaState{Count: 2, Leased: 0}) {
 		t.Errorf("sync after the server's return: %+v, %v; want count 2, nothing leased", st, err)
 	}

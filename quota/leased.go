@@ -2,6 +2,7 @@ package quota
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"sync"
@@ -30,18 +31,25 @@ import (
 // A limit is applied when units are leased: after the operator lowers a plan, a block leased
 // under the old limit is still used, so the new limit can be passed by what the replicas held.
 //
-// What a crash loses: the units this process held unused stay leased in the store until the day
-// ends (at most a block per counter), and the successes of the last second stay counted as leased
-// rather than used. Neither can be leased again, so a crash makes a limit stricter by at most the
-// unused block, never looser; the account's usage report may lag by the last second's calls.
+// Every sync renews this process's leases (a flush with nothing to report still syncs while units
+// are held: the heartbeat). What a crash loses: the units this process held stay leased until its
+// leases expire (the store's lease TTL, 30 s by default) and then go back to the pool — the units
+// of the successes of its last second with them, which were never reported: like the embedded
+// store at a crash, the day's count can come out low by those. A process that cannot sync for half
+// a TTL stops using the units it holds, so it never uses units the store has taken back.
 type Leased struct {
 	store  hensachi.QuotaStore
 	limits hensachi.Limits
 	now    func() time.Time
+	owner  string // this process, as the store knows its leases
 
 	mu       sync.Mutex
 	counts   map[hensachi.UsageKey]*lease
 	loggedAt time.Time // the last failed lease logged
+	// renewed is when the last successful sync began: the store keeps this process's leases for
+	// its TTL after that, and the units are used only for half of it, so that they are never used
+	// after the store has taken them back.
+	renewed time.Time
 }
 
 const (
@@ -93,7 +101,7 @@ var errQuotaUnavailable = hensachi.Errorf(hensachi.EUnavailable, "the usage stor
 
 // NewLeased loads today's counts, so that Used knows them before the first lease.
 func NewLeased(ctx context.Context, store hensachi.QuotaStore, limits hensachi.Limits, now func() time.Time) (*Leased, error) {
-	m := &Leased{store: store, limits: limits, now: now, counts: map[hensachi.UsageKey]*lease{}}
+	m := &Leased{store: store, limits: limits, now: now, owner: rand.Text(), counts: map[hensachi.UsageKey]*lease{}, renewed: now()}
 	usage, err := store.Usage(ctx, hensachi.Day(now()), 0)
 	if err != nil {
 		return nil, err
@@ -121,6 +129,8 @@ func (m *Leased) Reserve(ctx context.Context, account hensachi.Account, service 
 	l := m.counter(key)
 	for {
 		switch {
+		case l.free > 0 && m.expired(now):
+			l.free = 0 // the store may have taken these back: lease afresh
 		case l.free > 0:
 			l.take()
 			m.mu.Unlock()
@@ -190,7 +200,7 @@ func (m *Leased) lease(ctx context.Context, key hensachi.UsageKey, l *lease, acc
 
 	// The lease serves the calls waiting for it too, so it does not end with this call's client.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), syncTimeout)
-	st, err := m.store.SyncQuota(sctx, []hensachi.QuotaSync{{UsageKey: key, Used: used, Want: want, Limit: limit}})
+	st, err := m.store.SyncQuota(sctx, m.owner, []hensachi.QuotaSync{{UsageKey: key, Used: used, Want: want, Limit: limit}})
 	cancel()
 
 	m.mu.Lock()
@@ -206,6 +216,7 @@ func (m *Leased) lease(ctx context.Context, key hensachi.UsageKey, l *lease, acc
 		}
 		return nil, errQuotaUnavailable
 	}
+	m.renewed = later(m.renewed, now)
 	l.limit = limit
 	l.seen(st[0])
 	l.free += st[0].Granted
@@ -224,9 +235,10 @@ func (m *Leased) lease(ctx context.Context, key hensachi.UsageKey, l *lease, acc
 	return &Reservation{owner: m, key: key}, nil
 }
 
-// refusal is the 429 for a call that found no unit. When other processes still hold units that
-// are not successes yet, those may come back (calls that fail, blocks given back within two
-// flushes), so Retry-After is short; otherwise the limit is spent until midnight.
+// refusal answers a call that found no unit. When other processes still hold units that are not
+// successes yet, those may come back (calls that fail, blocks given back within two flushes, leases
+// of a dead process after the TTL): a 503 with a short Retry-After; otherwise the limit is spent
+// until midnight: a 429.
 func (m *Leased) refusal(l *lease, account hensachi.Account, service hensachi.Service, limit int64, now time.Time) error {
 	if l.used() < limit { // units are held by calls in progress, here or in another process
 		return busyError(service, min(hensachi.NextReset(now).Sub(now), 2*FlushInterval))
@@ -251,7 +263,7 @@ func (l *lease) seen(st hensachi.QuotaState) {
 // sync did commit, the count comes out high by as much, which only makes the limit stricter.
 // Units given back are kept only when the store says nothing changed; otherwise they may be back
 // in the store, where another process can lease them, so using them here could exceed the limit:
-// they are dropped, and stay leased until the day ends if the sync did not commit.
+// they are dropped, and stay leased until this process's leases expire if the sync did not commit.
 func (m *Leased) failed(key hensachi.UsageKey, l *lease, err error) {
 	l.unsettled += l.settling
 	if l.returning > 0 {
@@ -299,9 +311,11 @@ func (m *Leased) flush(ctx context.Context, final bool) error {
 	op := &storeOp{done: make(chan struct{})}
 	var syncs []hensachi.QuotaSync
 	var held []*lease
+	holds := false // units leased here that stay after this flush
 	m.mu.Lock()
 	for k, l := range m.counts {
 		if l.op != nil {
+			holds = true
 			continue
 		}
 		past := k.Day < today
@@ -309,6 +323,7 @@ func (m *Leased) flush(ctx context.Context, final bool) error {
 			l.returning, l.free = l.free, 0
 		}
 		l.busy = false
+		holds = holds || l.free > 0 || l.pending > 0
 		if l.unsettled == 0 && l.returning == 0 {
 			if past && l.pending == 0 {
 				delete(m.counts, k)
@@ -321,14 +336,20 @@ func (m *Leased) flush(ctx context.Context, final bool) error {
 		held = append(held, l)
 	}
 	m.mu.Unlock()
-	if len(syncs) == 0 {
+	if len(syncs) == 0 && !holds {
+		close(op.done)
 		return nil
 	}
-	st, err := m.store.SyncQuota(ctx, syncs)
+	// with nothing to report the sync still renews this process's leases: the heartbeat
+	started := m.now()
+	st, err := m.store.SyncQuota(ctx, m.owner, syncs)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	defer close(op.done)
 	op.err = err
+	if err == nil {
+		m.renewed = later(m.renewed, started)
+	}
 	for i, l := range held {
 		l.op = nil
 		if err != nil {
@@ -343,3 +364,16 @@ func (m *Leased) flush(ctx context.Context, final bool) error {
 // Run reports usage and gives back idle units every FlushInterval until ctx ends, then gives
 // back everything this process holds.
 func (m *Leased) Run(ctx context.Context) { runFlushes(ctx, m.flush) }
+
+// expired reports whether the units this process holds may no longer be its own: no sync has
+// renewed its leases for half their TTL.
+func (m *Leased) expired(now time.Time) bool {
+	return now.Sub(m.renewed) > m.store.QuotaLeaseTTL()/2
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -26,7 +26,10 @@ type memQuota struct {
 
 func newMemQuota() *memQuota { return &memQuota{rows: map[hensachi.UsageKey]*hensachi.QuotaState{}} }
 
-func (q *memQuota) SyncQuota(_ context.Context, syncs []hensachi.QuotaSync) ([]hensachi.QuotaState, error) {
+// QuotaLeaseTTL: memQuota's leases do not expire (the stores' expiry is checked by internal/storetest).
+func (q *memQuota) QuotaLeaseTTL() time.Duration { return hensachi.DefaultQuotaLeaseTTL }
+
+func (q *memQuota) SyncQuota(_ context.Context, _ string, syncs []hensachi.QuotaSync) ([]hensachi.QuotaState, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.syncs++
@@ -368,5 +371,34 @@ func TestLeaseDayChange(t *testing.T) {
 	m.flush(context.Background(), false)
 	if _, ok := m.counts[old]; ok {
 		t.Error("the old day's counter is still held")
+	}
+}
+
+// TestLeasedStopsUsingStaleUnits: a process whose leases were not renewed for half their TTL (the
+// store away, say) does not hand out the units it holds, since the store may have taken them back;
+// it leases afresh.
+func TestLeasedStopsUsingStaleUnits(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, hensachi.Tokyo)
+	q := newMemQuota()
+	m := newTestLeased(t, q, hensachi.DefaultLimits(), func() time.Time { return now })
+	acct := hensachi.Account{ID: 3, Plan: hensachi.PlanPro}
+	for range 40 { // enough calls in quick succession to lease a block ahead
+		res, err := m.Reserve(context.Background(), acct, hensachi.ServiceTown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Commit()
+	}
+	key := hensachi.UsageKey{AccountID: 3, Service: hensachi.ServiceTown, Day: hensachi.Day(now)}
+	if m.counts[key].free == 0 {
+		t.Fatal("no block leased ahead")
+	}
+	syncs := q.syncCount()
+	if _, err := m.Reserve(context.Background(), acct, hensachi.ServiceTown); err != nil || q.syncCount() != syncs {
+		t.Fatalf("a fresh unit: %v, %d syncs (want none)", err, q.syncCount()-syncs)
+	}
+	now = now.Add(hensachi.DefaultQuotaLeaseTTL/2 + time.Second)
+	if _, err := m.Reserve(context.Background(), acct, hensachi.ServiceTown); err != nil || q.syncCount() != syncs+1 {
+		t.Errorf("after half a TTL without a renewal: %v, %d syncs (want a new lease)", err, q.syncCount()-syncs)
 	}
 }

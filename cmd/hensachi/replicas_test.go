@@ -435,3 +435,42 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 		t.Errorf("exact account: %d successes, database count %d + leased %d; want %d successes, all counted", exact, count, leased, limit)
 	}
 }
+
+// TestKilledReplicaUnitsComeBack: a replica killed with SIGKILL while it holds a leased block
+// cannot give it back; its lease expires after the TTL and the other replica can then use the rest
+// of the limit, instead of stopping short by the block until midnight. What SIGKILL loses is the
+// successes the killed replica had not yet reported (at most its last second), as a crash of the
+// embedded store does: by that many the day's calls can pass the limit, and the test measures it.
+func TestKilledReplicaUnitsComeBack(t *testing.T) {
+	dsn := pgtest.Schema(t, testenv.PostgresURL(t))
+	dataset := fixtureDataset(t)
+	const limit = 60
+	key := createAccount(t, dsn, "killed@example.com", "free")
+	args := []string{"-limits", fmt.Sprintf("town.free=%d", limit), "-quota-lease-ttl", "2s"}
+	doomed, survivor := startReplica(t, dsn, dataset, args...), startReplica(t, dsn, dataset, args...)
+
+	doomedOK := tally(t, fire([]*replica{doomed}, key, 20, 8), limit) // fast calls: the doomed one leases ahead
+	if _, leased := quotaOf(t, dsn, "killed@example.com", hensachi.ServiceTown); leased == 0 {
+		t.Fatal("the replica to be killed holds no units ahead; nothing to test")
+	}
+	if err := doomed.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-doomed.done
+	doomed.done <- nil
+	reported, _ := quotaOf(t, dsn, "killed@example.com", hensachi.ServiceTown)
+	time.Sleep(3 * time.Second) // past the TTL
+	survivorOK := tally(t, fire([]*replica{survivor}, key, 2*limit, 4), limit)
+	lost := doomedOK - reported
+	t.Logf("killed replica: %d successes, %d reported before SIGKILL (%d counts lost); survivor: %d", doomedOK, reported, lost, survivorOK)
+	if survivorOK != limit-reported {
+		t.Errorf("the survivor made %d calls, want the %d the database had left: the killed replica's lease did not come back", survivorOK, limit-reported)
+	}
+	if lost < 0 || lost > doomedOK {
+		t.Errorf("%d counts lost of %d", lost, doomedOK)
+	}
+	survivor.stop(t)
+	if count, leased := quotaOf(t, dsn, "killed@example.com", hensachi.ServiceTown); count != limit || leased != 0 {
+		t.Errorf("database after the survivor stopped: count %d, leased %d; want %d and 0", count, leased, limit)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"time"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/postgres"
@@ -14,6 +15,7 @@ import (
 // may share it), else the embedded SQLite file (one process).
 type storeFlags struct {
 	path, url *string
+	leaseTTL  *time.Duration
 }
 
 func dbFlag(fs *flag.FlagSet) *storeFlags {
@@ -21,13 +23,20 @@ func dbFlag(fs *flag.FlagSet) *storeFlags {
 		path: fs.String("db", envOr("HENSACHI_DB", "data/hensachi.db"), "embedded store file (env HENSACHI_DB); not used with -database-url"),
 		url: fs.String("database-url", os.Getenv("HENSACHI_DATABASE_URL"),
 			"PostgreSQL store shared by replicas, e.g. postgres://user:password@host:5432/hensachi (env HENSACHI_DATABASE_URL; empty: the embedded store at -db)"),
+		leaseTTL: fs.Duration("quota-lease-ttl", hensachi.DefaultQuotaLeaseTTL,
+			"with -database-url: how long a replica's leased quota outlives its last sync, e.g. after kill -9 (every replica must use the same)"),
 	}
 }
 
 // open opens the selected store and applies its pending migrations.
 func (f *storeFlags) open(ctx context.Context) (hensachi.Store, error) {
 	if *f.url != "" {
-		return postgres.Open(ctx, *f.url)
+		s, err := postgres.Open(ctx, *f.url)
+		if err != nil {
+			return nil, err
+		}
+		s.SetQuotaLeaseTTL(*f.leaseTTL)
+		return s, nil
 	}
 	return sqlite.Open(ctx, *f.path)
 }

@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hensachi/hensachi"
 )
@@ -25,7 +27,7 @@ func quota(t *testing.T, open func(t *testing.T) hensachi.Store) {
 	face := hensachi.UsageKey{AccountID: a.ID, Service: hensachi.ServiceFace, Day: "2026-11-22"}
 	sync1 := func(q hensachi.QuotaSync) hensachi.QuotaState {
 		t.Helper()
-		st, err := s.SyncQuota(ctx, []hensachi.QuotaSync{q})
+		st, err := s.SyncQuota(ctx, "owner-a", []hensachi.QuotaSync{q})
 		if err != nil || len(st) != 1 {
 			t.Fatalf("SyncQuota(%+v) = %+v, %v", q, st, err)
 		}
@@ -52,7 +54,7 @@ func quota(t *testing.T, open func(t *testing.T) hensachi.Store) {
 		}
 	}
 	// several counters in one transaction; states come back in the order asked
-	got, err := s.SyncQuota(ctx, []hensachi.QuotaSync{
+	got, err := s.SyncQuota(ctx, "owner-a", []hensachi.QuotaSync{
 		{UsageKey: town, Want: 1, Limit: 11},
 		{UsageKey: face, Want: 3, Limit: 2},
 	})
@@ -79,7 +81,7 @@ func quota(t *testing.T, open func(t *testing.T) hensachi.Store) {
 		wg.Go(func() {
 			var held int64
 			for {
-				st, err := s.SyncQuota(ctx, []hensachi.QuotaSync{{UsageKey: key, Used: held, Want: int64(1 + w%5), Limit: limit}})
+				st, err := s.SyncQuota(ctx, fmt.Sprintf("worker-%d", w), []hensachi.QuotaSync{{UsageKey: key, Used: held, Want: int64(1 + w%5), Limit: limit}})
 				if err != nil {
 					t.Error(err)
 					return
@@ -98,5 +100,53 @@ func quota(t *testing.T, open func(t *testing.T) hensachi.Store) {
 	last := sync1(hensachi.QuotaSync{UsageKey: key})
 	if total != limit || last.Count != limit || last.Leased != 0 {
 		t.Errorf("racing leases granted %d in all, counter %+v; want exactly %d, all counted", total, last, limit)
+	}
+}
+
+// quotaLeaseExpiry checks that the units of a process that stopped syncing go back to the pool
+// after the lease TTL, while those of a process that keeps syncing (with nothing to report) stay
+// its own.
+func quotaLeaseExpiry(t *testing.T, open func(t *testing.T) hensachi.Store) {
+	ctx := context.Background()
+	s, ok := open(t).(interface {
+		hensachi.QuotaStore
+		SetQuotaLeaseTTL(time.Duration)
+	})
+	if !ok {
+		t.Skip("a single-process store: no quota leases")
+	}
+	const ttl = time.Second
+	s.SetQuotaLeaseTTL(ttl)
+	_, stored := hensachi.NewAPIKey()
+	a, _, err := s.CreateAccount(ctx, hensachi.Account{Email: "expiry@example.com", Plan: hensachi.PlanFree}, stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := hensachi.UsageKey{AccountID: a.ID, Service: hensachi.ServiceTown, Day: "2026-11-24"}
+	want := func(owner string, n int64) hensachi.QuotaState {
+		t.Helper()
+		st, err := s.SyncQuota(ctx, owner, []hensachi.QuotaSync{{UsageKey: key, Want: n, Limit: 10}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st[0]
+	}
+	if st := want("dead", 6); st.Granted != 6 {
+		t.Fatalf("first lease: %+v", st)
+	}
+	if st := want("alive", 4); st.Granted != 4 || st.Leased != 10 {
+		t.Fatalf("second lease: %+v", st)
+	}
+	// "alive" heartbeats through the TTL; "dead" says nothing
+	deadline := time.Now().Add(ttl + 500*time.Millisecond)
+	for time.Now().Before(deadline) {
+		if _, err := s.SyncQuota(ctx, "alive", nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(ttl / 5)
+	}
+	st := want("newcomer", 10)
+	if st.Granted != 6 || st.Leased != 10 {
+		t.Errorf("after the dead owner's lease expired: %+v; want its 6 units granted, the live owner's 4 kept", st)
 	}
 }

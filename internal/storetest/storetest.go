@@ -144,4 +144,5 @@ func Run(t *testing.T, open func(t *testing.T) hensachi.Store) {
 		}
 	})
 	t.Run("quota leases", func(t *testing.T) { quota(t, open) })
+	t.Run("quota lease expiry", func(t *testing.T) { quotaLeaseExpiry(t, open) })
 }
