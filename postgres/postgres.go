@@ -34,8 +34,8 @@ type Store struct {
 	pool     *pgxpool.Pool
 	leaseTTL time.Duration
 	timeout  time.Duration
-	now     func() time.Time
-	where   string // host:port/database, for messages; never the password
+	now      func() time.Time
+	where    string // host:port/database, for messages; never the password
 }
 
 var _ hensachi.QuotaStore = (*Store)(nil)
