@@ -258,6 +258,9 @@ func (a *Analyzer) analyze(ctx context.Context, img *RGB) ([]Face, error) {
 		if f.Features, err = a.features(ctx, Align(img, d.Landmarks), mirrored); err != nil {
 			return nil, err
 		}
+		if !isFace(&f.Features) {
+			continue
+		}
 		f.Embedding = f.Features.Embedding
 		if a.cfg.Attributes != nil {
 			age, male, err := a.cfg.Attributes.Attributes(&f.Features)
