@@ -1,20 +1,25 @@
 package face
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Features are the per-face model outputs that the attribute heads read.
 type Features struct {
 	GenderAge []float32 // fc1 of the gender-age model: 202 values
 	Embedding []float32 // the 512-d embedding; nil without the embedding model
-	// The same two outputs on the horizontally mirrored face; nil unless a mirrored pass was asked
-	// for (Config.MirrorPass, AttributeModel.Mirrored).
-	MirroredGenderAge, MirroredEmbedding []float32
+	// MirroredGenderAge is fc1 on the horizontally mirrored face; nil unless a mirrored pass was
+	// asked for (Config.MirrorPass, AttributeModel.Mirrored). Only the gender-age model runs twice:
+	// it costs 0.7 ms a face, the embedding 4.6 ms, and a second embedding improved the heads by
+	// less than half a point.
+	MirroredGenderAge []float32
 }
 
 // AttributeModel turns a face's features into its age and the probability that it is male.
 type AttributeModel interface {
-	// Mirrored reports whether the model reads the mirrored face's outputs too (a second pass of
-	// the per-face models).
+	// Mirrored reports whether the model reads the gender-age model's outputs on the mirrored
+	// face too (a second pass of that model).
 	Mirrored() bool
 	Attributes(f *Features) (age, male float64, err error)
 }
@@ -33,13 +38,17 @@ func Mirror(aligned []uint8) []uint8 {
 	return out
 }
 
-// features runs the per-face models on an aligned face, and on its mirror image when mirrored.
+// features runs the per-face models on an aligned face, and the gender-age model on its mirror
+// image too when mirrored.
 func (a *Analyzer) features(ctx context.Context, aligned []uint8, mirrored bool) (Features, error) {
 	var f Features
 	var err error
 	if f.GenderAge, f.Embedding, err = a.faceOutputs(ctx, aligned); err != nil || !mirrored {
 		return f, err
 	}
-	f.MirroredGenderAge, f.MirroredEmbedding, err = a.faceOutputs(ctx, Mirror(aligned))
-	return f, err
+	raw, _ := faceInputs(Mirror(aligned))
+	if f.MirroredGenderAge, err = runOne(ctx, a.genderAge, raw); err != nil {
+		return f, fmt.Errorf("gender-age, mirrored: %w", err)
+	}
+	return f, nil
 }

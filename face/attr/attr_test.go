@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/hensachi/hensachi/face"
@@ -120,7 +119,7 @@ func features(seed uint64) *face.Features {
 		}
 		return v
 	}
-	return &face.Features{GenderAge: vec(genderAgeOutputs), Embedding: vec(8), MirroredGenderAge: vec(genderAgeOutputs), MirroredEmbedding: vec(8)}
+	return &face.Features{GenderAge: vec(genderAgeOutputs), Embedding: vec(8), MirroredGenderAge: vec(genderAgeOutputs)}
 }
 
 func TestVector(t *testing.T) {
@@ -142,9 +141,12 @@ func TestVector(t *testing.T) {
 	if x[genderAgeOutputs+100] != soft || x[genderAgeOutputs+101] != math.Log1p(soft) {
 		t.Errorf("soft age %v, log %v; want %v", x[genderAgeOutputs+100], x[genderAgeOutputs+101], soft)
 	}
-	f.MirroredEmbedding = nil
+	if y, _ := Vector(f, false); y[5] != float64(f.GenderAge[5]) || y[len(y)-1] != x[len(x)-1] {
+		t.Errorf("unmirrored x[5] = %v, want %v; the embedding is not mirrored", y[5], f.GenderAge[5])
+	}
+	f.MirroredGenderAge = nil
 	if _, err := Vector(f, true); err == nil {
-		t.Error("no error without the mirrored embedding")
+		t.Error("no error without the mirrored gender-age outputs")
 	}
 	if _, err := Vector(&face.Features{GenderAge: make([]float32, 10)}, false); err == nil {
 		t.Error("no error for a short gender-age output")
@@ -241,7 +243,6 @@ func TestFitTrainsBothHeads(t *testing.T) {
 		f := features(uint64(i))
 		clear(f.GenderAge)
 		clear(f.MirroredGenderAge)
-		f.MirroredEmbedding = slices.Clone(f.Embedding)
 		age := 40 + 15*float64(f.Embedding[0])
 		male := f.Embedding[1] > 0
 		samples = append(samples, Sample{Source: SourceUTKFace, Age: int(math.Max(1, age)), Male: male, Ethnic: "White",

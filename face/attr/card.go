@@ -24,7 +24,13 @@ func (m *Model) writeCommon(b *strings.Builder, what string) {
 		srcs = append(srcs, fmt.Sprintf("%s %d", s, n))
 	}
 	slices.Sort(srcs)
-	fmt.Fprintf(b, "\nFaces fitted on: %s. Images where no face was found: %v.\n\n", strings.Join(srcs, ", "), m.Training.WithoutFace)
+	missed := make([]string, 0, len(m.Training.WithoutFace))
+	for s, n := range m.Training.WithoutFace {
+		missed = append(missed, fmt.Sprintf("%s %d", s, n))
+	}
+	slices.Sort(missed)
+	fmt.Fprintf(b, "\nFaces fitted on: %s. Images where no face was found (all images, held out or not): %s.\n\n",
+		strings.Join(srcs, ", "), strings.Join(missed, ", "))
 	fmt.Fprintf(b, "Licence: %s.\n\n", m.Training.Licence)
 	b.WriteString("**An operator offering a paid plan must supply a model they are entitled to use commercially.**\n")
 	b.WriteString("The training images are licensed for non-commercial research only, the gender-age feature model is\n")
@@ -81,6 +87,9 @@ func (m *Model) WriteGenderCard(w io.Writer) error {
 			table(&b, "| age band | faces | accuracy |\n|---|---:|---:|\n", Bands, func(k string) (Metrics, bool) { x, ok := r.Bands[k]; return x, ok }, acc)
 		}
 		table(&b, "| gender | faces | accuracy |\n|---|---:|---:|\n", sortedKeys(r.Genders), func(k string) (Metrics, bool) { x, ok := r.Genders[k]; return x, ok }, acc)
+		if len(r.Bands) > 0 {
+			b.WriteString("The gender and ethnicity rows below cover all ages, the 0–9 band included.\n\n")
+		}
 		table(&b, "| ethnicity | faces | accuracy |\n|---|---:|---:|\n", sortedKeys(r.Ethnicities), func(k string) (Metrics, bool) { x, ok := r.Ethnicities[k]; return x, ok }, acc)
 	}
 	b.WriteString("## Cross-validation (fitted part)\n\n| λ | mean log loss |\n|---:|---:|\n")

@@ -18,8 +18,8 @@ const Folds = 5
 // The regularisation grids searched by cross-validation: the gender head's λ is on the mean log
 // loss, the age head's on the sum of squares.
 var (
-	GenderLambdas = []float64{0.01, 0.003, 0.001, 0.0003, 0.0001, 0.00003}
-	AgeLambdas    = []float64{0.3, 1, 3, 10, 30, 100}
+	GenderLambdas = []float64{0.003, 0.001, 0.0003, 0.0001, 0.00003, 0.00001}
+	AgeLambdas    = []float64{0.03, 0.1, 0.3, 1, 3, 10}
 )
 
 // calibrationBlock is the least number of faces behind one knot of the age calibration.
@@ -281,7 +281,7 @@ func Train(samples []Sample, mirrored bool) (*Model, error) {
 	m.Name = "hensachi-age-gender-v1"
 	m.Features = "the gender-age model's 202 outputs (genderage_insightface2018_112.onnx), σ of each of its 100 age-pair differences, their sum and its log, and the 512-d embedding (face_embedding_512_faceplugin.onnx), on the YuNet-detected face aligned to the ArcFace 112×112 template"
 	if mirrored {
-		m.Features += "; each model output is the mean over the face and its mirror image"
+		m.Features += "; the gender-age outputs are the mean over the face and its mirror image"
 	}
 	m.Training.Datasets = []string{"UTKFace (training pool of 9,205 chips: age, gender, ethnicity)", "SCUT-FBP5500 v2 (gender from the file-name prefix; official training split only)"}
 	m.Training.Licence = "non-commercial research only (UTKFace and SCUT-FBP5500 licences); a model trained on them inherits that restriction"

@@ -14,24 +14,22 @@ const genderAgeOutputs = 202
 
 // Vector lays a face's features out for the heads: the gender-age model's outputs, each year's
 // probability σ(pair difference), their sum (the model's own soft age) and its log, and the
-// embedding; with mirrored, every model output is the mean of the face's and its mirror's.
+// embedding; with mirrored, the gender-age outputs are the mean of the face's and its mirror's.
 func Vector(f *face.Features, mirrored bool) ([]float64, error) {
 	ga, emb := f.GenderAge, f.Embedding
 	if len(ga) != genderAgeOutputs || len(emb) == 0 {
 		return nil, fmt.Errorf("features: %d gender-age outputs and a %d-d embedding, want %d and an embedding", len(ga), len(emb), genderAgeOutputs)
 	}
-	if mirrored && (len(f.MirroredGenderAge) != len(ga) || len(f.MirroredEmbedding) != len(emb)) {
-		return nil, errors.New("features: the mirrored face's outputs are missing")
-	}
-	mean := func(a, b []float32, i int) float64 {
-		if !mirrored {
-			return float64(a[i])
-		}
-		return (float64(a[i]) + float64(b[i])) / 2
+	if mirrored && len(f.MirroredGenderAge) != len(ga) {
+		return nil, errors.New("features: the gender-age outputs of the mirrored face are missing")
 	}
 	x := make([]float64, 0, genderAgeOutputs+100+2+len(emb))
-	for i := range ga {
-		x = append(x, mean(ga, f.MirroredGenderAge, i))
+	for i, v := range ga {
+		if mirrored {
+			x = append(x, (float64(v)+float64(f.MirroredGenderAge[i]))/2)
+		} else {
+			x = append(x, float64(v))
+		}
 	}
 	soft := 0.0
 	for k := range 100 {
@@ -40,8 +38,8 @@ func Vector(f *face.Features, mirrored bool) ([]float64, error) {
 		x = append(x, p)
 	}
 	x = append(x, soft, math.Log1p(soft))
-	for i := range emb {
-		x = append(x, mean(emb, f.MirroredEmbedding, i))
+	for _, v := range emb {
+		x = append(x, float64(v))
 	}
 	return x, nil
 }
