@@ -21,7 +21,7 @@ type Config struct {
 	// Attributes is the age and gender model on the per-face features; nil reads them from the
 	// gender-age model's own outputs.
 	Attributes AttributeModel
-	// MirrorPass runs the per-face models on the mirrored face too, for training; it is on
+	// MirrorPass runs the gender-age model on the mirrored face too, for training; it is on
 	// whenever Attributes reads the mirrored outputs.
 	MirrorPass bool
 	// Workers is how many images are analysed at once (default: one per CPU); each ONNX run uses

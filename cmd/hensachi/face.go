@@ -41,7 +41,8 @@ func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
 	return f.analyzerWith(withScore, false)
 }
 
-// analyzerWith also runs the per-face models on the mirrored face when mirrorPass is set.
+// analyzerWith also runs the gender-age model on the mirrored face when mirrorPass is set, as
+// training the attribute model needs.
 func (f faceFlags) analyzerWith(withScore, mirrorPass bool) (*face.Analyzer, error) {
 	if err := ort.Init(*f.ortLib); err != nil {
 		return nil, err
