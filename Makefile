@@ -6,7 +6,7 @@ BIN       := bin/hensachi
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime models test bench bench-go fuzz vet clean
+.PHONY: all build ingest fetch serve runtime models noface test bench bench-go fuzz vet clean
 
 all: build
 
@@ -34,25 +34,36 @@ runtime:
 # The face-analysis model bundle (face/models/bundle.json) in $(MODELS_DIR): from MODELS_MIRROR, else
 # ../shared/models, else npm or upstream; the gender-age model is converted from its MXNet checkpoint.
 MODELS_DIR ?= models
-# The trained attractiveness model is committed (face/models/attractiveness.json) and copied into the
-# bundle. Where the SCUT-FBP5500 dataset is present, training is re-run once per committed model to
-# check that it reproduces the file.
+# The trained attractiveness and age-gender models are committed (face/models/attractiveness.json,
+# attributes.json) and copied into the bundle. Where their datasets are present, training is re-run
+# once per committed model to check that it reproduces the file.
 SCUT_FBP5500 ?= ../shared/datasets/scut-fbp5500
-export SCUT_FBP5500
+UTKFACE      ?= ../shared/datasets/utkface-train
+export SCUT_FBP5500 UTKFACE
 models: build
 	$(GO) run ./cmd/assemble-models -out $(MODELS_DIR)
-	cp face/models/attractiveness.json $(MODELS_DIR)/attractiveness.json
+	cp face/models/attractiveness.json face/models/attributes.json $(MODELS_DIR)/
 	@if [ -d "$(SCUT_FBP5500)" ]; then $(MAKE) --no-print-directory $(MODELS_DIR)/.attractiveness-reproduced; \
 	else echo "models: $(SCUT_FBP5500) absent; not re-checking the attractiveness model"; fi
+	@if [ -d "$(SCUT_FBP5500)" ] && [ -d "$(UTKFACE)" ]; then $(MAKE) --no-print-directory $(MODELS_DIR)/.attributes-reproduced; \
+	else echo "models: $(UTKFACE) or $(SCUT_FBP5500) absent; not re-checking the age-gender model"; fi
 
 $(MODELS_DIR)/.attractiveness-reproduced: face/models/attractiveness.json
 	$(BIN) train-score -check -models $(MODELS_DIR) -out face/models/attractiveness.json
 	touch $@
 
+$(MODELS_DIR)/.attributes-reproduced: face/models/attributes.json
+	nice $(BIN) train-attrs -check -models $(MODELS_DIR) -out face/models/attributes.json
+	touch $@
+
 vet:
 	$(GO) vet ./...
 
-test: vet
+# The photos without people of the false-face test, from Debian packages (scripts/fetch-noface.sh).
+noface:
+	scripts/fetch-noface.sh
+
+test: vet noface
 	$(GO) test -race -count=1 ./...
 
 bench: bench-go

@@ -18,6 +18,12 @@ type Config struct {
 	GenderAgePath string // InsightFace 2018 gender-age, 112×112 aligned RGB
 	EmbeddingPath string // 512-d face embedding, 112×112 aligned
 	Scorer        Scorer // the attractiveness model; nil leaves raw_score and score out
+	// Attributes is the age and gender model on the per-face features; nil reads them from the
+	// gender-age model's own outputs.
+	Attributes AttributeModel
+	// MirrorPass runs the gender-age model on the mirrored face too, for training; it is on
+	// whenever Attributes reads the mirrored outputs.
+	MirrorPass bool
 	// Workers is how many images are analysed at once (default: one per CPU); each ONNX run uses
 	// IntraOpThreads threads (default: the CPUs divided among the workers).
 	Workers        int
@@ -43,6 +49,7 @@ type Face struct {
 	Score      float64
 	Detection  Detection
 	Embedding  []float32 // the attractiveness model's features
+	Features   Features  // what the attribute model reads
 }
 
 // Analyzer runs the models in a bounded pool of workers with a bounded queue in front.
@@ -123,7 +130,7 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
 	}
-	if _, err := a.faceModels(context.Background(), make([]uint8, 3*AlignSize*AlignSize)); err != nil {
+	if _, _, err := a.faceOutputs(context.Background(), make([]uint8, 3*AlignSize*AlignSize)); err != nil {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
 	}
@@ -250,13 +257,25 @@ func (a *Analyzer) analyze(ctx context.Context, img *RGB) ([]Face, error) {
 		if f.W == 0 || f.H == 0 {
 			continue
 		}
-		attrs, err := a.faceModels(ctx, Align(img, d.Landmarks))
-		if err != nil {
+		mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
+		if f.Features, err = a.features(ctx, Align(img, d.Landmarks), mirrored); err != nil {
 			return nil, err
 		}
-		f.Age, f.Male, f.Embedding = attrs.age, attrs.male, attrs.embedding
-		if a.cfg.Scorer != nil && attrs.embedding != nil {
-			f.RawScore, f.Score = a.cfg.Scorer.Score(attrs.embedding)
+		if !isFace(&f.Features) {
+			continue
+		}
+		f.Embedding = f.Features.Embedding
+		if a.cfg.Attributes != nil {
+			age, male, err := a.cfg.Attributes.Attributes(&f.Features)
+			if err != nil {
+				return nil, fmt.Errorf("attributes: %w", err)
+			}
+			f.Age, f.Male = int(math.Round(age)), male
+		} else {
+			f.Age, f.Male = decodeGenderAge(f.Features.GenderAge)
+		}
+		if a.cfg.Scorer != nil && f.Embedding != nil {
+			f.RawScore, f.Score = a.cfg.Scorer.Score(f.Embedding)
 			f.Scored = true
 		}
 		faces = append(faces, f)
@@ -309,27 +328,18 @@ func (a *Analyzer) Detect(ctx context.Context, img *RGB) ([]Detection, error) {
 	return NMS(all, nmsIoU), nil
 }
 
-type attributes struct {
-	age       int
-	male      float64
-	embedding []float32
-}
-
-// faceModels runs the per-face models on one aligned face.
-func (a *Analyzer) faceModels(ctx context.Context, aligned []uint8) (attributes, error) {
-	var at attributes
+// faceOutputs runs the per-face models on one aligned face.
+func (a *Analyzer) faceOutputs(ctx context.Context, aligned []uint8) (genderAge, embedding []float32, err error) {
 	raw, norm := faceInputs(aligned)
-	out, err := runOne(ctx, a.genderAge, raw)
-	if err != nil {
-		return at, fmt.Errorf("gender-age: %w", err)
+	if genderAge, err = runOne(ctx, a.genderAge, raw); err != nil {
+		return nil, nil, fmt.Errorf("gender-age: %w", err)
 	}
-	at.age, at.male = decodeGenderAge(out)
 	if a.embedding != nil {
-		if at.embedding, err = runOne(ctx, a.embedding, norm); err != nil {
-			return at, fmt.Errorf("embedding: %w", err)
+		if embedding, err = runOne(ctx, a.embedding, norm); err != nil {
+			return nil, nil, fmt.Errorf("embedding: %w", err)
 		}
 	}
-	return at, nil
+	return genderAge, embedding, nil
 }
 
 // faceInputs lays an aligned face out as RGB planes twice: raw 0–255 for the gender-age model,

@@ -24,9 +24,14 @@ func benchPhotos(b *testing.B) map[string][]byte {
 
 // BenchmarkAnalyze measures decoding and analysing a photo end to end and, in the same run, the
 // floor: the bare model inference time for the same image. It reports the p50 of both and their
-// ratio (goal ≤ 1.3). serve's BenchmarkPredict adds the HTTP path.
+// ratio (goal ≤ 1.3). serve's BenchmarkPredict adds the HTTP path. The analyzer runs the mirrored
+// gender-age pass, as it does with the service's attribute model (face/attr).
 func BenchmarkAnalyze(b *testing.B) {
-	a := testAnalyzer(b)
+	a, err := startAnalyzer(b, func(c *Config) { c.MirrorPass = true })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
 	for name, data := range benchPhotos(b) {
 		img, err := Decode(data)
 		if err != nil {
@@ -92,12 +97,20 @@ func (a *Analyzer) inferenceFloor(ctx context.Context, img *RGB) (time.Duration,
 	if len(dets) > a.cfg.MaxFaces {
 		dets = dets[:a.cfg.MaxFaces]
 	}
+	mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
 	for _, d := range dets {
-		raw, norm := faceInputs(Align(img, d.Landmarks))
-		for _, job := range []struct {
+		aligned := Align(img, d.Landmarks)
+		raw, norm := faceInputs(aligned)
+		jobs := []struct {
 			s    *ort.DynamicAdvancedSession
 			data []float32
-		}{{a.genderAge, raw}, {a.embedding, norm}} {
+		}{{a.genderAge, raw}, {a.embedding, norm}}
+		if mirrored {
+			mirroredRaw, _ := faceInputs(Mirror(aligned))
+			jobs = append(jobs, jobs[0])
+			jobs[2].data = mirroredRaw
+		}
+		for _, job := range jobs {
 			if job.s == nil {
 				continue
 			}

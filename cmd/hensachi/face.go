@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/face/attr"
 	"github.com/hensachi/hensachi/face/models"
 	"github.com/hensachi/hensachi/face/ort"
 	"github.com/hensachi/hensachi/face/score"
@@ -27,12 +28,22 @@ func addFaceFlags(fs *flag.FlagSet) faceFlags {
 	}
 }
 
-// attractivenessFile is the trained model's name inside the bundle directory.
-const attractivenessFile = "attractiveness.json"
+// The trained models' names inside the bundle directory.
+const (
+	attractivenessFile = "attractiveness.json"
+	attributesFile     = "attributes.json"
+)
 
 // analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. Without the
-// attractiveness model (withScore false) raw_score and score are left out.
+// trained models (withScore false) raw_score and score are left out and age and gender come from
+// the gender-age model alone.
 func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
+	return f.analyzerWith(withScore, false)
+}
+
+// analyzerWith also runs the gender-age model on the mirrored face when mirrorPass is set, as
+// training the attribute model needs.
+func (f faceFlags) analyzerWith(withScore, mirrorPass bool) (*face.Analyzer, error) {
 	if err := ort.Init(*f.ortLib); err != nil {
 		return nil, err
 	}
@@ -42,7 +53,7 @@ func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
 	}
 	cfg := face.Config{
 		DetectorPath: b.Path(b.Detector()), GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()),
-		Workers: *f.workers, IntraOpThreads: *f.threads,
+		Workers: *f.workers, IntraOpThreads: *f.threads, MirrorPass: mirrorPass,
 	}
 	if withScore {
 		p := filepath.Join(*f.modelsDir, attractivenessFile)
@@ -54,6 +65,13 @@ func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
 			return nil, err
 		}
 		cfg.Scorer = m
+		p = filepath.Join(*f.modelsDir, attributesFile)
+		if cfg.Attributes, err = attr.Load(p); err != nil {
+			if os.IsNotExist(err) {
+				return nil, fmt.Errorf("attribute model %s is missing; run 'make models'", p)
+			}
+			return nil, err
+		}
 	}
 	return face.NewAnalyzer(cfg)
 }

@@ -5,6 +5,7 @@
 //	hensachi serve    run the HTTP server
 //	hensachi account  manage accounts, keys, plans and usage
 //	hensachi train-score  train the attractiveness model
+//	hensachi train-attrs  train the age and gender model
 package main
 
 import (
@@ -27,6 +28,7 @@ var commands = []command{
 	{"serve", "run the HTTP server", runServe},
 	{"account", "manage accounts, keys, plans and usage (operator)", runAccount},
 	{"train-score", "train the attractiveness model on SCUT-FBP5500 and write its card", runTrainScore},
+	{"train-attrs", "train the age and gender model on UTKFace and SCUT-FBP5500 and write its cards", runTrainAttrs},
 }
 
 func main() {

@@ -30,6 +30,9 @@ func ReadSplit(dataset string) (train, test []Sample, err error) {
 	return train, test, nil
 }
 
+// ImagePath is the file of an image named in the split lists.
+func ImagePath(dataset, name string) string { return filepath.Join(dataset, scutImages, name) }
+
 func readList(path string) ([]Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -68,7 +71,7 @@ func Extract(ctx context.Context, a *face.Analyzer, dataset string, samples []Sa
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			data, err := os.ReadFile(filepath.Join(dataset, scutImages, s.Name))
+			data, err := os.ReadFile(ImagePath(dataset, s.Name))
 			if err != nil {
 				errs <- err
 				return

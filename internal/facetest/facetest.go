@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/face/attr"
 	"github.com/hensachi/hensachi/face/models"
 	"github.com/hensachi/hensachi/face/ort"
 	"github.com/hensachi/hensachi/face/score"
@@ -21,7 +22,7 @@ var (
 )
 
 // Analyzer returns an analyzer on the bundle of `make models`, with the committed attractiveness
-// model; like testenv, it skips without the inputs, except under CI=true.
+// and age-gender models; like testenv, it skips without the inputs, except under CI=true.
 func Analyzer(t testing.TB) *face.Analyzer {
 	t.Helper()
 	lib, dir := testenv.ONNXRuntime(t), testenv.Models(t)
@@ -37,8 +38,12 @@ func Analyzer(t testing.TB) *face.Analyzer {
 		if m, err = score.Load(filepath.Join(dir, "attractiveness.json")); err != nil {
 			return
 		}
+		var at *attr.Model
+		if at, err = attr.Load(filepath.Join(dir, "attributes.json")); err != nil {
+			return
+		}
 		analyzer, err = face.NewAnalyzer(face.Config{DetectorPath: b.Path(b.Detector()),
-			GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()), Scorer: m})
+			GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()), Scorer: m, Attributes: at})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,19 @@ func Models(t testing.TB) string {
 	return p
 }
 
+// NoFacePhotos returns the directory of the photos without people of face/testdata/noface.txt:
+// $NOFACE_DIR when set, else build/noface under the module root, which scripts/fetch-noface.sh
+// fills.
+func NoFacePhotos(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("NOFACE_DIR")
+	if p == "" {
+		p = filepath.Join(root(t), "build", "noface")
+	}
+	require(t, filepath.Join(p, "chelsea.png"), p, "photos without people (scripts/fetch-noface.sh)")
+	return p
+}
+
 // PostgresURL returns the URL of a PostgreSQL database that tests may use as they like:
 // $HENSACHI_TEST_DATABASE_URL, which .ci/run and scripts/test-postgres.sh point at a throwaway
 // cluster.

@@ -1,0 +1,285 @@
+package attr
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hensachi/hensachi/face"
+)
+
+// TestFitLogisticSeparates fits P(y) = σ(2·x0 − x1) and checks the recovered direction and the
+// calibration of the probabilities.
+func TestFitLogisticSeparates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x [][]float64
+	var y []bool
+	for range 4000 {
+		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		x, y = append(x, v), append(y, rng.Float64() < sigmoid(2*v[0]-v[1]))
+	}
+	l, err := FitLogistic(x, y, 1e-4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slope := func(j int) float64 { return l.Weights[j] / l.Scale[j] }
+	for j, want := range []float64{2, -1, 0} {
+		if math.Abs(slope(j)-want) > 0.25 {
+			t.Errorf("slope %d = %.3f, want %.1f", j, slope(j), want)
+		}
+	}
+	if p := l.Prob([]float64{0, 0, 0}); math.Abs(p-0.5) > 0.05 {
+		t.Errorf("P at the origin %.3f, want 0.5", p)
+	}
+	// a warm start reaches the same optimum
+	again, err := FitLogistic(x, y, 1e-4, l.params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(again.Bias-l.Bias) > 1e-3 {
+		t.Errorf("warm start: bias %.4f, cold %.4f", again.Bias, l.Bias)
+	}
+}
+
+func TestRidgePathRecoversLinearRelation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var x [][]float64
+	var y []float64
+	for range 500 {
+		v := []float64{rng.NormFloat64(), rng.NormFloat64()}
+		x, y = append(x, v), append(y, 30+5*v[0]-2*v[1]+0.01*rng.NormFloat64())
+	}
+	fits, err := ridgePath(x, y, []float64{0.01, 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := fits[0].Predict([]float64{1, 1}); math.Abs(p-33) > 0.05 {
+		t.Errorf("prediction %.3f, want 33", p)
+	}
+	// a strong penalty shrinks towards the mean
+	if p := fits[1].Predict([]float64{1, 1}); !(p > 30 && p < 33) {
+		t.Errorf("shrunk prediction %.3f, want between 30 and 33", p)
+	}
+}
+
+func TestStandardizerBoundsOutliers(t *testing.T) {
+	s := Standardizer{Mean: []float64{0}, Scale: []float64{1}}
+	if z := s.Apply([]float64{1e9}); z[0] != zLimit {
+		t.Errorf("z = %v, want %v", z[0], zLimit)
+	}
+}
+
+func TestFitIsotonic(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6}
+	y := []float64{1, 3, 2, 4, 6, 5}
+	c := FitIsotonic(x, y, 1)
+	// (3, 2) and (6, 5) violate the order and pool with their predecessors
+	want := Curve{X: []float64{1, 2.5, 4, 5.5}, Y: []float64{1, 2.5, 4, 5.5}}
+	if len(c.X) != len(want.X) {
+		t.Fatalf("curve %+v, want %+v", c, want)
+	}
+	for i := range c.X {
+		if c.X[i] != want.X[i] || c.Y[i] != want.Y[i] {
+			t.Fatalf("curve %+v, want %+v", c, want)
+		}
+	}
+	for v, w := range map[float64]float64{0: 1, 1.75: 1.75, 3: 3, 9: 5.5} {
+		if got := c.Apply(v); math.Abs(got-w) > 1e-12 {
+			t.Errorf("Apply(%v) = %v, want %v", v, got, w)
+		}
+	}
+}
+
+// TestCalibrateRemovesPull feeds a predictor pulled to the middle (raw = 35 + 0.5·(age − 35)):
+// the calibrated ages are unbiased in every band.
+func TestCalibrateRemovesPull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var raw, age []float64
+	for range 5000 {
+		a := float64(rng.IntN(90))
+		raw, age = append(raw, 35+0.5*(a-35)+rng.NormFloat64()), append(age, a)
+	}
+	c := calibrate(raw, age)
+	for _, a := range []float64{5, 35, 80} {
+		if got := c.Apply(35 + 0.5*(a-35)); math.Abs(got-a) > 2 {
+			t.Errorf("true age %v read as %.1f", a, got)
+		}
+	}
+}
+
+func features(seed uint64) *face.Features {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	vec := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	return &face.Features{GenderAge: vec(genderAgeOutputs), Embedding: vec(8), MirroredGenderAge: vec(genderAgeOutputs)}
+}
+
+func TestVector(t *testing.T) {
+	f := features(1)
+	x, err := Vector(f, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x) != genderAgeOutputs+100+2+8 {
+		t.Fatalf("%d features", len(x))
+	}
+	if want := (float64(f.GenderAge[5]) + float64(f.MirroredGenderAge[5])) / 2; x[5] != want {
+		t.Errorf("x[5] = %v, want the mean %v", x[5], want)
+	}
+	soft := 0.0
+	for k := range 100 {
+		soft += x[genderAgeOutputs+k]
+	}
+	if x[genderAgeOutputs+100] != soft || x[genderAgeOutputs+101] != math.Log1p(soft) {
+		t.Errorf("soft age %v, log %v; want %v", x[genderAgeOutputs+100], x[genderAgeOutputs+101], soft)
+	}
+	if y, _ := Vector(f, false); y[5] != float64(f.GenderAge[5]) || y[len(y)-1] != x[len(x)-1] {
+		t.Errorf("unmirrored x[5] = %v, want %v; the embedding is not mirrored", y[5], f.GenderAge[5])
+	}
+	f.MirroredGenderAge = nil
+	if _, err := Vector(f, true); err == nil {
+		t.Error("no error without the mirrored gender-age outputs")
+	}
+	if _, err := Vector(&face.Features{GenderAge: make([]float32, 10)}, false); err == nil {
+		t.Error("no error for a short gender-age output")
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	samples := []Sample{
+		{Source: SourceUTKFace, Age: 5, Male: true, Ethnic: "Asian"},
+		{Source: SourceUTKFace, Age: 30, Male: false, Ethnic: "White"},
+		{Source: SourceUTKFace, Age: 75, Male: true, Ethnic: "White"},
+		{Source: SourceSCUT, Male: false, Ethnic: "Asian"},
+	}
+	preds := []Prediction{{Age: 9, Male: 0.9}, {Age: 28, Male: 0.6}, {Age: 70, Male: 0.55}, {Age: 50, Male: 0.1}}
+	r := Evaluate(samples, preds)
+	if r.Overall.N != 4 || r.Overall.GenderAccuracy != 0.75 || r.Overall.AgeN != 3 {
+		t.Errorf("overall %+v", r.Overall)
+	}
+	// adults: errors −2 and −5
+	if r.Adults.AgeN != 2 || r.Adults.AgeMAE != 3.5 || r.Adults.AgeBias != -3.5 {
+		t.Errorf("adults %+v", r.Adults)
+	}
+	if b := r.Bands["0–9"]; b.AgeBias != 4 || b.GenderAccuracy != 1 {
+		t.Errorf("band 0–9 %+v", b)
+	}
+	if r.Ethnicities["White"].N != 2 || r.Genders["female"].GenderAccuracy != 0.5 {
+		t.Errorf("groups %+v %+v", r.Ethnicities, r.Genders)
+	}
+	// one face per bin: |1 − 0.9| + |0 − 0.6| + |1 − 0.55| + |0 − 0.1| = 1.25 over 4 faces
+	if math.Abs(r.GenderECE-0.3125) > 1e-9 {
+		t.Errorf("ECE %v, want 0.3125", r.GenderECE)
+	}
+}
+
+func TestBand(t *testing.T) {
+	for age, want := range map[int]string{0: "0–9", 9: "0–9", 10: "10–19", 69: "60–69", 70: "70+", 110: "70+"} {
+		if got := Band(age); got != want {
+			t.Errorf("Band(%d) = %q, want %q", age, got, want)
+		}
+	}
+}
+
+func TestReadUTKFace(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(dir, "labels.csv"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("file,age,gender,race\n26_1_2_20170116174525125.jpg.chip.jpg,26,female,2\n26_0_0_20170116174533125.jpg.chip.jpg,26,male,0\n")
+	s, err := ReadUTKFace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) != 2 || s[0].Age != 26 || s[0].Male || s[0].Ethnic != "Asian" || s[1].Ethnic != "White" || !s[1].Male {
+		t.Errorf("samples %+v", s)
+	}
+	// one ten-minute window: both on the same side of the split
+	if s[0].Group != "20170116174" || s[0].Group != s[1].Group || s[0].HeldOut != s[1].HeldOut {
+		t.Errorf("groups %q %q, held out %v %v", s[0].Group, s[1].Group, s[0].HeldOut, s[1].HeldOut)
+	}
+	for _, bad := range []string{
+		"f,age,gender,race\nx_1_1_2017.jpg,1,female,0\n",                  // no time stamp
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,1,other,0\n",   // gender
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,-1,female,0\n", // age
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,1,female,7\n",  // race
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,1,female\n",    // columns
+	} {
+		write(bad)
+		if _, err := ReadUTKFace(dir); err == nil {
+			t.Errorf("no error for %q", bad)
+		}
+	}
+}
+
+// TestHeldOutShare checks the split's size on many synthetic windows.
+func TestHeldOutShare(t *testing.T) {
+	n := 0
+	for i := range 10000 {
+		if bucket("", string(rune(i))+"window", heldOutShare) == 0 {
+			n++
+		}
+	}
+	if n < 1800 || n > 2200 {
+		t.Errorf("%d of 10000 groups held out, want about 2000", n)
+	}
+}
+
+// TestFitTrainsBothHeads fits on synthetic features where gender and age are linear in the
+// embedding (the gender-age outputs carry nothing), then round-trips the model file.
+func TestFitTrainsBothHeads(t *testing.T) {
+	var samples []Sample
+	for i := range 600 {
+		f := features(uint64(i))
+		clear(f.GenderAge)
+		clear(f.MirroredGenderAge)
+		age := 40 + 15*float64(f.Embedding[0])
+		male := f.Embedding[1] > 0
+		samples = append(samples, Sample{Source: SourceUTKFace, Age: int(math.Max(1, age)), Male: male, Ethnic: "White",
+			Group: string(rune('a' + i%50)), HeldOut: i%5 == 0, Features: f})
+	}
+	m, err := Train(samples, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Test[SourceUTKFace]
+	if r.Overall.N != 120 || r.Overall.GenderAccuracy < 0.9 || r.Overall.AgeMAE > 5 {
+		t.Errorf("held-out %+v", r.Overall)
+	}
+	path := filepath.Join(t.TempDir(), "attributes.json")
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, m1, err := loaded.Attributes(samples[0].Features)
+	a0, m0, _ := m.Attributes(samples[0].Features)
+	if err != nil || a1 != a0 || m1 != m0 || !loaded.Mirrored() {
+		t.Errorf("loaded model: %v %v %v, want %v %v", a1, m1, err, a0, m0)
+	}
+	if _, _, err := loaded.Attributes(&face.Features{GenderAge: make([]float32, genderAgeOutputs), Embedding: make([]float32, 3)}); err == nil {
+		t.Error("no error for features of the wrong size")
+	}
+	loaded.Age.Calibration = Curve{}
+	b, _ = json.Marshal(loaded)
+	os.WriteFile(path, b, 0o644)
+	if _, err := Load(path); err == nil {
+		t.Error("Load accepts a model without an age calibration")
+	}
+}

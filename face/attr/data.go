@@ -1,0 +1,129 @@
+// Package attr is the age and gender model: heads fitted on the per-face features the bundle's
+// models compute (the gender-age model's outputs and the face embedding, on the face and on its
+// mirror image), with the datasets they are trained and validated on.
+package attr
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/face/score"
+)
+
+// The sources of labelled faces.
+const (
+	SourceUTKFace = "utkface"
+	SourceSCUT    = "scut"
+)
+
+// Sample is one labelled face image. SCUT-FBP5500 has no ages.
+type Sample struct {
+	Path     string
+	Source   string
+	Age      int
+	Male     bool
+	Ethnic   string // White, Black, Asian, Indian, Others (UTKFace); Asian, Caucasian (SCUT-FBP5500)
+	Group    string // the unit of the held-out split and of the folds: one group is never split
+	HeldOut  bool   // never used for fitting
+	Features *face.Features
+}
+
+// HasAge reports whether the sample's age is known.
+func (s *Sample) HasAge() bool { return s.Source == SourceUTKFace }
+
+var utkEthnicities = []string{"White", "Black", "Asian", "Indian", "Others"}
+
+// heldOutShare is one in how many UTKFace groups is held out from fitting.
+const heldOutShare = 5
+
+// utkGroup is a UTKFace file's group: the ten-minute window of its file-name time stamp
+// (age_gender_race_yyyymmddHHMMSSfff.jpg.chip.jpg). Chips of one person were collected together,
+// so they share a window; whole days are too coarse (the collection went through ages in order).
+func utkGroup(name string) (string, error) {
+	parts := strings.Split(name, "_")
+	if len(parts) < 4 || len(parts[3]) < 11 {
+		return "", fmt.Errorf("UTKFace file name %q has no time stamp", name)
+	}
+	return parts[3][:11], nil
+}
+
+// bucket hashes a group into one of n buckets, so splits are fixed without a list and do not
+// depend on the order of the files.
+func bucket(salt, group string, n int) int {
+	h := fnv.New32a()
+	io.WriteString(h, salt)
+	io.WriteString(h, group)
+	return int(h.Sum32() % uint32(n))
+}
+
+// ReadUTKFace reads labels.csv (file, age, gender, race) of the UTKFace training pool.
+func ReadUTKFace(dir string) ([]Sample, error) {
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = 4
+	var out []Sample
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name(), err)
+		}
+		if line == 1 && rec[0] == "file" {
+			continue
+		}
+		age, err := strconv.Atoi(rec[1])
+		if err != nil || age < 0 || age > 130 {
+			return nil, fmt.Errorf("%s line %d: age %q", f.Name(), line, rec[1])
+		}
+		if rec[2] != "male" && rec[2] != "female" {
+			return nil, fmt.Errorf("%s line %d: gender %q", f.Name(), line, rec[2])
+		}
+		race, err := strconv.Atoi(rec[3])
+		if err != nil || race < 0 || race >= len(utkEthnicities) {
+			return nil, fmt.Errorf("%s line %d: race %q", f.Name(), line, rec[3])
+		}
+		group, err := utkGroup(rec[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", f.Name(), line, err)
+		}
+		out = append(out, Sample{Path: filepath.Join(dir, "images", rec[0]), Source: SourceUTKFace, Age: age,
+			Male: rec[2] == "male", Ethnic: utkEthnicities[race], Group: group,
+			HeldOut: bucket("", group, heldOutShare) == 0})
+	}
+	return out, nil
+}
+
+// ReadSCUT reads SCUT-FBP5500's official split; the file-name prefix gives gender and ethnicity.
+// The test split is held out, as for the attractiveness model.
+func ReadSCUT(dir string) ([]Sample, error) {
+	train, test, err := score.ReadSplit(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Sample
+	for i, part := range [][]score.Sample{train, test} {
+		for _, s := range part {
+			ethnic := map[byte]string{'A': "Asian", 'C': "Caucasian"}[s.Name[0]]
+			if ethnic == "" || (s.Name[1] != 'M' && s.Name[1] != 'F') {
+				return nil, fmt.Errorf("SCUT-FBP5500 file %q: prefix is not AF, AM, CF or CM", s.Name)
+			}
+			out = append(out, Sample{Path: score.ImagePath(dir, s.Name), Source: SourceSCUT, Male: s.Name[1] == 'M',
+				Ethnic: ethnic, Group: s.Name, HeldOut: i == 1})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package attr
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/hensachi/hensachi/face"
+)
+
+// Extract runs the service's pipeline (decode, detect, align, per-face models) on each sample's
+// image and keeps the largest face's features. It returns the samples where a face was found and
+// how many had none.
+func Extract(ctx context.Context, a *face.Analyzer, samples []Sample, workers int) ([]Sample, int, error) {
+	found := make([]bool, len(samples))
+	out := make([]Sample, len(samples))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	sem := make(chan struct{}, workers) // as many in flight as the analyzer has workers: never overloaded
+	for i, s := range samples {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			f, err := largestFace(ctx, a, s.Path)
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+				return
+			}
+			if f != nil {
+				s.Features = f
+				out[i], found[i] = s, true
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, 0, firstErr
+	}
+	kept := out[:0]
+	for i, ok := range found {
+		if ok {
+			kept = append(kept, out[i])
+		}
+	}
+	return kept, len(samples) - len(kept), nil
+}
+
+func largestFace(ctx context.Context, a *face.Analyzer, path string) (*face.Features, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	img, err := face.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	faces, err := a.Analyze(ctx, img)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(faces) == 0 {
+		return nil, nil
+	}
+	return &faces[0].Features, nil
+}

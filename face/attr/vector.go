@@ -1,0 +1,45 @@
+package attr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/hensachi/hensachi/face"
+)
+
+// genderAgeOutputs is the size of the gender-age model's fc1: two gender logits, then one pair of
+// logits per year of age 0–99 whose second value wins when the face is older than that year.
+const genderAgeOutputs = 202
+
+// Vector lays a face's features out for the heads: the gender-age model's outputs, each year's
+// probability σ(pair difference), their sum (the model's own soft age) and its log, and the
+// embedding; with mirrored, the gender-age outputs are the mean of the face's and its mirror's.
+func Vector(f *face.Features, mirrored bool) ([]float64, error) {
+	ga, emb := f.GenderAge, f.Embedding
+	if len(ga) != genderAgeOutputs || len(emb) == 0 {
+		return nil, fmt.Errorf("features: %d gender-age outputs and a %d-d embedding, want %d and an embedding", len(ga), len(emb), genderAgeOutputs)
+	}
+	if mirrored && len(f.MirroredGenderAge) != len(ga) {
+		return nil, errors.New("features: the gender-age outputs of the mirrored face are missing")
+	}
+	x := make([]float64, 0, genderAgeOutputs+100+2+len(emb))
+	for i, v := range ga {
+		if mirrored {
+			x = append(x, (float64(v)+float64(f.MirroredGenderAge[i]))/2)
+		} else {
+			x = append(x, float64(v))
+		}
+	}
+	soft := 0.0
+	for k := range 100 {
+		p := sigmoid(x[2+2*k+1] - x[2+2*k])
+		soft += p
+		x = append(x, p)
+	}
+	x = append(x, soft, math.Log1p(soft))
+	for _, v := range emb {
+		x = append(x, float64(v))
+	}
+	return x, nil
+}

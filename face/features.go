@@ -1,0 +1,54 @@
+package face
+
+import (
+	"context"
+	"fmt"
+)
+
+// Features are the per-face model outputs that the attribute heads read.
+type Features struct {
+	GenderAge []float32 // fc1 of the gender-age model: 202 values
+	Embedding []float32 // the 512-d embedding; nil without the embedding model
+	// MirroredGenderAge is fc1 on the horizontally mirrored face; nil unless a mirrored pass was
+	// asked for (Config.MirrorPass, AttributeModel.Mirrored). Only the gender-age model runs twice:
+	// it costs 0.7 ms a face, the embedding 4.6 ms, and a second embedding improved the heads by
+	// less than half a point.
+	MirroredGenderAge []float32
+}
+
+// AttributeModel turns a face's features into its age and the probability that it is male.
+type AttributeModel interface {
+	// Mirrored reports whether the model reads the gender-age model's outputs on the mirrored
+	// face too (a second pass of that model).
+	Mirrored() bool
+	Attributes(f *Features) (age, male float64, err error)
+}
+
+// Mirror flips an aligned face left to right. The alignment template is symmetric about the
+// crop's vertical axis, so the mirrored crop is an aligned face too.
+func Mirror(aligned []uint8) []uint8 {
+	out := make([]uint8, len(aligned))
+	for y := range AlignSize {
+		row := aligned[3*y*AlignSize : 3*(y+1)*AlignSize]
+		dst := out[3*y*AlignSize : 3*(y+1)*AlignSize]
+		for x := range AlignSize {
+			copy(dst[3*(AlignSize-1-x):3*(AlignSize-x)], row[3*x:3*x+3])
+		}
+	}
+	return out
+}
+
+// features runs the per-face models on an aligned face, and the gender-age model on its mirror
+// image too when mirrored.
+func (a *Analyzer) features(ctx context.Context, aligned []uint8, mirrored bool) (Features, error) {
+	var f Features
+	var err error
+	if f.GenderAge, f.Embedding, err = a.faceOutputs(ctx, aligned); err != nil || !mirrored {
+		return f, err
+	}
+	raw, _ := faceInputs(Mirror(aligned))
+	if f.MirroredGenderAge, err = runOne(ctx, a.genderAge, raw); err != nil {
+		return f, fmt.Errorf("gender-age, mirrored: %w", err)
+	}
+	return f, nil
+}
