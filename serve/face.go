@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -93,8 +94,8 @@ type bboxJSON struct {
 
 type faceJSON struct {
 	FaceID     int      `json:"face_id"`
-	Score      *float64 `json:"score"`
-	RawScore   *float64 `json:"raw_score"`
+	Score      float64  `json:"score"`
+	RawScore   float64  `json:"raw_score"`
 	Age        int      `json:"age"`
 	Gender     string   `json:"gender"`
 	GenderProb float64  `json:"gender_prob"`
@@ -143,24 +144,25 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	}
-	if s.cfg.Uploads != nil {
-		if _, err := s.cfg.Uploads.Save(data, string(header.Format)); err != nil {
-			slog.ErrorContext(c.r.Context(), "store upload", "err", err, "request_id", reqinfo.ID(c.r.Context()))
-		}
-	}
 	results := make([]faceJSON, len(faces))
 	for i, f := range faces {
 		gender, prob := "female", 1-f.Male
 		if f.Male >= 0.5 {
 			gender, prob = "male", f.Male
 		}
-		r := faceJSON{FaceID: i, Age: f.Age, Gender: gender, GenderProb: hensachi.Round(prob, 4),
-			BBox: bboxJSON{X: f.X, Y: f.Y, Width: f.W, Height: f.H}}
-		if f.Scored {
-			raw, score := hensachi.Round(f.RawScore, 2), hensachi.Round(f.Score, 1)
-			r.RawScore, r.Score = &raw, &score
+		if !f.Scored {
+			// the document promises both numbers; an analyzer without its attractiveness model is a
+			// deployment fault, not a face without a score
+			return nil, fmt.Errorf("face %d has no attractiveness score: the analyzer runs without its model", i)
 		}
-		results[i] = r
+		results[i] = faceJSON{FaceID: i, Score: hensachi.Round(f.Score, 1), RawScore: hensachi.Round(f.RawScore, 2),
+			Age: f.Age, Gender: gender, GenderProb: hensachi.Round(prob, 4),
+			BBox: bboxJSON{X: f.X, Y: f.Y, Width: f.W, Height: f.H}}
+	}
+	if s.cfg.Uploads != nil {
+		if _, err := s.cfg.Uploads.Save(data, string(header.Format)); err != nil {
+			slog.ErrorContext(c.r.Context(), "store upload", "err", err, "request_id", reqinfo.ID(c.r.Context()))
+		}
 	}
 	b := []byte(`"faces_detected":` + strconv.Itoa(len(results)) + `,"results":`)
 	enc, err := jsonMarshal(results)

@@ -45,7 +45,7 @@ func (u *memUploads) Save(_ []byte, ext string) (string, error) {
 func TestPredictWithoutModels(t *testing.T) {
 	analyzer := &scriptedAnalyzer{faces: []face.Face{
 		{X: 10, Y: 20, W: 100, H: 120, Age: 31, Male: 0.87654, Scored: true, RawScore: 3.14159, Score: 61.26},
-		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2},
+		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44},
 	}}
 	store := &memUploads{saved: map[string]int{}}
 	ts := newTestServer(t, func(c *Config) { c.Faces, c.Uploads = analyzer, store })
@@ -57,7 +57,7 @@ func TestPredictWithoutModels(t *testing.T) {
 	}
 	want := `"faces_detected":2,"results":[` +
 		`{"face_id":0,"score":61.3,"raw_score":3.14,"age":31,"gender":"male","gender_prob":0.8765,"bbox":{"x":10,"y":20,"width":100,"height":120}},` +
-		`{"face_id":1,"score":null,"raw_score":null,"age":8,"gender":"female","gender_prob":0.8,"bbox":{"x":150,"y":30,"width":40,"height":48}}]`
+		`{"face_id":1,"score":44.4,"raw_score":2.5,"age":8,"gender":"female","gender_prob":0.8,"bbox":{"x":150,"y":30,"width":40,"height":48}}]`
 	if !strings.Contains(string(r.body), want) {
 		t.Errorf("body %s\nwant it to contain %s", r.body, want)
 	}
@@ -85,6 +85,12 @@ func TestPredictWithoutModels(t *testing.T) {
 		if p := decode[problem](t, r.body); r.status != c.status || p.Code != c.code || r.header.Get("Retry-After") == "" {
 			t.Errorf("analyzer error %v: %d %s (Retry-After %q)", c.err, r.status, r.body, r.header.Get("Retry-After"))
 		}
+	}
+	// an analyzer running without the attractiveness model breaks the document's promise of a score
+	analyzer.err, analyzer.faces = nil, []face.Face{{X: 1, Y: 1, W: 40, H: 40, Age: 30, Male: 0.9}}
+	ct, body = multipartBody(t, [2]string{"file", string(encodePNGImage(t, 64, 64))})
+	if r := ts.post(t, ts.freeKey, ct, body); r.status != http.StatusInternalServerError || decode[problem](t, r.body).Code != hensachi.EInternal {
+		t.Errorf("face without a score: %d %s, want 500 internal_error", r.status, r.body)
 	}
 	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
 		t.Errorf("used %d after failed analyses, want 1", used)

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -12,14 +13,72 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// openAPI is the part of openapi.json the tests read: responses, either inline or a reference
+// into components.responses.
 type openAPI struct {
-	Paths map[string]map[string]struct {
-		Responses map[string]struct {
-			Content map[string]struct {
-				Schema json.RawMessage `json:"schema"`
-			} `json:"content"`
-		} `json:"responses"`
-	} `json:"paths"`
+	Paths      map[string]map[string]struct{ Responses map[string]docResponse } `json:"paths"`
+	Components struct{ Responses map[string]docResponse }                       `json:"components"`
+}
+
+type docResponse struct {
+	Ref     string                     `json:"$ref"`
+	Headers map[string]json.RawMessage `json:"headers"`
+	Content map[string]struct {
+		Schema struct {
+			Ref string `json:"$ref"`
+		} `json:"schema"`
+	} `json:"content"`
+}
+
+func loadOpenAPI(t testing.TB) openAPI {
+	t.Helper()
+	var doc openAPI
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// response returns the documented response of an operation for a status, its reference resolved.
+func (doc openAPI) response(path, method string, status int) (docResponse, bool) {
+	r, ok := doc.Paths[path][strings.ToLower(method)].Responses[strconv.Itoa(status)]
+	if ref, isRef := strings.CutPrefix(r.Ref, "#/components/responses/"); ok && isRef {
+		r, ok = doc.Components.Responses[ref]
+	}
+	return r, ok
+}
+
+// checkResponse reports how a real response differs from the document: an undocumented status or
+// content type, a body outside its schema, a documented header missing.
+func (doc openAPI) checkResponse(t testing.TB, method, path, template string, r response) {
+	t.Helper()
+	resp, ok := doc.response(template, method, r.status)
+	if !ok {
+		t.Errorf("%s %s: status %d is not documented", method, path, r.status)
+		return
+	}
+	for name := range resp.Headers {
+		if r.header.Get(name) == "" {
+			t.Errorf("%s %s (%d): documented header %s is missing", method, path, r.status, name)
+		}
+	}
+	if len(resp.Content) == 0 {
+		if len(r.body) > 0 {
+			t.Errorf("%s %s (%d): a body where the document has none", method, path, r.status)
+		}
+		return
+	}
+	ct := strings.TrimSpace(strings.Split(r.header.Get("Content-Type"), ";")[0])
+	content, ok := resp.Content[ct]
+	if !ok {
+		t.Errorf("%s %s: content type %s is not documented for %d", method, path, ct, r.status)
+		return
+	}
+	if ref := content.Schema.Ref; ref != "" {
+		if err := validateSchema(t, ref, r.body); err != nil {
+			t.Errorf("%s %s (%d) does not match %s:\n%v", method, path, r.status, ref, err)
+		}
+	}
 }
 
 // routePattern turns httprouter's :name into OpenAPI's {name}.
@@ -29,10 +88,7 @@ var routePattern = regexp.MustCompile(`:([a-z]+)`)
 // route exists.
 func TestOpenAPIRoutes(t *testing.T) {
 	ts := newTestServer(t, withFaces(t))
-	var doc openAPI
-	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := loadOpenAPI(t)
 	registered := map[string]bool{}
 	for _, route := range registeredRoutes(ts.Server) {
 		p := routePattern.ReplaceAllString(route.path, "{$1}")
@@ -68,10 +124,7 @@ func registeredRoutes(s *Server) []route {
 // the document gives for their path and status.
 func TestResponsesMatchOpenAPI(t *testing.T) {
 	ts := newTestServer(t)
-	var doc openAPI
-	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := loadOpenAPI(t)
 	cases := []struct{ path, template string }{
 		{"/town/v1/municipalities/01100", "/town/v1/municipalities/{code}"},
 		{"/town/v1/municipalities/07546", "/town/v1/municipalities/{code}"},
@@ -87,26 +140,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"/town/v1/meta", "/town/v1/meta"},
 	}
 	for _, tc := range cases {
-		r := ts.get(t, tc.path)
-		status := http.StatusText(r.status)
-		resp, ok := doc.Paths[tc.template]["get"].Responses[strconv.Itoa(r.status)]
-		if !ok {
-			t.Errorf("GET %s: status %d (%s) is not documented", tc.path, r.status, status)
-			continue
-		}
-		ct := strings.TrimSpace(strings.Split(r.header.Get("Content-Type"), ";")[0])
-		content, ok := resp.Content[ct]
-		if !ok {
-			t.Errorf("GET %s: content type %s is not documented for %d", tc.path, ct, r.status)
-			continue
-		}
-		var ref struct {
-			Ref string `json:"$ref"`
-		}
-		json.Unmarshal(content.Schema, &ref)
-		if err := validateSchema(t, ref.Ref, r.body); err != nil {
-			t.Errorf("GET %s (%d) does not match %s:\n%v", tc.path, r.status, ref.Ref, err)
-		}
+		doc.checkResponse(t, http.MethodGet, tc.path, tc.template, ts.get(t, tc.path))
 	}
 }
 
@@ -131,4 +165,60 @@ func validateSchema(t testing.TB, ref string, body []byte) error {
 		return err
 	}
 	return sch.Validate(doc)
+}
+
+// TestOpenAPIDocumentRules checks what generated clients rely on: an operationId on every
+// operation, a type beside every enum and const, a format on every number, the 5-digit pattern on
+// every municipality code, and 405 and 500 documented everywhere.
+func TestOpenAPIDocumentRules(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(at string, v any)
+	walk = func(at string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			_, hasEnum := v["enum"]
+			_, hasConst := v["const"]
+			if (hasEnum || hasConst) && v["type"] == nil {
+				t.Errorf("%s: enum or const without a type", at)
+			}
+			types := fmt.Sprint(v["type"])
+			if strings.Contains(types, "number") && v["format"] != "double" {
+				t.Errorf("%s: number without format double", at)
+			}
+			// a property named code is a municipality's, except a prefecture's and a problem's
+			if code, ok := v["code"].(map[string]any); ok && strings.HasSuffix(at, ".properties") &&
+				!strings.Contains(at, "schemas.Prefecture.") && !strings.Contains(at, "schemas.Problem.") && code["pattern"] != "^[0-9]{5}$" {
+				t.Errorf("%s.code: no 5-digit pattern", at)
+			}
+			for k, child := range v {
+				walk(at+"."+k, child)
+			}
+		case []any:
+			for i, child := range v {
+				walk(fmt.Sprintf("%s[%d]", at, i), child)
+			}
+		}
+	}
+	walk("#", doc)
+
+	ids := map[string]bool{}
+	for path, ops := range doc["paths"].(map[string]any) {
+		for method, op := range ops.(map[string]any) {
+			op := op.(map[string]any)
+			id, _ := op["operationId"].(string)
+			if id == "" || ids[id] {
+				t.Errorf("%s %s: operationId %q missing or repeated", method, path, id)
+			}
+			ids[id] = true
+			responses := op["responses"].(map[string]any)
+			for _, status := range []string{"405", "500"} {
+				if responses[status] == nil {
+					t.Errorf("%s %s: %s is not documented", method, path, status)
+				}
+			}
+		}
+	}
 }

@@ -128,12 +128,20 @@ type historyJSON struct {
 	AmountThousandYen *int64 `json:"amount_thousand_yen"`
 }
 
+// corporateJSON is the shape openapi.json gives corporate donations (企業版ふるさと納税), so that
+// clients generated today keep working once a source publishes per-municipality results.
+type corporateJSON struct {
+	FiscalYear string `json:"fiscal_year"`
+	AmountYen  *int64 `json:"amount_yen"`
+	Count      *int64 `json:"count"`
+}
+
 type furusatoJSON struct {
 	Receipts    receiptsJSON   `json:"receipts"`
 	Deductions  deductionsJSON `json:"deductions"`
 	Balance     balanceJSON    `json:"balance"`
 	History     []historyJSON  `json:"history"`
-	Corporate   *struct{}      `json:"corporate"` // null: no source has per-municipality results
+	Corporate   *corporateJSON `json:"corporate"` // nil: no source publishes per-municipality results
 	DataUpdated string         `json:"data_updated"`
 }
 
