@@ -6,7 +6,7 @@ BIN       := bin/hensachi
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime models noface test bench bench-go fuzz vet clean
+.PHONY: all build ingest fetch serve runtime models noface test soak bench bench-go fuzz vet clean
 
 all: build
 
@@ -65,6 +65,13 @@ noface:
 
 test: vet noface
 	$(GO) test -race -count=1 ./...
+
+# The reliability tests, SOAK times longer than in `make test`, without the race detector (as
+# production runs), against a throwaway PostgreSQL cluster (scripts/test-postgres.sh).
+SOAK ?= 10
+RELIABILITY := TestUploadFloodMemory|TestKilledReplicaUnitsComeBack|TestReplicasKeepLimitExact|TestOverwriteInPlaceUnderLoad|TestDailyLimitExactUnderConcurrency
+soak: runtime models
+	scripts/test-postgres.sh env HENSACHI_SOAK=$(SOAK) $(GO) test -count=1 -timeout 2h -v -run '^($(RELIABILITY))$$' ./cmd/hensachi ./serve
 
 bench: bench-go
 	scripts/bench-town.sh

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/internal/testenv"
 )
 
 // TestSwapUnderLoad replaces the dataset file while clients read; every response must be complete
@@ -141,9 +144,14 @@ func writeFileAtomic(path string, b []byte) error {
 
 // TestOverwriteInPlaceUnderLoad: operators copy a new dataset over the served file
 // (cp new.arrow data/dataset.arrow), which truncates and rewrites the same inode. Readers must
-// never see a torn file, and the server must not die of SIGBUS on a mapping that shrank.
+// never see a torn file, and the server must not die of SIGBUS on a mapping that shrank. Some
+// copies are damaged: refused while the previous version keeps serving. HENSACHI_SOAK multiplies
+// the overwrites.
 func TestOverwriteInPlaceUnderLoad(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.KeyCacheTTL = time.Minute })
+	ts := newTestServer(t, func(c *Config) {
+		c.KeyCacheTTL = time.Minute
+		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
+	})
 	path := ts.datasets.Path()
 	versions := make([][]byte, 2)
 	for i, updated := range []string{"2099-03-03", "2099-04-04"} {
@@ -180,7 +188,28 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	for i := range 20 {
+	serving := func() string {
+		s := ts.datasets.Acquire()
+		defer s.Release()
+		return s.Dataset.Version
+	}
+	overwrites := 20 * testenv.Soak()
+	for i := range overwrites {
+		if i%4 == 3 {
+			// a damaged copy, one byte changed inside the data: refused, the serving version stays
+			before := serving()
+			damaged := bytes.Clone(versions[i%2])
+			damaged[len(damaged)/2] ^= 0x40
+			if err := os.WriteFile(path, damaged, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ts.datasets.Reload(); err == nil {
+				t.Fatalf("overwrite %d: a damaged file was accepted", i)
+			}
+			if now := serving(); now != before {
+				t.Fatalf("overwrite %d: serving %s after a damaged file, want %s", i, now, before)
+			}
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0) // what cp does: same inode, truncated
 		if err != nil {
 			t.Fatal(err)
@@ -202,5 +231,5 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 	if got := s.Dataset.Meta.DataUpdated; got != "2099-04-04" {
 		t.Errorf("after the overwrites the server serves data of %s", got)
 	}
-	t.Logf("%d calls during 20 in-place overwrites", calls.Load())
+	t.Logf("%d calls during %d in-place overwrites, some damaged", calls.Load(), overwrites)
 }

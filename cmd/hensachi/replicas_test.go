@@ -44,7 +44,12 @@ func TestMain(m *testing.M) {
 
 // hensachiCmd runs the hensachi command (this test binary) with args, its output going to log.
 func hensachiCmd(log io.Writer, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
+	return commandAt(os.Args[0], log, args...)
+}
+
+// commandAt runs bin, this test binary or a built command, as the hensachi command.
+func commandAt(bin string, log io.Writer, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HENSACHI_TEST_AS_COMMAND=1")
 	cmd.Stdout, cmd.Stderr = log, log
 	return cmd
@@ -97,6 +102,13 @@ type replica struct {
 
 func startReplica(t *testing.T, dsn, dataset string, args ...string) *replica {
 	t.Helper()
+	return startServer(t, os.Args[0], append([]string{"-database-url", dsn, "-dataset", dataset, "-services", "town",
+		"-access-log=false", "-uploads", ""}, args...)...)
+}
+
+// startServer runs `bin serve` with args on a free loopback port and waits until it is ready.
+func startServer(t *testing.T, bin string, args ...string) *replica {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +121,7 @@ func startReplica(t *testing.T, dsn, dataset string, args ...string) *replica {
 	}
 	t.Cleanup(func() { logf.Close() })
 	r := &replica{url: "http://" + addr, log: logf.Name(), done: make(chan error, 1)}
-	r.cmd = hensachiCmd(logf, append([]string{"serve", "-addr", addr, "-database-url", dsn, "-dataset", dataset,
-		"-services", "town", "-access-log=false", "-uploads", ""}, args...)...)
+	r.cmd = commandAt(bin, logf, append([]string{"serve", "-addr", addr}, args...)...)
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -118,20 +129,17 @@ func startReplica(t *testing.T, dsn, dataset string, args ...string) *replica {
 	t.Cleanup(func() { r.stop(t) })
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if resp, err := http.Get(r.url + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return r
-			}
+		if r.ready() {
+			return r
 		}
 		select {
 		case err := <-r.done:
 			r.done <- err
-			t.Fatalf("replica exited: %v\n%s", err, r.tail())
+			t.Fatalf("server exited: %v\n%s", err, r.tail())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("replica not ready within a minute\n%s", r.tail())
+			t.Fatalf("server not ready within a minute\n%s", r.tail())
 		}
 	}
 }
@@ -271,31 +279,41 @@ func quotaOf(t *testing.T, dsn string, email string, service hensachi.Service) (
 	return count, leased
 }
 
-// TestReplicasKeepLimitExact: two server processes on one database, four times the limit in
+// TestReplicasKeepLimitExact: two server processes on one database, ten times the limit in
 // parallel calls spread over both: exactly the limit succeeds and the rest are 429; once both have
-// stopped, the database holds the limit as the count and nothing leased.
+// stopped, the database holds the limit as the count and nothing leased. HENSACHI_SOAK repeats
+// it on new accounts.
 func TestReplicasKeepLimitExact(t *testing.T) {
 	dsn := pgtest.Schema(t, testenv.PostgresURL(t))
 	dataset := fixtureDataset(t)
 	const limit = 150
-	key := createAccount(t, dsn, "exact@example.com", "free")
+	emails := make([]string, testenv.Soak())
+	keys := make([]string, len(emails))
+	for i := range emails {
+		emails[i] = fmt.Sprintf("exact%d@example.com", i)
+		keys[i] = createAccount(t, dsn, emails[i], "free")
+	}
 	limits := fmt.Sprintf("town.free=%d", limit)
 	reps := []*replica{startReplica(t, dsn, dataset, "-limits", limits), startReplica(t, dsn, dataset, "-limits", limits)}
 
-	ok := tally(t, fire(reps, key, 4*limit, 64), limit)
-	t.Logf("first burst: %d successes", ok)
-	// units that a replica held without calls for them go back within two flushes; then the
-	// remainder, if any, can be used from the other replica, and nothing beyond the limit
-	time.Sleep(2*time.Second + 500*time.Millisecond)
-	ok += tally(t, fire(reps, key, limit, 16), limit)
-	if ok != limit {
-		t.Errorf("%d calls succeeded across both replicas, want exactly %d", ok, limit)
+	for i, key := range keys {
+		ok := tally(t, fire(reps, key, 10*limit, 64), limit)
+		t.Logf("account %d, first burst: %d successes", i, ok)
+		// units that a replica held without calls for them go back within two flushes; then the
+		// remainder, if any, can be used from the other replica, and nothing beyond the limit
+		time.Sleep(2*time.Second + 500*time.Millisecond)
+		ok += tally(t, fire(reps, key, limit, 16), limit)
+		if ok != limit {
+			t.Errorf("account %d: %d calls succeeded across both replicas, want exactly %d", i, ok, limit)
+		}
 	}
 	for _, r := range reps {
 		r.stop(t)
 	}
-	if count, leased := quotaOf(t, dsn, "exact@example.com", hensachi.ServiceTown); count != limit || leased != 0 {
-		t.Errorf("database after both stopped: count %d, leased %d; want %d and 0", count, leased, limit)
+	for _, email := range emails {
+		if count, leased := quotaOf(t, dsn, email, hensachi.ServiceTown); count != limit || leased != 0 {
+			t.Errorf("%s in the database after both stopped: count %d, leased %d; want %d and 0", email, count, leased, limit)
+		}
 	}
 }
 
@@ -436,41 +454,71 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	}
 }
 
-// TestKilledReplicaUnitsComeBack: a replica killed with SIGKILL while it holds a leased block
-// cannot give it back; its lease expires after the TTL and the other replica can then use the rest
-// of the limit, instead of stopping short by the block until midnight. What SIGKILL loses is the
-// successes the killed replica had not yet reported (at most its last second), as a crash of the
-// embedded store does: by that many the day's calls can pass the limit, and the test measures it.
+// TestKilledReplicaUnitsComeBack: a replica killed with SIGKILL in the middle of a load, while it
+// holds a leased block, cannot give the block back; its lease expires after the TTL and the other
+// replica can then use the rest of the limit, instead of stopping short by the block until
+// midnight. What SIGKILL loses is the successes the killed replica had not yet reported (at most
+// its last second), as a crash of the embedded store does: by that many the day's calls can pass
+// the limit, and the test measures it. HENSACHI_SOAK repeats it with a new replica each time.
 func TestKilledReplicaUnitsComeBack(t *testing.T) {
 	dsn := pgtest.Schema(t, testenv.PostgresURL(t))
 	dataset := fixtureDataset(t)
-	const limit = 60
-	key := createAccount(t, dsn, "killed@example.com", "free")
+	const limit = 200
 	args := []string{"-limits", fmt.Sprintf("town.free=%d", limit), "-quota-lease-ttl", "2s"}
-	doomed, survivor := startReplica(t, dsn, dataset, args...), startReplica(t, dsn, dataset, args...)
+	survivor := startReplica(t, dsn, dataset, args...)
+	for round := range testenv.Soak() {
+		email := fmt.Sprintf("killed%d@example.com", round)
+		key := createAccount(t, dsn, email, "free")
+		doomed := startReplica(t, dsn, dataset, args...)
 
-	doomedOK := tally(t, fire([]*replica{doomed}, key, 20, 8), limit) // fast calls: the doomed one leases ahead
-	if _, leased := quotaOf(t, dsn, "killed@example.com", hensachi.ServiceTown); leased == 0 {
-		t.Fatal("the replica to be killed holds no units ahead; nothing to test")
-	}
-	if err := doomed.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-doomed.done
-	doomed.done <- nil
-	reported, _ := quotaOf(t, dsn, "killed@example.com", hensachi.ServiceTown)
-	time.Sleep(3 * time.Second) // past the TTL
-	survivorOK := tally(t, fire([]*replica{survivor}, key, 2*limit, 4), limit)
-	lost := doomedOK - reported
-	t.Logf("killed replica: %d successes, %d reported before SIGKILL (%d counts lost); survivor: %d", doomedOK, reported, lost, survivorOK)
-	if survivorOK != limit-reported {
-		t.Errorf("the survivor made %d calls, want the %d the database had left: the killed replica's lease did not come back", survivorOK, limit-reported)
-	}
-	if lost < 0 || lost > doomedOK {
-		t.Errorf("%d counts lost of %d", lost, doomedOK)
+		// eight clients call the doomed replica without pause; it is killed once it has answered
+		// 40 successes, with calls in flight
+		var doomedOK atomic.Int64
+		var load sync.WaitGroup
+		for w := range 8 {
+			load.Go(func() {
+				for i := w; ; i += 8 {
+					r := call(doomed, key, i)
+					if r.err != nil {
+						return // the process is gone
+					}
+					if r.status == http.StatusOK {
+						doomedOK.Add(1)
+					}
+				}
+			})
+		}
+		for doomedOK.Load() < 40 {
+			time.Sleep(time.Millisecond)
+		}
+		if err := doomed.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		load.Wait()
+		<-doomed.done
+		doomed.done <- nil
+		reported, leased := quotaOf(t, dsn, email, hensachi.ServiceTown)
+		if leased == 0 {
+			t.Errorf("round %d: the killed replica held no units ahead; nothing was tested", round)
+		}
+		time.Sleep(3 * time.Second) // past the TTL
+		survivorOK := tally(t, fire([]*replica{survivor}, key, 2*limit, 4), limit)
+		lost := doomedOK.Load() - reported
+		t.Logf("round %d: killed replica answered %d successes, %d reported before SIGKILL (%d counts lost); survivor: %d",
+			round, doomedOK.Load(), reported, lost, survivorOK)
+		if survivorOK != limit-reported {
+			t.Errorf("round %d: the survivor made %d calls, want the %d the database had left: the killed replica's lease did not come back",
+				round, survivorOK, limit-reported)
+		}
+		if lost < 0 || lost > doomedOK.Load() {
+			t.Errorf("round %d: %d counts lost of %d", round, lost, doomedOK.Load())
+		}
 	}
 	survivor.stop(t)
-	if count, leased := quotaOf(t, dsn, "killed@example.com", hensachi.ServiceTown); count != limit || leased != 0 {
-		t.Errorf("database after the survivor stopped: count %d, leased %d; want %d and 0", count, leased, limit)
+	for round := range testenv.Soak() {
+		email := fmt.Sprintf("killed%d@example.com", round)
+		if count, leased := quotaOf(t, dsn, email, hensachi.ServiceTown); count != limit || leased != 0 {
+			t.Errorf("%s after the survivor stopped: count %d, leased %d; want %d and 0", email, count, leased, limit)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -122,4 +123,14 @@ func root(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// Soak returns how many times longer the reliability tests run: $HENSACHI_SOAK, a positive
+// integer that `make soak` sets, else 1 (the short run of `make test`).
+func Soak() int {
+	n, err := strconv.Atoi(os.Getenv("HENSACHI_SOAK"))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
 }
