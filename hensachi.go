@@ -96,6 +96,7 @@ type Score struct {
 type Municipality struct {
 	Code       string // five digits
 	Name       string
+	Kana       string // the reading of Name in hiragana, e.g. さっぽろし
 	Prefecture Prefecture
 	Scores     []Score             // aligned with Axes
 	Stats      []Optional[float64] // aligned with Stats

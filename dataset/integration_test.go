@@ -79,8 +79,11 @@ func TestRealDataset(t *testing.T) {
 	// Expected figures were read off the raw files by hand (see the comments).
 	t.Run("spot values", func(t *testing.T) {
 		sapporo := municipality(t, ds, "01100")
-		if sapporo.Name != "札幌市" || sapporo.Prefecture != (hensachi.Prefecture{Code: "01", Name: "北海道"}) {
-			t.Errorf("01100 is %s in %+v", sapporo.Name, sapporo.Prefecture)
+		if sapporo.Name != "札幌市" || sapporo.Kana != "さっぽろし" || sapporo.Prefecture != (hensachi.Prefecture{Code: "01", Name: "北海道"}) {
+			t.Errorf("01100 is %s (%s) in %+v", sapporo.Name, sapporo.Kana, sapporo.Prefecture)
+		}
+		if k := municipality(t, ds, "13101").Kana; k != "ちよだく" { // code list: ﾁﾖﾀﾞｸ
+			t.Errorf("13101 reads %q", k)
 		}
 		checkStat(t, sapporo, "pop", 1973395)    // SSDSE A1101
 		checkStat(t, sapporo, "area", 1121.26)   // B1101 112126 ha

@@ -25,7 +25,8 @@ type Dataset struct {
 	data []byte
 	rec  arrow.RecordBatch
 
-	code, name, prefCode, prefName *array.String
+	code, name, kana               *array.String
+	prefCode, prefName             *array.String
 	axisValue, axisHensachi        []*array.Float64
 	axisRank                       []*array.Int32
 	stat                           []*array.Float64
@@ -129,6 +130,7 @@ func (d *Dataset) bindColumns() error {
 	var err error
 	r := d.rec
 	d.code, d.name = bind[*array.String](r, colCode, &err), bind[*array.String](r, colName, &err)
+	d.kana = bind[*array.String](r, colKana, &err)
 	d.prefCode, d.prefName = bind[*array.String](r, colPrefCode, &err), bind[*array.String](r, colPrefName, &err)
 	for _, a := range hensachi.Axes {
 		v, h, rank := AxisColumns(a.Key)
@@ -191,7 +193,7 @@ func (d *Dataset) Code(i int) string { return d.code.Value(i) }
 // Municipality decodes row i.
 func (d *Dataset) Municipality(i int) hensachi.Municipality {
 	m := hensachi.Municipality{
-		Code: d.code.Value(i), Name: d.name.Value(i),
+		Code: d.code.Value(i), Name: d.name.Value(i), Kana: d.kana.Value(i),
 		Prefecture: hensachi.Prefecture{Code: d.prefCode.Value(i), Name: d.prefName.Value(i)},
 		Scores:     make([]hensachi.Score, len(hensachi.Axes)),
 		Stats:      make([]hensachi.Optional[float64], len(hensachi.Stats)),

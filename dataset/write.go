@@ -20,7 +20,7 @@ import (
 // The dataset is one Arrow IPC file holding one record batch, one row per municipality in
 // ascending code order. Its columns:
 //
-//	code, name, pref_code, pref_name            utf8
+//	code, name, kana, pref_code, pref_name      utf8 (kana: the name's reading in hiragana)
 //	<axis>_value, <axis>_hensachi               float64, null where the axis has no value
 //	<axis>_rank                                 int32, national competition rank
 //	stat_<key>                                  float64, null where the statistic has no value
@@ -35,7 +35,7 @@ import (
 // "hensachi.schema", the layout version below, and "hensachi.checksum", the content checksum that
 // Open verifies (validate.go). The dataset version is the SHA-256 of the file.
 const (
-	SchemaVersion = "2"
+	SchemaVersion = "3"
 	metaKey       = "hensachi.meta"
 	schemaKey     = "hensachi.schema"
 )
@@ -51,6 +51,7 @@ func StatColumn(key string) string { return "stat_" + key }
 const (
 	colCode            = "code"
 	colName            = "name"
+	colKana            = "kana"
 	colPrefCode        = "pref_code"
 	colPrefName        = "pref_name"
 	colReceiptsYen     = "furusato_receipts_yen"
@@ -79,7 +80,7 @@ func schemaFields() []arrow.Field {
 	i32 := func(n string) arrow.Field {
 		return arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int32, Nullable: true}
 	}
-	fields := []arrow.Field{str(colCode), str(colName), str(colPrefCode), str(colPrefName)}
+	fields := []arrow.Field{str(colCode), str(colName), str(colKana), str(colPrefCode), str(colPrefName)}
 	for _, a := range hensachi.Axes {
 		v, h, r := AxisColumns(a.Key)
 		fields = append(fields, f64(v), f64(h), i32(r))
@@ -209,6 +210,7 @@ func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears 
 	}
 	str(func(m *hensachi.Municipality) string { return m.Code })
 	str(func(m *hensachi.Municipality) string { return m.Name })
+	str(func(m *hensachi.Municipality) string { return m.Kana })
 	str(func(m *hensachi.Municipality) string { return m.Prefecture.Code })
 	str(func(m *hensachi.Municipality) string { return m.Prefecture.Name })
 	for a := range hensachi.Axes {

@@ -149,7 +149,7 @@ func Build(rawDir string, log *slog.Logger) (*Result, error) {
 	res := &Result{Report: report, HashMismatches: mismatches}
 	for _, e := range cl.Entries {
 		m := hensachi.Municipality{
-			Code: e.Code, Name: e.Name, Prefecture: e.Prefecture,
+			Code: e.Code, Name: e.Name, Kana: e.Kana, Prefecture: e.Prefecture,
 			Scores: make([]hensachi.Score, len(axes)),
 			Stats:  make([]hensachi.Optional[float64], len(stats)),
 		}

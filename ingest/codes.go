@@ -27,6 +27,7 @@ const (
 type Entry struct {
 	Code       string
 	Name       string
+	Kana       string // reading in hiragana (the list writes half-width katakana)
 	Prefecture hensachi.Prefecture
 }
 
@@ -123,8 +124,8 @@ func ParseCodeList(file string, r io.Reader) (*CodeList, error) {
 	for i, h := range rows[0] {
 		header[i] = strings.ReplaceAll(h, "\n", "")
 	}
-	const colCode, colPref, colName = "団体コード", "都道府県名（漢字）", "市区町村名（漢字）"
-	idx, err := columnIndex(file, 1, header, exactHeader, colCode, colPref, colName)
+	const colCode, colPref, colName, colKana = "団体コード", "都道府県名（漢字）", "市区町村名（漢字）", "市区町村名（カナ）"
+	idx, err := columnIndex(file, 1, header, exactHeader, colCode, colPref, colName, colKana)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +161,16 @@ func ParseCodeList(file string, r io.Reader) (*CodeList, error) {
 		if slices.Contains(northernTerritories, code) {
 			continue
 		}
+		kana, _ := field(file, rec, idx[colKana], colKana)
+		if kana = strings.TrimSpace(kana); kana == "" {
+			return nil, sourceErr(file, line, colKana, "empty reading for municipality %s", code)
+		}
 		if _, dup := cl.index[code]; dup {
 			return nil, sourceErr(file, line, colCode, "duplicate municipality code %s", code)
 		}
 		cl.index[code] = len(cl.Entries)
-		cl.Entries = append(cl.Entries, Entry{Code: code, Name: name, Prefecture: hensachi.Prefecture{Code: code[:2], Name: pref}})
+		cl.Entries = append(cl.Entries, Entry{Code: code, Name: name, Kana: hensachi.Hiragana(kana),
+			Prefecture: hensachi.Prefecture{Code: code[:2], Name: pref}})
 	}
 	for _, e := range cl.Entries {
 		name, ok := prefs[e.Prefecture.Code]

@@ -190,7 +190,7 @@ func TestParseCodeList(t *testing.T) {
 			}
 			var want []Entry
 			for _, m := range members(ms) {
-				want = append(want, Entry{Code: m.Code, Name: m.Name, Prefecture: hensachi.Prefecture{Code: m.Code[:2], Name: m.Pref}})
+				want = append(want, Entry{Code: m.Code, Name: m.Name, Kana: hensachi.Hiragana(m.Kana), Prefecture: hensachi.Prefecture{Code: m.Code[:2], Name: m.Pref}})
 			}
 			if !slices.Equal(cl.Entries, want) {
 				t.Errorf("entries\n got %v\nwant %v", cl.Entries, want)
