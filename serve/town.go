@@ -12,6 +12,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/webui"
 )
 
 // town is what the statistics handlers serve from one dataset: the mapped file and what is
@@ -28,6 +29,8 @@ type town struct {
 	municipalityJSON []atomic.Pointer[[]byte]
 	listOnce         sync.Once
 	lists            map[string][]byte // by prefecture code, "" for all
+	catalogOnce      sync.Once
+	pages            *webui.Catalog // the web pages' view, built on first use
 }
 
 func newTown(ds *dataset.Dataset, baseURL string) *town {
@@ -401,16 +404,26 @@ func (s *Server) getMeta(c *call, _ httprouter.Params) ([]byte, error) {
 // datasetTowns gives the web pages the municipalities of the dataset being served.
 type datasetTowns struct{ holder *dataset.Holder[*town] }
 
-func (d datasetTowns) ViewMunicipality(code string, view func(hensachi.Municipality, hensachi.Meta)) error {
+func (d datasetTowns) Catalog() (*webui.Catalog, error) {
 	snap := d.holder.Acquire()
 	if snap == nil {
-		return hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down")
+		return nil, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down")
 	}
 	defer snap.Release()
-	i := snap.Dataset.Index(code)
-	if i < 0 {
-		return hensachi.Errorf(hensachi.ENotFound, "there is no municipality %q", truncateParam(code))
-	}
-	view(snap.Dataset.Municipality(i), snap.Dataset.Meta)
-	return nil
+	return snap.Derived.catalog(), nil
+}
+
+// catalog builds the pages' catalog on first use, with strings copied out of the mapping.
+func (t *town) catalog() *webui.Catalog {
+	t.catalogOnce.Do(func() {
+		towns := make([]hensachi.Municipality, t.ds.Len())
+		for i := range towns {
+			m := t.ds.Municipality(i)
+			m.Code, m.Name, m.Kana = strings.Clone(m.Code), strings.Clone(m.Name), strings.Clone(m.Kana)
+			m.Prefecture = hensachi.Prefecture{Code: strings.Clone(m.Prefecture.Code), Name: strings.Clone(m.Prefecture.Name)}
+			towns[i] = m
+		}
+		t.pages = webui.NewCatalog(towns, t.ds.Meta, t.ds.Version)
+	})
+	return t.pages
 }

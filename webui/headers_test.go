@@ -3,38 +3,23 @@ package webui
 import (
 	"net/http/httptest"
 	"testing"
-
-	"github.com/hensachi/hensachi"
-	"github.com/julienschmidt/httprouter"
 )
-
-// oneTown serves one municipality for the page tests.
-type oneTown struct{}
-
-func (oneTown) ViewMunicipality(code string, view func(hensachi.Municipality, hensachi.Meta)) error {
-	if code != "13101" {
-		return hensachi.Errorf(hensachi.ENotFound, "no %s", code)
-	}
-	view(hensachi.Municipality{Code: "13101", Name: "千代田区", Prefecture: hensachi.Prefecture{Code: "13", Name: "東京都"}},
-		hensachi.Meta{DataUpdated: "2026-01-01"})
-	return nil
-}
 
 // TestPageHeaders: every page, the municipality pages included, carries the security headers,
 // and HSTS when reached over https.
 func TestPageHeaders(t *testing.T) {
-	ui, err := New(LoginConfig{}, Deps{Towns: oneTown{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	router := httprouter.New()
-	ui.Routes(router.Handle)
+	router := siteRouter(t)
 	for _, c := range []struct {
 		path   string
 		status int
 	}{
+		{"/", 200},
+		{"/search?q=千代田", 200},
 		{"/town/municipalities/13101", 200},
 		{"/town/municipalities/99999", 404},
+		{"/town/rankings/young?pref=13", 200},
+		{"/town/prefectures", 200},
+		{"/town/prefectures/13", 200},
 		{"/login", 503}, // login not configured: a page that says so
 	} {
 		for _, https := range []bool{false, true} {

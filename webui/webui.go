@@ -56,7 +56,7 @@ type Deps struct {
 	Limits    hensachi.Limits
 	// KeysRevoked tells the server which keys a rotation revoked, so it stops accepting them at once.
 	KeysRevoked func([]hensachi.APIKey)
-	Towns       Towns // nil: no municipality pages
+	Towns       Towns // nil: no public pages (landing, search, municipalities, rankings, prefectures)
 	Now         func() time.Time
 }
 
@@ -179,7 +179,7 @@ func (w *UI) Routes(handle func(method, path string, h httprouter.Handle)) {
 	page(http.MethodPost, "/account/rotate", w.rotate, false)
 	page(http.MethodPost, "/logout", w.logout, false)
 	if w.deps.Towns != nil {
-		handle(http.MethodGet, "/town/municipalities/:code", w.municipalityPage)
+		w.siteRoutes(handle)
 	}
 }
 

@@ -1,0 +1,438 @@
+package webui
+
+import (
+	"bytes"
+	"embed"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+)
+
+// The public pages: the landing page, search, municipality, ranking and prefecture pages. They
+// are read without logging in, need no script, and are cached by browsers for a short while.
+
+//go:embed templates/site.html
+var siteFiles embed.FS
+
+var siteTemplates = template.Must(template.ParseFS(siteFiles, "templates/site.html"))
+
+// sitePage is what every public page's layout needs.
+type sitePage struct {
+	Title, Description, Canonical string
+	Credit                        hensachi.Link
+}
+
+// rankingPageSize is the number of municipalities on one ranking page.
+const rankingPageSize = 50
+
+// maxSearchResults bounds a search page.
+const maxSearchResults = 100
+
+func (w *UI) siteRoutes(handle func(method, path string, h httprouter.Handle)) {
+	handle(http.MethodGet, "/", w.catalogPage(w.home))
+	handle(http.MethodGet, "/search", w.catalogPage(w.search))
+	handle(http.MethodGet, "/town/municipalities/:code", w.catalogPage(w.municipality))
+	handle(http.MethodGet, "/town/rankings/:axis", w.catalogPage(w.ranking))
+	handle(http.MethodGet, "/town/prefectures", w.catalogPage(w.prefectures))
+	handle(http.MethodGet, "/town/prefectures/:pref", w.catalogPage(w.prefecture))
+	handle(http.MethodGet, "/robots.txt", func(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))
+	})
+}
+
+// pageHandler renders one public page from the catalog; it returns the template, its data and
+// the status, or an error that the wrapper turns into a message page.
+type pageHandler func(c *Catalog, r *http.Request, ps httprouter.Params) (name string, data any, err error)
+
+// catalogPage wraps a public page: the catalog of the dataset being served, one place for
+// failures, and the headers every page has.
+func (w *UI) catalogPage(h pageHandler) httprouter.Handle {
+	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		c, err := w.deps.Towns.Catalog()
+		if err != nil {
+			w.fail(rw, r, http.StatusServiceUnavailable, "Unavailable", "データを読み込めません。しばらくしてからもう一度お試しください。", "catalog", err)
+			return
+		}
+		name, data, err := h(c, r, ps)
+		switch hensachi.ErrorCode(err) {
+		case "":
+		case hensachi.ENotFound, hensachi.EInvalidParameter:
+			message(rw, r, http.StatusNotFound, "見つかりません", err.Error(), false)
+			return
+		default:
+			w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "public page", err)
+			return
+		}
+		var page bytes.Buffer
+		if err := siteTemplates.ExecuteTemplate(&page, name, data); err != nil {
+			w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "render "+name, err)
+			return
+		}
+		rw.Header().Set("Cache-Control", "public, max-age=300")
+		writePage(rw, r, http.StatusOK, page.Bytes())
+	}
+}
+
+func (w *UI) base(c *Catalog, title, description, path string) sitePage {
+	p := sitePage{Title: title, Description: description, Credit: c.Meta.Source}
+	if path != "" {
+		p.Canonical = strings.TrimSuffix(w.deps.PublicURL, "/") + path
+	}
+	return p
+}
+
+type homePage struct {
+	sitePage
+	Axes        []hensachi.Field
+	Prefectures []hensachi.Prefecture
+}
+
+func (w *UI) home(c *Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+	return "home", homePage{sitePage: w.base(c, "市区町村の偏差値と顔分析の API",
+		"日本の全市区町村を偏差値・全国順位・統計・ふるさと納税で比べる API と、顔の年齢・性別・スコアを返す API。", "/"),
+		Axes: hensachi.Axes, Prefectures: c.Meta.Prefectures}, nil
+}
+
+type searchPage struct {
+	sitePage
+	Query   string
+	Results []*hensachi.Municipality
+	More    bool
+}
+
+func (w *UI) search(c *Catalog, r *http.Request, _ httprouter.Params) (string, any, error) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if len(q) > 200 {
+		q = q[:200]
+	}
+	p := searchPage{sitePage: w.base(c, "市区町村を探す", "市区町村を名前や読みで探す。", ""), Query: q}
+	p.Results = c.Search(q, maxSearchResults+1)
+	if len(p.Results) > maxSearchResults {
+		p.Results, p.More = p.Results[:maxSearchResults], true
+	}
+	return "search", p, nil
+}
+
+type scoreRow struct{ Label, Description, Hensachi, Value, Rank string }
+
+type statRow struct{ Label, Value, Median string }
+
+type furusatoBlock struct {
+	ReceiptsYear, Receipts, ReceiptsRank, Count string
+	TaxYear, Deductions, Donors                 string
+	Balance, BalanceRank                        string
+	HistoryUnit, Updated                        string
+	Chart                                       template.HTML
+}
+
+type municipalityPage struct {
+	sitePage
+	Town       *hensachi.Municipality
+	ScoreChart template.HTML
+	Scores     []scoreRow
+	Stats      []statRow
+	Furusato   furusatoBlock
+	Prev, Next *hensachi.Municipality
+	Sources    []string
+	Method     string
+	Updated    string
+}
+
+func (w *UI) municipality(c *Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
+	m, ok := c.Municipality(ps.ByName("code"))
+	if !ok {
+		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このコードの市区町村はありません。")
+	}
+	p := municipalityPage{Town: m, Method: c.Meta.Method, Updated: c.Meta.DataUpdated,
+		sitePage: w.base(c, m.Name+"（"+m.Prefecture.Name+"）の偏差値と統計",
+			m.Prefecture.Name+m.Name+"の 6 軸の偏差値と全国順位、16 の統計、ふるさと納税の実績。", "/town/municipalities/"+m.Code)}
+	var bars []scoreBar
+	for a, s := range m.Scores {
+		axis := hensachi.Axes[a]
+		row := scoreRow{Label: axis.Label, Description: axis.Description, Hensachi: "—", Value: "—", Rank: "—"}
+		if s.Value.Valid {
+			row.Hensachi = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
+			row.Value = number(s.Value.V, axis.Decimals) + " " + axis.Unit
+			row.Rank = strconv.Itoa(s.Rank) + " / " + strconv.Itoa(c.RankTotal(a)) + " 位"
+		}
+		p.Scores = append(p.Scores, row)
+		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
+	}
+	p.ScoreChart = scoreChart(bars)
+	for s, v := range m.Stats {
+		stat := hensachi.Stats[s]
+		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
+	}
+	p.Furusato = furusatoOf(m, c)
+	_, towns, _ := c.Prefecture(m.Prefecture.Code)
+	for i, t := range towns {
+		if t.Code == m.Code {
+			if i > 0 {
+				p.Prev = towns[i-1]
+			}
+			if i+1 < len(towns) {
+				p.Next = towns[i+1]
+			}
+		}
+	}
+	seen := map[string]bool{}
+	add := func(label, source string) {
+		if source != "" && !seen[label+source] {
+			seen[label+source] = true
+			p.Sources = append(p.Sources, label+"："+source)
+		}
+	}
+	for _, a := range c.Meta.Axes {
+		add(a.Label, a.Source)
+	}
+	for _, s := range c.Meta.Stats {
+		add(s.Label, s.Source)
+	}
+	f := c.Meta.Furusato
+	add("ふるさと納税の受入額（"+f.Receipts.FiscalYear+"）", f.Receipts.Source)
+	add("住民税控除額（"+f.Deductions.TaxYear+"）", f.Deductions.Source)
+	add("受入額の推移", f.History.Source)
+	return "municipality", p, nil
+}
+
+func furusatoOf(m *hensachi.Municipality, c *Catalog) furusatoBlock {
+	f, meta := m.Furusato, c.Meta.Furusato
+	b := furusatoBlock{ReceiptsYear: meta.Receipts.FiscalYear, TaxYear: meta.Deductions.TaxYear,
+		Receipts: yen(f.ReceiptsYen), Deductions: yen(f.DeductionsYen), Balance: yen(f.BalanceYen),
+		Count: count(f.ReceiptsCount, "件"), Donors: count(f.DeductionDonors, "人が他の自治体へ寄附"),
+		HistoryUnit: meta.History.Unit, Updated: meta.DataUpdated}
+	if f.ReceiptsYen.Valid {
+		b.ReceiptsRank = "全国 " + strconv.Itoa(f.ReceiptsRank) + " 位"
+	}
+	if f.BalanceYen.Valid {
+		b.BalanceRank = "全国 " + strconv.Itoa(f.BalanceRank) + " 位"
+	}
+	var years []yearBar
+	for i, v := range f.HistoryThousandYen {
+		year := ""
+		if i < len(meta.History.FiscalYears) {
+			year = meta.History.FiscalYears[i]
+		}
+		bar := yearBar{Year: year, Label: shortEra(year), Amount: "—", ThousandYen: v.V, Valid: v.Valid}
+		if v.Valid {
+			bar.Amount = compactYen(v.V * 1000)
+		}
+		years = append(years, bar)
+	}
+	b.Chart = historyChart(years)
+	return b
+}
+
+type axisLink struct {
+	Key, Label string
+	Current    bool
+}
+
+type prefOption struct {
+	Code, Name string
+	Selected   bool
+}
+
+type rankingRow struct{ Rank, Code, Name, Pref, Hensachi, Value string }
+
+type rankingPage struct {
+	sitePage
+	Axis             hensachi.Field
+	Pref             *hensachi.Prefecture
+	PrefQuery        string
+	Axes             []axisLink
+	Prefectures      []prefOption
+	Items            []rankingRow
+	Total, From, To  int
+	PageSize         int
+	PrevURL, NextURL string
+}
+
+func (w *UI) ranking(c *Catalog, r *http.Request, ps httprouter.Params) (string, any, error) {
+	a := hensachi.AxisIndex(ps.ByName("axis"))
+	if a < 0 {
+		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この軸はありません。")
+	}
+	axis := hensachi.Axes[a]
+	q := r.URL.Query()
+	p := rankingPage{Axis: axis, PageSize: rankingPageSize}
+	prefCode := q.Get("pref")
+	if prefCode != "" {
+		pref, _, ok := c.Prefecture(prefCode)
+		if !ok {
+			return "", nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
+		}
+		p.Pref, p.PrefQuery = &pref, "?pref="+prefCode
+	}
+	page := 1
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 100 {
+			return "", nil, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
+		}
+		page = n
+	}
+	items, total := c.Ranking(a, prefCode, (page-1)*rankingPageSize, rankingPageSize)
+	if len(items) == 0 && page > 1 {
+		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
+	}
+	for _, m := range items {
+		s := m.Scores[a]
+		p.Items = append(p.Items, rankingRow{Rank: strconv.Itoa(s.Rank), Code: m.Code, Name: m.Name, Pref: m.Prefecture.Name,
+			Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)})
+	}
+	p.Total, p.From, p.To = total, (page-1)*rankingPageSize+1, (page-1)*rankingPageSize+len(items)
+	link := func(n int) string {
+		v := url.Values{}
+		if prefCode != "" {
+			v.Set("pref", prefCode)
+		}
+		if n > 1 {
+			v.Set("page", strconv.Itoa(n))
+		}
+		if len(v) == 0 {
+			return "/town/rankings/" + axis.Key
+		}
+		return "/town/rankings/" + axis.Key + "?" + v.Encode()
+	}
+	if page > 1 {
+		p.PrevURL = link(page - 1)
+	}
+	if p.To < total {
+		p.NextURL = link(page + 1)
+	}
+	for _, x := range hensachi.Axes {
+		p.Axes = append(p.Axes, axisLink{Key: x.Key, Label: x.Label, Current: x.Key == axis.Key})
+	}
+	for _, pr := range c.Meta.Prefectures {
+		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
+	}
+	where := "全国"
+	if p.Pref != nil {
+		where = p.Pref.Name
+	}
+	title := axis.Label + "の偏差値ランキング（" + where + "）"
+	if page > 1 {
+		title += " " + strconv.Itoa(page) + " ページ目"
+	}
+	p.sitePage = w.base(c, title, where+"の市区町村を「"+axis.Label+"」（"+axis.Description+"）の偏差値で並べたランキング。", link(page))
+	return "ranking", p, nil
+}
+
+type prefecturesPage struct {
+	sitePage
+	Prefectures []hensachi.Prefecture
+}
+
+func (w *UI) prefectures(c *Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+	return "prefectures", prefecturesPage{sitePage: w.base(c, "都道府県", "都道府県ごとの市区町村の偏差値一覧。", "/town/prefectures"),
+		Prefectures: c.Meta.Prefectures}, nil
+}
+
+type prefectureTown struct {
+	Code, Name string
+	Hensachi   []string
+}
+
+type prefecturePage struct {
+	sitePage
+	Pref  hensachi.Prefecture
+	Axes  []hensachi.Field
+	Towns []prefectureTown
+}
+
+func (w *UI) prefecture(c *Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
+	pref, towns, ok := c.Prefecture(ps.ByName("pref"))
+	if !ok {
+		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
+	}
+	p := prefecturePage{Pref: pref, Axes: hensachi.Axes,
+		sitePage: w.base(c, pref.Name+"の市区町村の偏差値", pref.Name+"の全市区町村の 6 軸の偏差値。", "/town/prefectures/"+pref.Code)}
+	for _, m := range towns {
+		t := prefectureTown{Code: m.Code, Name: m.Name}
+		for _, s := range m.Scores {
+			h := "—"
+			if s.Value.Valid {
+				h = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
+			}
+			t.Hensachi = append(t.Hensachi, h)
+		}
+		p.Towns = append(p.Towns, t)
+	}
+	return "prefecture", p, nil
+}
+
+// number formats a value with the field's decimals and thousands separators.
+func number(v float64, decimals int) string {
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	out := groupThousands(intPart)
+	if frac != "" {
+		out += "." + frac
+	}
+	return out
+}
+
+func withUnit(v hensachi.Optional[float64], f hensachi.Field) string {
+	if !v.Valid {
+		return "—"
+	}
+	return strings.TrimSpace(number(v.V, f.Decimals) + " " + f.Unit)
+}
+
+func yen(v hensachi.Optional[int64]) string {
+	if !v.Valid {
+		return "—"
+	}
+	return groupThousands(strconv.FormatInt(v.V, 10)) + " 円"
+}
+
+func count(v hensachi.Optional[int64], unit string) string {
+	if !v.Valid {
+		return "—"
+	}
+	return groupThousands(strconv.FormatInt(v.V, 10)) + " " + unit
+}
+
+// groupThousands puts commas into a run of digits, keeping a leading minus.
+func groupThousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// compactYen writes an amount as 億円 or 万円 with at most one decimal, for chart labels.
+func compactYen(v int64) string {
+	switch {
+	case v >= 100_000_000 || v <= -100_000_000:
+		return strconv.FormatFloat(float64(v)/1e8, 'f', 1, 64) + "億"
+	case v >= 10_000 || v <= -10_000:
+		return strconv.FormatFloat(float64(v)/1e4, 'f', 0, 64) + "万"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// shortEra shortens 平成27年度 to H27 and 令和元年度 to R1 for the chart's labels.
+func shortEra(year string) string {
+	s := strings.TrimSuffix(year, "年度")
+	s = strings.Replace(s, "元", "1", 1)
+	s = strings.Replace(s, "平成", "H", 1)
+	return strings.Replace(s, "令和", "R", 1)
+}
