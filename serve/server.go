@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL, cfg.Now)
 	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
-		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now}
+		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now, OpenAPI: openAPIDoc}
 	if s.datasets != nil {
 		deps.Towns = datasetTowns{s.datasets}
 	}

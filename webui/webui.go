@@ -56,7 +56,8 @@ type Deps struct {
 	Limits    hensachi.Limits
 	// KeysRevoked tells the server which keys a rotation revoked, so it stops accepting them at once.
 	KeysRevoked func([]hensachi.APIKey)
-	Towns       Towns // nil: no public pages (landing, search, municipalities, rankings, prefectures)
+	Towns       Towns  // nil: no public pages (landing, search, municipalities, rankings, prefectures)
+	OpenAPI     []byte // the server's openapi.json, rendered at /docs; nil: no documentation page
 	Now         func() time.Time
 }
 
@@ -75,6 +76,7 @@ type UI struct {
 	limiter  *addrLimiter
 	cop      *http.CrossOriginProtection
 	name     string // the provider as users know it, e.g. Google
+	apiDocs  docsPage
 }
 
 // maxLimitedAddrs bounds the login rate limiter's map.
@@ -84,6 +86,12 @@ const maxLimitedAddrs = 10_000
 // not configured.
 func New(cfg LoginConfig, deps Deps) (*UI, error) {
 	w := &UI{deps: deps, cfg: cfg}
+	if deps.OpenAPI != nil {
+		var err error
+		if w.apiDocs, err = buildDocs(deps.OpenAPI); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.ClientID == "" {
 		return w, nil
 	}
@@ -178,6 +186,10 @@ func (w *UI) Routes(handle func(method, path string, h httprouter.Handle)) {
 	page(http.MethodGet, "/account", w.account, false)
 	page(http.MethodPost, "/account/rotate", w.rotate, false)
 	page(http.MethodPost, "/logout", w.logout, false)
+	if w.deps.OpenAPI != nil {
+		handle(http.MethodGet, "/docs", w.docs)
+		handle(http.MethodPost, "/docs", w.docs)
+	}
 	if w.deps.Towns != nil {
 		w.siteRoutes(handle)
 	}

@@ -1,0 +1,265 @@
+package webui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+)
+
+// The API documentation is rendered here from the server's own openapi.json, so it cannot
+// disagree with the document clients generate code from.
+
+// apiDoc is the part of an OpenAPI document the page shows.
+type apiDoc struct {
+	Info struct {
+		Title, Version, Description string
+	}
+	Tags []struct {
+		Name, Description string
+	}
+	Paths      map[string]map[string]docOperation
+	Components struct {
+		Parameters map[string]docParameter
+		Responses  map[string]docResponse
+		Schemas    map[string]struct {
+			Type string
+			Enum []string
+		}
+	}
+}
+
+type docOperation struct {
+	OperationID string `json:"operationId"`
+	Summary     string
+	Description string
+	Tags        []string
+	Security    *[]map[string][]string
+	Parameters  []docParameter
+	RequestBody *struct {
+		Content map[string]json.RawMessage
+	} `json:"requestBody"`
+	Responses map[string]docResponse
+}
+
+type docParameter struct {
+	Ref         string `json:"$ref"`
+	Name, In    string
+	Required    bool
+	Description string
+	Schema      struct {
+		Type    string
+		Enum    []string
+		Pattern string
+		Default any
+		Minimum *float64
+		Maximum *float64
+		Ref     string `json:"$ref"`
+		AllOf   []struct {
+			Ref string `json:"$ref"`
+		} `json:"allOf"`
+	}
+}
+
+type docResponse struct {
+	Ref         string `json:"$ref"`
+	Description string
+	Content     map[string]struct {
+		Schema struct {
+			Ref string `json:"$ref"`
+		}
+	}
+}
+
+// docsPage is the rendered documentation.
+type docsPage struct {
+	sitePage
+	Intro  string
+	Groups []docGroup
+	Key    string // the visitor's key, when they entered it, for the examples
+	Origin string
+}
+
+type docGroup struct {
+	Tag, Title string
+	Operations []docOp
+}
+
+type docOp struct {
+	ID, Method, Path, Summary, Description string
+	Keyed                                  bool
+	Parameters                             []docParam
+	Body                                   string
+	Responses                              []docStatus
+	Example                                string // the path and query of the curl example
+	Curl                                   string // filled in per visitor
+}
+
+type docParam struct{ Name, In, Type, Description string }
+
+type docStatus struct{ Code, Description, Schema string }
+
+// exampleValues fills path parameters in the curl examples.
+var exampleValues = map[string]string{"code": "13101", "axis": "young"}
+
+// buildDocs turns the OpenAPI document into the page's groups, in the document's tag order and
+// each group in path order.
+func buildDocs(raw []byte) (docsPage, error) {
+	var doc apiDoc
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return docsPage{}, fmt.Errorf("read openapi.json: %w", err)
+	}
+	p := docsPage{Intro: doc.Info.Description}
+	for _, tag := range doc.Tags {
+		g := docGroup{Tag: tag.Name, Title: tag.Description}
+		for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
+			for _, method := range slices.Sorted(maps.Keys(doc.Paths[path])) {
+				op := doc.Paths[path][method]
+				if !slices.Contains(op.Tags, tag.Name) {
+					continue
+				}
+				g.Operations = append(g.Operations, doc.operation(path, method, op))
+			}
+		}
+		p.Groups = append(p.Groups, g)
+	}
+	return p, nil
+}
+
+func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
+	o := docOp{ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Summary: op.Summary, Description: op.Description,
+		Keyed: op.Security == nil || len(*op.Security) > 0}
+	example := path
+	var query []string
+	for _, prm := range op.Parameters {
+		if name, ok := strings.CutPrefix(prm.Ref, "#/components/parameters/"); ok {
+			prm = doc.Components.Parameters[name]
+		}
+		typ, enum := prm.Schema.Type, prm.Schema.Enum
+		ref := prm.Schema.Ref
+		if len(prm.Schema.AllOf) == 1 {
+			ref = prm.Schema.AllOf[0].Ref
+		}
+		if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
+			typ, enum = doc.Components.Schemas[name].Type, doc.Components.Schemas[name].Enum
+		}
+		switch {
+		case len(enum) > 0:
+			typ = strings.Join(enum, " | ")
+		case prm.Schema.Pattern != "":
+			typ += " " + prm.Schema.Pattern
+		}
+		if prm.Schema.Minimum != nil && prm.Schema.Maximum != nil {
+			typ += fmt.Sprintf(" %g–%g", *prm.Schema.Minimum, *prm.Schema.Maximum)
+		}
+		if prm.Schema.Default != nil {
+			typ += fmt.Sprintf("（既定 %v）", prm.Schema.Default)
+		}
+		where := map[string]string{"path": "パス", "query": "クエリ", "header": "ヘッダ"}[prm.In]
+		if prm.Required {
+			where += "・必須"
+		}
+		o.Parameters = append(o.Parameters, docParam{Name: prm.Name, In: where, Type: typ, Description: prm.Description})
+		if prm.In == "path" {
+			v, ok := exampleValues[prm.Name]
+			if !ok {
+				v = hensachi.ENotFound
+			}
+			example = strings.ReplaceAll(example, "{"+prm.Name+"}", v)
+		}
+		if prm.In == "query" && prm.Name == "pref" {
+			query = append(query, "pref=13")
+		}
+	}
+	if len(query) > 0 {
+		example += "?" + strings.Join(query, "&")
+	}
+	if op.RequestBody != nil {
+		o.Body = strings.Join(slices.Sorted(maps.Keys(op.RequestBody.Content)), ", ")
+	}
+	for _, code := range slices.Sorted(maps.Keys(op.Responses)) {
+		r := op.Responses[code]
+		if name, ok := strings.CutPrefix(r.Ref, "#/components/responses/"); ok {
+			r = doc.Components.Responses[name]
+		}
+		var schemas []string
+		for _, c := range r.Content {
+			if c.Schema.Ref != "" {
+				schemas = append(schemas, strings.TrimPrefix(c.Schema.Ref, "#/components/schemas/"))
+			}
+		}
+		o.Responses = append(o.Responses, docStatus{Code: code, Description: r.Description, Schema: strings.Join(schemas, ", ")})
+	}
+	o.Example = example
+	return o
+}
+
+// curl is the example command of an operation for a server's origin and a key ("" leaves a
+// shell variable in its place).
+func (o docOp) curl(origin, key string) string {
+	c := "curl"
+	if o.Method != http.MethodGet {
+		c += " -X " + o.Method
+	}
+	if o.Keyed {
+		if key == "" {
+			key = "$HENSACHI_API_KEY"
+		}
+		c += ` -H "X-API-Key: ` + key + `"`
+	}
+	if o.Body != "" {
+		c += " -F file=@photo.jpg"
+	}
+	return c + ` "` + origin + o.Example + `"`
+}
+
+// docs renders the documentation; a POST with a key shows the examples with that key filled in,
+// on a page that is not stored and never puts the key in an address.
+func (w *UI) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	p := w.apiDocs
+	p.Origin = strings.TrimSuffix(w.deps.PublicURL, "/")
+	p.sitePage = sitePage{Title: "API ドキュメント", Description: "hensachi の市区町村統計 API と顔分析 API の全エンドポイント、パラメータ、応答、curl の例。",
+		Canonical: p.Origin + "/docs", Credit: w.credit()}
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
+		if key := strings.TrimSpace(r.PostFormValue("key")); hensachi.CheckAPIKey(key) {
+			p.Key = key
+		}
+		rw.Header().Set("Cache-Control", "no-store")
+	} else {
+		rw.Header().Set("Cache-Control", "public, max-age=300")
+	}
+	p.Groups = slices.Clone(p.Groups)
+	for i, g := range p.Groups {
+		g.Operations = slices.Clone(g.Operations)
+		for j := range g.Operations {
+			g.Operations[j].Curl = g.Operations[j].curl(p.Origin, p.Key)
+		}
+		p.Groups[i] = g
+	}
+	var page bytes.Buffer
+	if err := siteTemplates.ExecuteTemplate(&page, "docs", p); err != nil {
+		w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "render docs", err)
+		return
+	}
+	writePage(rw, r, http.StatusOK, page.Bytes())
+}
+
+// credit is the data's source credit for the footer, when the server has the dataset.
+func (w *UI) credit() hensachi.Link {
+	if w.deps.Towns == nil {
+		return hensachi.Link{}
+	}
+	c, err := w.deps.Towns.Catalog()
+	if err != nil {
+		return hensachi.Link{}
+	}
+	return c.Meta.Source
+}

@@ -1,0 +1,86 @@
+package webui
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+)
+
+func docsRouter(t *testing.T) (*httprouter.Router, []byte) {
+	t.Helper()
+	doc, err := os.ReadFile("../serve/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui, err := New(LoginConfig{}, Deps{OpenAPI: doc, PublicURL: "https://hensachi.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := httprouter.New()
+	ui.Routes(router.Handle)
+	return router, doc
+}
+
+// TestDocsEveryOperation: the page documents every operation of openapi.json with an anchor and
+// an example against this server.
+func TestDocsEveryOperation(t *testing.T) {
+	router, raw := docsRouter(t)
+	status, body := getPage(t, router, "/docs")
+	if status != 200 {
+		t.Fatalf("/docs: %d", status)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		}
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if !strings.Contains(body, `id="`+op.OperationID+`"`) || !strings.Contains(body, strings.ToUpper(method)+" "+path) {
+				t.Errorf("%s %s (%s) is not on the page", method, path, op.OperationID)
+			}
+		}
+	}
+	for _, want := range []string{`curl -H &#34;X-API-Key: $HENSACHI_API_KEY&#34; &#34;https://hensachi.example/town/v1/municipalities/13101&#34;`,
+		`-F file=@photo.jpg`, "young | shops | doctor", "daily_limit_exceeded"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/docs has no %q", want)
+		}
+	}
+}
+
+// TestDocsWithKey: a key posted to the page fills the examples, on a page that is not stored; a
+// value that is not a key is not echoed.
+func TestDocsWithKey(t *testing.T) {
+	router, _ := docsRouter(t)
+	key, _ := hensachi.NewAPIKey()
+	for _, c := range []struct {
+		key  string
+		fill bool
+	}{{key, true}, {"<b>not a key</b>", false}} {
+		r := httptest.NewRequest("POST", "/docs", strings.NewReader(url.Values{"key": {c.key}}.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		w := httptest.NewRecorder()
+		router.ServeHTTP(w, r)
+		body := w.Body.String()
+		if w.Code != 200 || w.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("POST /docs: %d, Cache-Control %q", w.Code, w.Header().Get("Cache-Control"))
+		}
+		if got := strings.Contains(body, "X-API-Key: "+c.key); got != c.fill {
+			t.Errorf("key %q in the examples: %v, want %v", c.key, got, c.fill)
+		}
+		if !c.fill && strings.Contains(body, c.key) {
+			t.Errorf("%q is echoed", c.key)
+		}
+	}
+}
