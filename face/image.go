@@ -252,3 +252,12 @@ func decodeError(format Format, part string, err error) error {
 	}
 	return &hensachi.Error{Code: hensachi.EInvalidImage, Message: "the " + name + " file cannot be decoded: " + why, Cause: err}
 }
+
+// RGBA returns the image as an image.RGBA, e.g. for encoding it.
+func (m *RGB) RGBA() *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, m.W, m.H))
+	for i, j := 0, 0; i < len(m.Pix); i, j = i+3, j+4 {
+		out.Pix[j], out.Pix[j+1], out.Pix[j+2], out.Pix[j+3] = m.Pix[i], m.Pix[i+1], m.Pix[i+2], 255
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -44,15 +45,21 @@ func (c *call) serve(etag string, produce func() ([]byte, error)) ([]byte, error
 
 // reserve holds one unit of the account's daily quota; it must precede any costly work.
 func (c *call) reserve() error {
-	res, err := c.s.quota.Reserve(c.r.Context(), c.account, c.service)
+	res, err := c.s.reserve(c.r.Context(), c.account, c.service)
 	if err != nil {
-		if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded { // not a database that is away
-			c.s.metrics.limitRejections.WithLabelValues(string(c.service)).Inc()
-		}
 		return err
 	}
 	c.res = res
 	return nil
+}
+
+// reserve holds one unit of an account's daily quota of a service, counting refusals by the limit.
+func (s *Server) reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error) {
+	res, err := s.quota.Reserve(ctx, account, service)
+	if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded { // not a database that is away
+		s.metrics.limitRejections.WithLabelValues(string(service)).Inc()
+	}
+	return res, err
 }
 
 // etagMatches implements If-None-Match's weak comparison over a list of tags or "*".

@@ -107,42 +107,69 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	ticket, err := s.faceAdmission.enter(c.account.ID)
+	a, err := s.analyzeUpload(c.r.Context(), c.account.ID, func() ([]byte, error) { return readUpload(c.w, c.r) }, c.reserve)
 	if err != nil {
-		// refused before the body is read: closing the connection spares reading (and the client
-		// sending) the rest of an upload of up to 10 MiB
-		c.w.Header().Set("Connection", "close")
+		if errors.Is(err, errRefusedBeforeBody) {
+			// closing the connection spares reading (and the client sending) the rest of an
+			// upload of up to 10 MiB
+			c.w.Header().Set("Connection", "close")
+		}
 		return nil, err
+	}
+	b := []byte(`"faces_detected":` + strconv.Itoa(len(a.faces)) + `,"results":`)
+	enc, err := jsonMarshal(a.faces)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
+}
+
+// errRefusedBeforeBody marks an upload refused by admission, before its body was read.
+var errRefusedBeforeBody = errors.New("refused before the body was read")
+
+// analysis is an upload's result: the upright image and its faces as the API writes them.
+type analysis struct {
+	img   *face.RGB
+	faces []faceJSON
+}
+
+// analyzeUpload is one face analysis of an account, for the API and the demo page alike: admission
+// (a slot, the account's share) before read is called to read the upload, then reserve to hold a
+// unit of the daily quota, the decoding budget, decoding, the models, and storing the upload.
+func (s *Server) analyzeUpload(ctx context.Context, account int64, read func() ([]byte, error), reserve func() error) (analysis, error) {
+	ticket, err := s.faceAdmission.enter(account)
+	if err != nil {
+		return analysis{}, fmt.Errorf("%w: %w", errRefusedBeforeBody, err)
 	}
 	defer ticket.leave()
-	data, err := readUpload(c.w, c.r)
+	data, err := read()
 	if err != nil {
-		return nil, err
+		return analysis{}, err
 	}
-	if err := c.reserve(); err != nil {
-		return nil, err
+	if err := reserve(); err != nil {
+		return analysis{}, err
 	}
 	header, err := face.Inspect(data)
 	if err != nil {
-		return nil, err
+		return analysis{}, err
 	}
 	if err := ticket.reserveMemory(header.DecodeBytes); err != nil {
-		return nil, err
+		return analysis{}, err
 	}
 	img, err := face.Decode(data)
 	if err != nil {
-		return nil, err
+		return analysis{}, err
 	}
-	faces, err := s.cfg.Faces.Analyze(c.r.Context(), img)
+	faces, err := s.cfg.Faces.Analyze(ctx, img)
 	switch {
 	case errors.Is(err, face.ErrOverloaded):
-		return nil, hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
+		return analysis{}, hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
 	case errors.Is(err, face.ErrClosed):
-		return nil, hensachi.Errorf(hensachi.EUnavailable, "the face service is shutting down; retry shortly").RetryIn(time.Second)
+		return analysis{}, hensachi.Errorf(hensachi.EUnavailable, "the face service is shutting down; retry shortly").RetryIn(time.Second)
 	case errors.Is(err, context.Canceled):
-		return nil, hensachi.Errorf(hensachi.EUnavailable, "the client went away")
+		return analysis{}, hensachi.Errorf(hensachi.EUnavailable, "the client went away")
 	case err != nil:
-		return nil, err
+		return analysis{}, err
 	}
 	results := make([]faceJSON, len(faces))
 	for i, f := range faces {
@@ -153,7 +180,7 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		if !f.Scored {
 			// the document promises both numbers; an analyzer without its attractiveness model is a
 			// deployment fault, not a face without a score
-			return nil, fmt.Errorf("face %d has no attractiveness score: the analyzer runs without its model", i)
+			return analysis{}, fmt.Errorf("face %d has no attractiveness score: the analyzer runs without its model", i)
 		}
 		results[i] = faceJSON{FaceID: i, Score: hensachi.Round(f.Score, 1), RawScore: hensachi.Round(f.RawScore, 2),
 			Age: f.Age, Gender: gender, GenderProb: hensachi.Round(prob, 4),
@@ -161,15 +188,10 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	}
 	if s.cfg.Uploads != nil {
 		if _, err := s.cfg.Uploads.Save(data, string(header.Format)); err != nil {
-			slog.ErrorContext(c.r.Context(), "store upload", "err", err, "request_id", reqinfo.ID(c.r.Context()))
+			slog.ErrorContext(ctx, "store upload", "err", err, "request_id", reqinfo.ID(ctx))
 		}
 	}
-	b := []byte(`"faces_detected":` + strconv.Itoa(len(results)) + `,"results":`)
-	enc, err := jsonMarshal(results)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, enc...), nil
+	return analysis{img: img, faces: results}, nil
 }
 
 func jsonMarshal(v any) ([]byte, error) {

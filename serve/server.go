@@ -119,6 +119,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.datasets != nil {
 		deps.Towns = datasetTowns{s.datasets}
 	}
+	if cfg.Faces != nil {
+		deps.Faces = faceDemo{s}
+	}
 	if s.ui, err = webui.New(cfg.Login, deps); err != nil {
 		s.Close()
 		return nil, err

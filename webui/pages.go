@@ -126,10 +126,19 @@ func render(w http.ResponseWriter, r *http.Request, status int, name string, dat
 // policy (no script, inline styles only, forms to this site, no framing), no referrer, no type
 // sniffing, and HSTS when the page was reached over https (directly or through a proxy that says so).
 func writePage(w http.ResponseWriter, r *http.Request, status int, page []byte) {
+	writePageWithPolicy(w, r, status, page, pagePolicy)
+}
+
+// pagePolicy is the content security policy of the pages: no script, no framing, forms and
+// styles of this site only.
+const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// writePageWithPolicy is writePage with a content security policy that allows more than pagePolicy.
+func writePageWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []byte, policy string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(page)))
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")

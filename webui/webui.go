@@ -56,8 +56,9 @@ type Deps struct {
 	Limits    hensachi.Limits
 	// KeysRevoked tells the server which keys a rotation revoked, so it stops accepting them at once.
 	KeysRevoked func([]hensachi.APIKey)
-	Towns       Towns  // nil: no public pages (landing, search, municipalities, rankings, prefectures)
-	OpenAPI     []byte // the server's openapi.json, rendered at /docs; nil: no documentation page
+	Towns       Towns        // nil: no public pages (landing, search, municipalities, rankings, prefectures)
+	OpenAPI     []byte       // the server's openapi.json, rendered at /docs; nil: no documentation page
+	Faces       FaceAnalyzer // nil: the face demo page says the service does not run here
 	Now         func() time.Time
 }
 
@@ -190,6 +191,7 @@ func (w *UI) Routes(handle func(method, path string, h httprouter.Handle)) {
 		handle(http.MethodGet, "/docs", w.docs)
 		handle(http.MethodPost, "/docs", w.docs)
 	}
+	w.demoRoutes(handle)
 	if w.deps.Towns != nil {
 		w.siteRoutes(handle)
 	}

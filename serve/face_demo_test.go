@@ -1,0 +1,79 @@
+package serve
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hensachi/hensachi"
+)
+
+// demoUpload posts the demo form with a photo and the page's token.
+func demoUpload(t *testing.T, env *loginEnv, b *browser, csrf string, photo []byte) page {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	w.WriteField("csrf", csrf)
+	part, _ := w.CreateFormFile("file", "photo.jpg")
+	part.Write(photo)
+	w.Close()
+	req, _ := http.NewRequest(http.MethodPost, env.URL+"/demo/face", &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	req.Header.Set("Origin", env.URL)
+	return b.do(req)
+}
+
+var demoCSRF = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// TestFaceDemo: a logged-in user uploads a photo on the demo page and sees it with the box and
+// fields of its face; the call counts on the account's face quota as an API call does; a form
+// without the token, or a visitor without a session, gets no analysis.
+func TestFaceDemo(t *testing.T) {
+	env := newLoginEnv(t, withFaces(t))
+	anonymous := newBrowser(t)
+	if p := anonymous.get(env.URL + "/demo/face"); p.status != 200 || !strings.Contains(p.body, `id="demo-login"`) {
+		t.Errorf("demo page without a session: %d, no login prompt", p.status)
+	}
+	b, _ := login(t, env)
+	form := b.get(env.URL + "/demo/face")
+	m := demoCSRF.FindStringSubmatch(form.body)
+	if form.status != 200 || m == nil || form.header.Get("Content-Security-Policy") == "" {
+		t.Fatalf("demo form: %d\n%s", form.status, form.body)
+	}
+	photo := scutImage(t, "CF100.jpg")
+	p := demoUpload(t, env, b, m[1], photo)
+	if p.status != 200 {
+		t.Fatalf("demo upload: %d\n%s", p.status, p.body)
+	}
+	for _, want := range []string{`id="result"`, "顔 1 件", `<rect x=`, "data:image/jpeg;base64,", "female", `id="faces"`} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("result page has no %q", want)
+		}
+	}
+	if !strings.Contains(p.header.Get("Content-Security-Policy"), "img-src data:") {
+		t.Errorf("result page policy %q does not allow the inline photo", p.header.Get("Content-Security-Policy"))
+	}
+	a, err := env.store.AccountByEmail(t.Context(), "newcomer@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := env.quota.Used(a.ID, hensachi.ServiceFace); used != 1 {
+		t.Errorf("face calls after one demo analysis: %d", used)
+	}
+
+	if p := demoUpload(t, env, b, "forged", photo); p.status != http.StatusForbidden || strings.Contains(p.body, `id="result"`) {
+		t.Errorf("demo upload with a forged token: %d", p.status)
+	}
+	if p := demoUpload(t, env, anonymous, m[1], photo); p.status != http.StatusUnauthorized || strings.Contains(p.body, `id="result"`) {
+		t.Errorf("demo upload without a session: %d", p.status)
+	}
+	if p := demoUpload(t, env, b, m[1], []byte("not an image")); p.status != http.StatusUnsupportedMediaType || !strings.Contains(p.body, `id="demo-error"`) {
+		t.Errorf("demo upload of text: %d", p.status)
+	}
+	if used := env.quota.Used(a.ID, hensachi.ServiceFace); used != 1 {
+		t.Errorf("face calls after refused uploads: %d, want 1", used)
+	}
+}

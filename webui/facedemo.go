@@ -1,0 +1,210 @@
+package webui
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+)
+
+// FaceAnalyzer analyses a photo for the demo page as one face API call of the account: the same
+// admission, pipeline and daily limit as POST /face/v1/predict. read is called once admitted, to
+// read the upload.
+type FaceAnalyzer interface {
+	AnalyzeFaces(ctx context.Context, account hensachi.Account, read func() ([]byte, error)) (FaceAnalysis, error)
+}
+
+// FaceAnalysis is what the demo page shows of one analysis.
+type FaceAnalysis struct {
+	Width, Height      int    // of the upright image, the faces' coordinates
+	Preview            []byte // JPEG of the upright image, at most 960 px a side
+	PreviewW, PreviewH int
+	Faces              []DemoFace
+	Used, Limit        int64 // the account's face calls today, this one included
+}
+
+// DemoFace is one face as the API returns it.
+type DemoFace struct {
+	X, Y, W, H      int
+	Score, RawScore float64
+	Age             int
+	Gender          string
+	GenderProb      float64
+}
+
+// maxDemoUpload is the API's upload limit with room for the form's other fields.
+const maxDemoUpload = 10<<20 + 64<<10
+
+// errFormRefused is a demo form without this site's token.
+var errFormRefused = errors.New("form refused")
+
+type faceDemoPage struct {
+	sitePage
+	Available  bool // the face service runs on this server
+	LoggedIn   bool
+	CSRF       string
+	Used       int64
+	Limit      int64
+	Error      string
+	Result     *FaceAnalysis
+	Image      template.URL
+	Overlay    template.HTML
+	FaceRows   []DemoFace
+	ScaleLabel string
+}
+
+func (w *UI) demoRoutes(handle func(method, path string, h httprouter.Handle)) {
+	handle(http.MethodGet, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
+	handle(http.MethodPost, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
+}
+
+// faceDemo shows the upload form to a logged-in user and, after a POST, the photo with the boxes
+// and fields of every face.
+func (w *UI) faceDemo(rw http.ResponseWriter, r *http.Request) {
+	p := faceDemoPage{sitePage: sitePage{Title: "顔分析デモ", Description: "写真をアップロードして顔分析 API の結果を見る。", Credit: w.credit()}}
+	rw.Header().Set("Cache-Control", "no-store")
+	p.Available = w.deps.Faces != nil
+	var sess session
+	var account hensachi.Account
+	if w.provider != nil {
+		var ok bool
+		if sess, ok = w.jar.session(r, w.deps.Now()); ok {
+			var err error
+			if account, err = w.deps.Accounts.Store.Account(r.Context(), sess.AccountID); err == nil {
+				p.LoggedIn, p.CSRF = true, w.jar.csrfToken(sess)
+				p.Limit = w.deps.Limits.Daily(account.Plan, hensachi.ServiceFace)
+				p.Used = w.deps.Usage.Used(account.ID, hensachi.ServiceFace)
+			}
+		}
+	}
+	status := http.StatusOK
+	if r.Method == http.MethodPost {
+		switch {
+		case !p.Available:
+			status, p.Error = http.StatusServiceUnavailable, "このサーバーでは顔分析を動かしていません。"
+		case !p.LoggedIn:
+			status, p.Error = http.StatusUnauthorized, "ログインしてから試してください。"
+		case w.cop.Check(r) != nil:
+			status, p.Error = http.StatusForbidden, "このフォームはこのサイトから送られていません。ページを読み込み直してください。"
+		default:
+			a, err := w.deps.Faces.AnalyzeFaces(r.Context(), account, func() ([]byte, error) { return readDemoUpload(rw, r, w, sess) })
+			status, p.Error = demoError(err)
+			if err == nil {
+				p.setResult(&a)
+			} else if status >= 500 && status != http.StatusServiceUnavailable {
+				w.fail(rw, r, status, "Analysis failed", "解析に失敗しました。", "face demo", err)
+				return
+			}
+		}
+	}
+	var page strings.Builder
+	if err := siteTemplates.ExecuteTemplate(&page, "face-demo", p); err != nil {
+		w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "render face demo", err)
+		return
+	}
+	writeDemoPage(rw, r, status, []byte(page.String()))
+}
+
+// readDemoUpload reads the form once admitted: its token first, then the photo.
+func readDemoUpload(rw http.ResponseWriter, r *http.Request, w *UI, sess session) ([]byte, error) {
+	r.Body = http.MaxBytesReader(rw, r.Body, maxDemoUpload)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, hensachi.Errorf(hensachi.EMissingFile, "choose a JPEG or PNG photo")
+	}
+	csrfOK := false
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil, hensachi.Errorf(hensachi.EMissingFile, "choose a JPEG or PNG photo")
+		}
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return nil, hensachi.Errorf(hensachi.EFileTooLarge, "the photo is larger than 10 MiB")
+			}
+			return nil, hensachi.Errorf(hensachi.EMissingFile, "the form could not be read")
+		}
+		switch part.FormName() {
+		case "csrf":
+			token, _ := io.ReadAll(io.LimitReader(part, 256))
+			csrfOK = w.jar.checkCSRF(sess, string(token))
+		case "file":
+			if !csrfOK {
+				return nil, errFormRefused
+			}
+			data, err := io.ReadAll(io.LimitReader(part, 10<<20+1))
+			switch {
+			case err != nil:
+				return nil, hensachi.Errorf(hensachi.EFileTooLarge, "the photo is larger than 10 MiB")
+			case len(data) > 10<<20:
+				return nil, hensachi.Errorf(hensachi.EFileTooLarge, "the photo is larger than 10 MiB")
+			case len(data) == 0:
+				return nil, hensachi.Errorf(hensachi.EMissingFile, "choose a JPEG or PNG photo")
+			}
+			return data, nil
+		}
+	}
+}
+
+// demoError says in the page's words what went wrong, with the status the page answers.
+func demoError(err error) (int, string) {
+	if err == nil {
+		return http.StatusOK, ""
+	}
+	if errors.Is(err, errFormRefused) {
+		return http.StatusForbidden, "フォームの有効期限が切れています。ページを読み込み直してください。"
+	}
+	var e *hensachi.Error
+	if !errors.As(err, &e) {
+		return http.StatusInternalServerError, ""
+	}
+	switch e.Code {
+	case hensachi.EMissingFile:
+		return http.StatusBadRequest, "JPEG か PNG の写真を選んでください。"
+	case hensachi.EInvalidImage:
+		return http.StatusBadRequest, "画像を読めませんでした（壊れているか、画素数が多すぎます）。"
+	case hensachi.EUnsupportedMedia:
+		return http.StatusUnsupportedMediaType, "JPEG か PNG の写真を選んでください。"
+	case hensachi.EFileTooLarge:
+		return http.StatusRequestEntityTooLarge, "10 MiB までの写真を選んでください。"
+	case hensachi.EDailyLimitExceeded:
+		return http.StatusTooManyRequests, "今日の顔分析の回数の上限に達しました。0 時（日本時間）に戻ります。"
+	case hensachi.EOverloaded, hensachi.EUnavailable:
+		return http.StatusServiceUnavailable, "混み合っています。少し待ってからもう一度お試しください。"
+	}
+	return http.StatusInternalServerError, ""
+}
+
+func (p *faceDemoPage) setResult(a *FaceAnalysis) {
+	p.Result, p.FaceRows, p.Used = a, a.Faces, a.Used
+	p.Image = template.URL("data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(a.Preview))
+	// the boxes are drawn in the upright image's coordinates over the preview, which the SVG scales
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="faces" viewBox="0 0 %d %d" role="img" aria-labelledby="faces-title"><title id="faces-title">検出された顔 %d 件</title>`,
+		a.Width, a.Height, len(a.Faces))
+	fmt.Fprintf(&b, `<image href="%s" x="0" y="0" width="%d" height="%d"/>`, p.Image, a.Width, a.Height)
+	stroke := max(2, a.Width/300)
+	for i, f := range a.Faces {
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#ffd400" stroke-width="%d"/>`, f.X, f.Y, f.W, f.H, stroke)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#ffd400" font-size="%d">%d</text>`, f.X, max(f.Y-stroke*2, stroke*8), stroke*8, i)
+	}
+	b.WriteString(`</svg>`)
+	p.Overlay = template.HTML(b.String())
+	p.ScaleLabel = strconv.Itoa(a.Width) + "×" + strconv.Itoa(a.Height)
+}
+
+// writeDemoPage writes the demo page: the security headers of every page, with the analysed photo
+// allowed as an inline image.
+func writeDemoPage(rw http.ResponseWriter, r *http.Request, status int, page []byte) {
+	writePageWithPolicy(rw, r, status, page, pagePolicy+"; img-src data:")
+}
