@@ -28,3 +28,21 @@ func BenchmarkMunicipality(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMunicipalityPage measures the server time of a municipality's web page (goal: under
+// 2 ms) and reports its weight, charts included (goal: under 60 KB).
+func BenchmarkMunicipalityPage(b *testing.B) {
+	ts := newTestServer(b)
+	h := ts.Handler()
+	var size int
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/town/municipalities/28214", nil))
+		if rec.Code != 200 {
+			b.Fatalf("status %d", rec.Code)
+		}
+		size = rec.Body.Len()
+	}
+	b.ReportMetric(float64(size)/1000, "KB/page")
+}
