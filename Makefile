@@ -63,7 +63,12 @@ vet:
 noface:
 	scripts/fetch-noface.sh
 
+# The browser tests keep a screenshot of every page they visit here, as test artefacts.
+SCREENSHOT_DIR ?= $(CURDIR)/build/screenshots
+export SCREENSHOT_DIR
+
 test: vet noface
+	mkdir -p $(SCREENSHOT_DIR)
 	$(GO) test -race -count=1 ./...
 
 # The reliability tests, SOAK times longer than in `make test`, without the race detector (as

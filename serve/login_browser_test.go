@@ -1,10 +1,7 @@
 package serve
 
 import (
-	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,63 +11,13 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// chromiumPath is Debian's Chromium, which .ci/run installs.
-const chromiumPath = "/usr/bin/chromium"
-
 // TestBrowserNewcomer drives a real Chromium through a newcomer's first visit: log in at the test
 // identity provider, see the key once, get it by mail, use it on the statistics API, see the call
 // on the account page, rotate the key and log out. Set SCREENSHOT_DIR to keep screenshots.
 func TestBrowserNewcomer(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Chromium missing under CI (.ci/run installs the chromium package): %v", err)
-		}
-		t.Skipf("Chromium missing (%v): apt-get install chromium; CI=true makes this a failure", err)
-	}
 	env := newLoginEnv(t)
-
-	// The flags this machine's closed network needs: without the background-networking ones
-	// Chromium keeps trying to reach Google's hosts.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1000, 900))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	browserCtx, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	if err := chromedp.Do(browserCtx); err != nil { // starts the browser; a timeout here would end it
-		t.Fatalf("start Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(browserCtx, 30*time.Second)
-	defer cancel()
-	do := func(step string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	text := func(id string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		if err != nil {
-			t.Fatalf("text of #%s: %v", id, err)
-		}
-		return strings.TrimSpace(v)
-	}
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			dir := os.Getenv("SCREENSHOT_DIR")
-			if dir == "" {
-				return nil
-			}
-			png, err := chromedp.FullScreenshot(100)(ctx, tg) // 100: PNG
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
-		})
-	}
+	c := newChromium(t, 30*time.Second)
+	do, text, ctx := c.do, c.text, c.ctx
 
 	do("open the login page", chromedp.Navigate(env.URL+"/login"), chromedp.WaitVisible(chromedp.ID("login")), shot("1-login"))
 	terms, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("p.note")))
@@ -112,11 +59,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("login")),
 		chromedp.Navigate(env.URL+"/account"), chromedp.WaitVisible(chromedp.ID("login")), // logged out: the login page
 	)
-	title, err := chromedp.Run(ctx, chromedp.Title())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(title, "Log in") {
+	if title := c.title(); !strings.HasPrefix(title, "Log in") {
 		t.Errorf("after logout the account page shows %q", title)
 	}
 }

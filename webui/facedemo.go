@@ -190,8 +190,8 @@ func (p *faceDemoPage) setResult(a *FaceAnalysis) {
 	p.Image = template.URL("data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(a.Preview))
 	// the boxes are drawn in the upright image's coordinates over the preview, which the SVG scales
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="faces" viewBox="0 0 %d %d" role="img" aria-labelledby="faces-title"><title id="faces-title">検出された顔 %d 件</title>`,
-		a.Width, a.Height, len(a.Faces))
+	fmt.Fprintf(&b, `<svg class="faces" style="max-width:%dpx" viewBox="0 0 %d %d" role="img" aria-labelledby="faces-title"><title id="faces-title">検出された顔 %d 件</title>`,
+		max(a.PreviewW, 320), a.Width, a.Height, len(a.Faces))
 	fmt.Fprintf(&b, `<image href="%s" x="0" y="0" width="%d" height="%d"/>`, p.Image, a.Width, a.Height)
 	stroke := max(2, a.Width/300)
 	for i, f := range a.Faces {
