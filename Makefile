@@ -6,7 +6,7 @@ BIN       := bin/hensachi
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime models noface test soak bench bench-go fuzz vet clean
+.PHONY: all build ingest fetch serve runtime models noface lighthouse test soak bench bench-go fuzz vet clean
 
 all: build
 
@@ -63,13 +63,26 @@ vet:
 noface:
 	scripts/fetch-noface.sh
 
+# Lighthouse from npm, for the audits of the pages (serve.TestLighthouse).
+LIGHTHOUSE_VERSION := 12.8.2
+LIGHTHOUSE := build/lighthouse/node_modules/lighthouse/cli/index.js
+lighthouse: $(LIGHTHOUSE)
+$(LIGHTHOUSE):
+	mkdir -p build/lighthouse
+	npm install --prefix build/lighthouse --no-audit --no-fund --loglevel=error lighthouse@$(LIGHTHOUSE_VERSION)
+
+# The models' evaluations on thousands of images (testenv.Evaluation): skipped under -race, run
+# in a second pass without it.
+EVALUATIONS := TestCommittedModelOnHeldOut|TestCommittedModelOnTestSplit
+
 # The browser tests keep a screenshot of every page they visit here, as test artefacts.
 SCREENSHOT_DIR ?= $(CURDIR)/build/screenshots
 export SCREENSHOT_DIR
 
-test: vet noface
+test: vet noface lighthouse
 	mkdir -p $(SCREENSHOT_DIR)
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -run '^($(EVALUATIONS))$$' ./face/...
 
 # The reliability tests, SOAK times longer than in `make test`, without the race detector (as
 # production runs), against a throwaway PostgreSQL cluster (scripts/test-postgres.sh).

@@ -2,10 +2,13 @@ package webui
 
 import (
 	"bytes"
+	"compress/gzip"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/hensachi/hensachi/internal/reqinfo"
@@ -130,13 +133,21 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, page []byte) 
 }
 
 // pagePolicy is the content security policy of the pages: no script, no framing, forms and
-// styles of this site only.
-const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+// styles of this site only. connect-src lets crawlers' in-page checks (e.g. of robots.txt) reach
+// this site; without script nothing else can use it.
+const pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // writePageWithPolicy is writePage with a content security policy that allows more than pagePolicy.
 func writePageWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []byte, policy string) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Add("Vary", "Accept-Encoding")
+	if len(page) > minCompressed && acceptsGzip(r) {
+		if z, err := gzipped(page); err == nil {
+			page = z
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
 	h.Set("Content-Length", strconv.Itoa(len(page)))
 	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Frame-Options", "DENY")
@@ -147,6 +158,39 @@ func writePageWithPolicy(w http.ResponseWriter, r *http.Request, status int, pag
 	}
 	w.WriteHeader(status)
 	w.Write(page)
+}
+
+// minCompressed is the smallest page worth compressing.
+const minCompressed = 1 << 10
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			return strings.ReplaceAll(params, " ", "") != "q=0"
+		}
+	}
+	return false
+}
+
+var gzipWriters = sync.Pool{New: func() any {
+	z, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return z
+}}
+
+// gzipped compresses a page; pages are small, so it is done whole, with pooled writers.
+func gzipped(page []byte) ([]byte, error) {
+	var b bytes.Buffer
+	z := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(z)
+	z.Reset(&b)
+	if _, err := z.Write(page); err != nil {
+		return nil, err
+	}
+	if err := z.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // message renders a short page with the request id, for failures: the log has the cause.

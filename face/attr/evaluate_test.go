@@ -24,9 +24,7 @@ const (
 // TestCommittedModelOnHeldOut evaluates the committed model on the held-out UTKFace windows and the
 // SCUT-FBP5500 test split with the service's own pipeline.
 func TestCommittedModelOnHeldOut(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the models on about 3,900 images")
-	}
+	testenv.Evaluation(t)
 	a := facetest.Analyzer(t)
 	utk, err := attr.ReadUTKFace(testenv.Shared(t, "datasets/utkface-train"))
 	if err != nil {

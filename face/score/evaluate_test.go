@@ -18,9 +18,7 @@ const pearsonFloor = 0.87
 // TestCommittedModelOnTestSplit evaluates the committed model on the official test split with the
 // service's own pipeline.
 func TestCommittedModelOnTestSplit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the models on 1,899 images")
-	}
+	testenv.Evaluation(t)
 	a := facetest.Analyzer(t)
 	dataset := testenv.Shared(t, "datasets/scut-fbp5500")
 	_, test, err := score.ReadSplit(dataset)

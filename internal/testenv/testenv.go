@@ -134,3 +134,16 @@ func Soak() int {
 	}
 	return n
 }
+
+// Evaluation marks a test that measures a model on thousands of images: such a test checks
+// figures, not concurrency, and takes many times longer under the race detector, so it is skipped
+// there. `make test` runs these tests in a second pass without it.
+func Evaluation(t testing.TB) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("a model evaluation: run without -race (make test does, in a second pass)")
+	}
+	if testing.Short() {
+		t.Skip("a model evaluation over thousands of images")
+	}
+}

@@ -1,0 +1,70 @@
+package serve
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// lighthouseCLI is where `make lighthouse` installs Lighthouse from npm.
+const lighthouseCLI = "../build/lighthouse/node_modules/lighthouse/cli/index.js"
+
+// TestLighthouse audits the landing, municipality and ranking pages with Lighthouse in Debian's
+// Chromium: accessibility, best practices and SEO must score at least 95, performance at least 90.
+// The reports are kept beside the screenshots ($SCREENSHOT_DIR).
+func TestLighthouse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Lighthouse")
+	}
+	_, errCLI := os.Stat(lighthouseCLI)
+	_, errChromium := os.Stat(chromiumPath)
+	if errCLI != nil || errChromium != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Lighthouse (make lighthouse) or Chromium missing under CI: %v %v", errCLI, errChromium)
+		}
+		t.Skipf("Lighthouse (make lighthouse) or Chromium missing: %v %v", errCLI, errChromium)
+	}
+	ts := newTestServer(t)
+	floors := map[string]float64{"performance": 0.90, "accessibility": 0.95, "best-practices": 0.95, "seo": 0.95}
+	for name, path := range map[string]string{"landing": "/", "municipality": "/town/municipalities/28214", "ranking": "/town/rankings/income?pref=28"} {
+		report := filepath.Join(t.TempDir(), "report.json")
+		if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
+			report = filepath.Join(dir, "lighthouse-"+name+".json")
+		}
+		cmd := exec.Command("node", lighthouseCLI, ts.http.URL+path, "--output=json", "--output-path="+report, "--quiet",
+			"--only-categories=performance,accessibility,best-practices,seo",
+			"--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-component-update --disable-sync")
+		cmd.Env = append(os.Environ(), "CHROME_PATH="+chromiumPath)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("lighthouse %s: %v\n%s", path, err, out)
+		}
+		b, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Categories map[string]struct{ Score float64 }
+			Audits     map[string]struct {
+				Title string
+				Score *float64
+			}
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		for category, floor := range floors {
+			if got := r.Categories[category].Score; got < floor {
+				t.Errorf("%s %s: %.2f, floor %.2f", path, category, got, floor)
+			}
+		}
+		for id, a := range r.Audits {
+			if a.Score != nil && *a.Score == 0 {
+				t.Logf("%s: audit %s failed: %s", path, id, a.Title)
+			}
+		}
+		t.Logf("%s: performance %.2f, accessibility %.2f, best practices %.2f, SEO %.2f", path, r.Categories["performance"].Score,
+			r.Categories["accessibility"].Score, r.Categories["best-practices"].Score, r.Categories["seo"].Score)
+	}
+}
