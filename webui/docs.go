@@ -246,7 +246,7 @@ func (w *UI) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) 
 	}
 	var page bytes.Buffer
 	if err := siteTemplates.ExecuteTemplate(&page, "docs", p); err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "render docs", err)
+		w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render docs", err)
 		return
 	}
 	writePage(rw, r, http.StatusOK, page.Bytes())

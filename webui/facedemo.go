@@ -101,14 +101,14 @@ func (w *UI) faceDemo(rw http.ResponseWriter, r *http.Request) {
 			if err == nil {
 				p.setResult(&a)
 			} else if status >= 500 && status != http.StatusServiceUnavailable {
-				w.fail(rw, r, status, "Analysis failed", "解析に失敗しました。", "face demo", err)
+				w.fail(rw, r, status, "解析できません", "解析に失敗しました。", "face demo", err)
 				return
 			}
 		}
 	}
 	var page strings.Builder
 	if err := siteTemplates.ExecuteTemplate(&page, "face-demo", p); err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "render face demo", err)
+		w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render face demo", err)
 		return
 	}
 	writeDemoPage(rw, r, status, []byte(page.String()))

@@ -3,83 +3,24 @@ package webui
 import (
 	"bytes"
 	"compress/gzip"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
-// The login and account pages: server-rendered, no script, one inline style sheet. Every page
-// is marked not to be cached, framed or to leak its address in a Referer (the callback's address
-// carries the authorization code, and two pages show a key).
-var webTemplates = template.Must(template.New("").Parse(`
-{{define "head"}}<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{{.Title}} — hensachi</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
-code.key{display:block;font-size:1.1rem;padding:.6rem;background:#f3f3f3;border:1px solid #ccc;word-break:break-all;user-select:all}
-table{border-collapse:collapse}td,th{padding:.25rem .8rem;text-align:left;border-bottom:1px solid #ddd}td.n{text-align:right}
-.button,button{display:inline-block;padding:.45rem 1rem;border:1px solid #335;border-radius:4px;background:#335;color:#fff;text-decoration:none;font:inherit;cursor:pointer}
-button.quiet{background:#fff;color:#335}form{display:inline}.note{color:#555}.warn{color:#a40}</style></head>
-<body><main>
-<h1>{{.Title}}</h1>{{end}}
+// The login and account pages (templates/account.html) share the public pages' layout. Every
+// page is marked not to be cached, framed or to leak its address in a Referer (the callback's
+// address carries the authorization code, and two pages show a key).
+var webTemplates = siteTemplates
 
-{{define "foot"}}</main></body></html>{{end}}
-
-{{define "login"}}{{template "head" .}}
-<p>Get an API key for the municipality statistics and face analysis APIs by logging in with your
-{{.Provider}} account. There is no password here: the key is shown once and sent to your
-verified e-mail address.</p>
-<p class="note">Logging in means you accept the
-{{if .TermsURL}}<a href="{{.TermsURL}}">terms of use</a>{{else}}terms of use{{end}} (version {{.TermsVersion}}).</p>
-<p><a id="login" class="button" href="/login/start">Log in with {{.Provider}}</a></p>
-{{template "foot" .}}{{end}}
-
-{{define "key"}}{{template "head" .}}
-<p>{{if .First}}Your account {{.Email}} is ready.{{else}}The previous key of {{.Email}} is revoked.{{end}}
-This is its API key, <strong>shown this once</strong>:</p>
-<code id="api-key" class="key">{{.Key}}</code>
-{{if .Mailed}}<p id="mail-status">It has also been sent to {{.Email}}.</p>
-{{else if .MailOff}}<p id="mail-status" class="warn">This server sends no mail: copy the key now.</p>
-{{else}}<p id="mail-status" class="warn">The mail with the key could not be sent: copy the key now.</p>{{end}}
-<p>Send it in the <code>X-API-Key</code> header (or <code>Authorization: Bearer</code>), never in a URL:</p>
-<pre>curl -H "X-API-Key: $KEY" {{.PublicURL}}/town/v1/meta</pre>
-<p><a id="to-account" class="button" href="/account">Your account</a></p>
-{{template "foot" .}}{{end}}
-
-{{define "account"}}{{template "head" .}}
-<table>
-<tr><th>E-mail</th><td id="email">{{.Email}}</td></tr>
-<tr><th>Plan</th><td id="plan">{{.Plan}}</td></tr>
-<tr><th>API key</th><td id="key-hint">{{range .Hints}}hsk_…{{.}} {{else}}none active{{end}}</td></tr>
-<tr><th>Terms accepted</th><td>{{if .TermsVersion}}version {{.TermsVersion}}, {{.TermsAccepted}}{{else}}—{{end}}</td></tr>
-</table>
-<h2>Today's calls</h2>
-<p class="note">{{.Day}} (the count restarts at 00:00 Asia/Tokyo)</p>
-<table><tr><th>API</th><th>Used</th><th>Daily limit</th></tr>
-{{range .Usage}}<tr><th>{{.Label}}</th><td class="n" id="used-{{.Service}}">{{.Used}}</td><td class="n" id="limit-{{.Service}}">{{.Limit}}</td></tr>
-{{end}}</table>
-<h2>Key</h2>
-<p>A new key revokes the current one at once; it is shown once and mailed to you.</p>
-<form method="post" action="/account/rotate"><input type="hidden" name="csrf" value="{{.CSRF}}">
-<button id="rotate" type="submit">{{if .Hints}}Rotate key{{else}}Issue a key{{end}}</button></form>
-<form method="post" action="/logout"><input type="hidden" name="csrf" value="{{.CSRF}}">
-<button id="logout" class="quiet" type="submit">Log out</button></form>
-{{template "foot" .}}{{end}}
-
-{{define "message"}}{{template "head" .}}
-<p id="message">{{.Message}}</p>
-{{if .RequestID}}<p class="note">Request id <code>{{.RequestID}}</code>; quote it when reporting a problem.</p>{{end}}
-{{if .Again}}<p><a class="button" href="/login">Log in</a></p>{{end}}
-{{template "foot" .}}{{end}}
-`))
-
-type pageBase struct{ Title string }
+// pageBase is the layout's data of the login and account pages, which are in English.
+type pageBase = sitePage
 
 type loginPage struct {
 	pageBase
@@ -195,7 +136,10 @@ func gzipped(page []byte) ([]byte, error) {
 
 // message renders a short page with the request id, for failures: the log has the cause.
 func message(w http.ResponseWriter, r *http.Request, status int, title, msg string, again bool) {
-	render(w, r, status, "message", messagePage{pageBase: pageBase{Title: title}, Message: msg, RequestID: reqinfo.ID(r.Context()), Again: again})
+	// the public pages' messages are in Japanese, the login pages' in English; the title says which
+	english := strings.IndexFunc(title, func(r rune) bool { return r > unicode.MaxASCII }) < 0
+	render(w, r, status, "message", messagePage{pageBase: pageBase{Title: title, English: english}, Message: msg,
+		RequestID: reqinfo.ID(r.Context()), Again: again && english})
 }
 
 // retryAfter sets Retry-After in whole seconds, at least one.

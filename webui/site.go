@@ -17,15 +17,16 @@ import (
 // The public pages: the landing page, search, municipality, ranking and prefecture pages. They
 // are read without logging in, need no script, and are cached by browsers for a short while.
 
-//go:embed templates/site.html
+//go:embed templates/*.html
 var siteFiles embed.FS
 
-var siteTemplates = template.Must(template.ParseFS(siteFiles, "templates/site.html"))
+var siteTemplates = template.Must(template.ParseFS(siteFiles, "templates/*.html"))
 
-// sitePage is what every public page's layout needs.
+// sitePage is what every page's layout needs.
 type sitePage struct {
 	Title, Description, Canonical string
 	Credit                        hensachi.Link
+	English                       bool // the login and account pages
 }
 
 // rankingPageSize is the number of municipalities on one ranking page.
@@ -57,7 +58,7 @@ func (w *UI) catalogPage(h pageHandler) httprouter.Handle {
 	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		c, err := w.deps.Towns.Catalog()
 		if err != nil {
-			w.fail(rw, r, http.StatusServiceUnavailable, "Unavailable", "データを読み込めません。しばらくしてからもう一度お試しください。", "catalog", err)
+			w.fail(rw, r, http.StatusServiceUnavailable, "一時的に利用できません", "データを読み込めません。しばらくしてからもう一度お試しください。", "catalog", err)
 			return
 		}
 		name, data, err := h(c, r, ps)
@@ -67,12 +68,12 @@ func (w *UI) catalogPage(h pageHandler) httprouter.Handle {
 			message(rw, r, http.StatusNotFound, "見つかりません", err.Error(), false)
 			return
 		default:
-			w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "public page", err)
+			w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "public page", err)
 			return
 		}
 		var page bytes.Buffer
 		if err := siteTemplates.ExecuteTemplate(&page, name, data); err != nil {
-			w.fail(rw, r, http.StatusInternalServerError, "Page failed", "このページを表示できませんでした。", "render "+name, err)
+			w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render "+name, err)
 			return
 		}
 		rw.Header().Set("Cache-Control", "public, max-age=300")

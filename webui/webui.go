@@ -202,7 +202,7 @@ func (w *UI) loginPage(rw http.ResponseWriter, r *http.Request) {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
 		return
 	}
-	render(rw, r, http.StatusOK, "login", loginPage{pageBase: pageBase{Title: "Log in"}, Provider: w.name,
+	render(rw, r, http.StatusOK, "login", loginPage{pageBase: pageBase{Title: "Log in", English: true}, Provider: w.name,
 		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL})
 }
 
@@ -284,7 +284,7 @@ func (w *UI) callback(rw http.ResponseWriter, r *http.Request) {
 // showKey mails a new key to the account's verified address and shows it on the page, once.
 // The key itself is never logged.
 func (w *UI) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
-	p := keyPage{pageBase: pageBase{Title: "Your API key"}, First: first, Email: a.Email, Key: key,
+	p := keyPage{pageBase: pageBase{Title: "Your API key", English: true}, First: first, Email: a.Email, Key: key,
 		PublicURL: strings.TrimSuffix(w.deps.PublicURL, "/"), MailOff: w.cfg.Mailer == nil}
 	if !first {
 		p.Title = "Your new API key"
@@ -356,7 +356,7 @@ func (w *UI) account(rw http.ResponseWriter, r *http.Request) {
 	} else {
 		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", reqinfo.ID(r.Context()))
 	}
-	p := accountPage{pageBase: pageBase{Title: "Your account"}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
+	p := accountPage{pageBase: pageBase{Title: "Your account", English: true}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
 		Day: day, CSRF: w.jar.csrfToken(sess)}
 	if !a.TermsAcceptedAt.IsZero() {
 		p.TermsAccepted = a.TermsAcceptedAt.In(hensachi.Tokyo).Format("2006-01-02 15:04 JST")
