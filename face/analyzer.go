@@ -295,37 +295,70 @@ func cmpDesc(x, y float64) int {
 
 // Detect finds faces at every scale of detectScales and merges them.
 func (a *Analyzer) Detect(ctx context.Context, img *RGB) ([]Detection, error) {
-	var all []Detection
-	for _, scale := range detectScales(img.W, img.H) {
-		data, _, _, pw, ph := yunetInput(img, scale)
-		in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
+	scales := detectScales(img.W, img.H)
+	all, err := a.detectAt(ctx, img, scales[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(scales) > 1 && !largeEnough(all, scales[0]) {
+		fine, err := a.detectAt(ctx, img, scales[1])
 		if err != nil {
 			return nil, err
 		}
-		outs := make([]ort.Value, len(yunetOutputNames))
-		err = run(ctx, a.detector, []ort.Value{in}, outs)
-		in.Destroy()
-		if err != nil {
-			destroyAll(outs)
-			return nil, fmt.Errorf("detect: %w", err)
-		}
-		var per [3]yunetOutputs
-		for si := range yunetStrides {
-			per[si] = yunetOutputs{
-				cls:  outs[si].(*ort.Tensor[float32]).GetData(),
-				obj:  outs[3+si].(*ort.Tensor[float32]).GetData(),
-				bbox: outs[6+si].(*ort.Tensor[float32]).GetData(),
-				kps:  outs[9+si].(*ort.Tensor[float32]).GetData(),
-			}
-		}
-		dets, err := decodeYuNet(per, pw, ph, scale)
-		destroyAll(outs)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, dets...)
+		all = append(all, fine...)
 	}
 	return NMS(all, nmsIoU), nil
+}
+
+// detectAt runs the detector on the image resized by scale; boxes are in the image's pixels.
+func (a *Analyzer) detectAt(ctx context.Context, img *RGB, scale float64) ([]Detection, error) {
+	data, _, _, pw, ph := yunetInput(img, scale)
+	in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]ort.Value, len(yunetOutputNames))
+	err = run(ctx, a.detector, []ort.Value{in}, outs)
+	in.Destroy()
+	if err != nil {
+		destroyAll(outs)
+		return nil, fmt.Errorf("detect: %w", err)
+	}
+	var per [3]yunetOutputs
+	for si := range yunetStrides {
+		per[si] = yunetOutputs{
+			cls:  outs[si].(*ort.Tensor[float32]).GetData(),
+			obj:  outs[3+si].(*ort.Tensor[float32]).GetData(),
+			bbox: outs[6+si].(*ort.Tensor[float32]).GetData(),
+			kps:  outs[9+si].(*ort.Tensor[float32]).GetData(),
+		}
+	}
+	dets, err := decodeYuNet(per, pw, ph, scale)
+	destroyAll(outs)
+	if err != nil {
+		return nil, err
+	}
+	return dets, nil
+}
+
+// skipFineSide is the side, in pixels of the main pass's image, from which a face makes the
+// second pass unnecessary: the faces that only the second pass finds are under about 20 of those
+// pixels, several times smaller than every face already found, so they are not the photo's
+// subjects. A group photo's faces are smaller than this and keep the second pass.
+const skipFineSide = 48
+
+// largeEnough reports whether the main pass found faces and all of them are at least skipFineSide
+// on its image.
+func largeEnough(dets []Detection, mainScale float64) bool {
+	if len(dets) == 0 {
+		return false
+	}
+	for _, d := range dets {
+		if math.Min(d.Box.W, d.Box.H)*mainScale < skipFineSide {
+			return false
+		}
+	}
+	return true
 }
 
 // faceOutputs runs the per-face models on one aligned face.

@@ -401,6 +401,32 @@ func TestSmallFaceInLargePicture(t *testing.T) {
 	}
 }
 
+// TestLargeFaceSkipsSecondPass: a portrait large enough in a big photo is found by the main pass
+// alone, which is all the pipeline runs; a small face keeps the second pass (as above).
+func TestLargeFaceSkipsSecondPass(t *testing.T) {
+	a := testAnalyzer(t)
+	img := canvas(1600, 1200, 120)
+	paste(img, Resize(scutImage(t, "AM20.jpg"), 400, 400), 600, 400)
+	scales := detectScales(img.W, img.H)
+	if len(scales) != 2 {
+		t.Fatalf("detectScales = %v, want two passes for a 1600×1200 photo", scales)
+	}
+	coarse, err := a.detectAt(context.Background(), img, scales[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !largeEnough(coarse, scales[0]) {
+		t.Fatalf("main pass found %+v; want one face large enough to skip the second pass", coarse)
+	}
+	faces := analyze(t, a, img)
+	if len(faces) != 1 || faces[0].X < 600 || faces[0].X+faces[0].W > 1000 {
+		t.Errorf("faces %+v, want the one portrait", faces)
+	}
+	if largeEnough(nil, scales[0]) || largeEnough([]Detection{{Box: Box{W: 80, H: 90}}}, scales[0]) {
+		t.Error("no face, or a face of 40 main-pass pixels, must keep the second pass")
+	}
+}
+
 // TestHostileFiles sends broken and malicious files through Decode, as an upload would go.
 func TestHostileFiles(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(testenv.Shared(t, scutDir), "CM1.jpg"))
