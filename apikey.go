@@ -34,7 +34,8 @@ func NewAPIKey() (string, APIKey) {
 		}
 	}
 	random := b.String()[len(keyPrefix):]
-	b.WriteString(checksum(random))
+	sum := checksum(random)
+	b.Write(sum[:])
 	key := b.String()
 	return key, APIKey{Hash: HashAPIKey(key), Hint: key[len(key)-keyHintLen:]}
 }
@@ -53,15 +54,17 @@ func CheckAPIKey(s string) bool {
 			return false
 		}
 	}
-	return checksum(body[:keyRandomLen]) == body[keyRandomLen:]
+	sum := checksum(body[:keyRandomLen])
+	return string(sum[:]) == body[keyRandomLen:] // compared without a copy: keys are checked on every call
 }
 
-func checksum(random string) string {
+// checksum is the base62 CRC-32 of a key's random part, the key's last characters.
+func checksum(random string) [keyChecksumLen]byte {
 	n := crc32.ChecksumIEEE([]byte(random))
-	out := make([]byte, keyChecksumLen)
+	var out [keyChecksumLen]byte
 	for i := keyChecksumLen - 1; i >= 0; i-- {
 		out[i] = base62[n%62]
 		n /= 62
 	}
-	return string(out)
+	return out
 }

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Load benchmark of GET /town/v1/municipalities/{code} through the full path (key, usage, ETag)
-# against nginx serving the same JSON bodies as static files, on loopback, in one run; then the same
+# against two peers serving the same JSON bodies, on loopback, in one run: nginx (static files) and
+# bare Go net/http from memory (scripts/barehttp); then the same
 # load against a server on PostgreSQL (a throwaway cluster, scripts/pg-cluster.sh) instead of the
 # embedded store. Prints the throughputs, p99 latencies, the ratios and the server's RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
-CONNECTIONS=${CONNECTIONS:-32}
-THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-1}
 PORT=${PORT:-18480}
 NGINX_PORT=${NGINX_PORT:-18481}
 PG_SERVER_PORT=${PG_SERVER_PORT:-18482}
+BARE_PORT=${BARE_PORT:-18483}
 
 for tool in wrk nginx curl; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx-light curl)" >&2; exit 1; }
@@ -57,6 +59,9 @@ http {
 NGINX
 nginx -c "$work/nginx.conf" -p "$work" &
 pids+=("$!")
+go build -o "$work/barehttp" ./scripts/barehttp
+"$work/barehttp" -addr "127.0.0.1:$BARE_PORT" -root "$work/www" &
+pids+=("$!")
 sleep 0.5
 
 lua_codes=$(printf '"%s",' $codes)
@@ -78,6 +83,7 @@ rps() { awk '/^Requests\/sec/ {print $2}' "$1"; }
 p99() { awk '$1 == "99%" {print $2}' "$1"; }
 
 run "http://127.0.0.1:$NGINX_PORT" >"$work/nginx.txt"
+run "http://127.0.0.1:$BARE_PORT" >"$work/bare.txt"
 run "http://127.0.0.1:$PORT" >"$work/hensachi.txt"
 grep -q "Non-2xx" "$work/hensachi.txt" && { echo "bench: the server answered errors:" >&2; cat "$work/hensachi.txt" >&2; exit 1; }
 photo=${PHOTO:-../shared/datasets/scut-fbp5500/SCUT-FBP5500_v2/Images/AF1.jpg}
@@ -111,12 +117,14 @@ fi
 
 printf '%-22s %12s %10s\n' "" "requests/s" "p99"
 printf '%-22s %12s %10s\n' nginx "$(rps "$work/nginx.txt")" "$(p99 "$work/nginx.txt")"
+printf '%-22s %12s %10s\n' "bare Go net/http" "$(rps "$work/bare.txt")" "$(p99 "$work/bare.txt")"
 printf '%-22s %12s %10s\n' hensachi "$(rps "$work/hensachi.txt")" "$(p99 "$work/hensachi.txt")"
 if [ -n "$pg" ]; then
   printf '%-22s %12s %10s\n' "hensachi on PostgreSQL" "$(rps "$work/hensachi-pg.txt")" "$(p99 "$work/hensachi-pg.txt")"
   printf '%-22s %12s %10s\n' "hensachi, again" "$(rps "$work/hensachi-again.txt")" "$(p99 "$work/hensachi-again.txt")"
 fi
-awk -v a="$(rps "$work/hensachi.txt")" -v b="$(rps "$work/nginx.txt")" 'BEGIN { printf "ratio hensachi/nginx: %.2f (goal ≥ 0.80)\n", a / b }'
+awk -v a="$(rps "$work/hensachi.txt")" -v b="$(rps "$work/nginx.txt")" 'BEGIN { printf "ratio hensachi/nginx: %.2f\n", a / b }'
+awk -v a="$(rps "$work/hensachi.txt")" -v b="$(rps "$work/bare.txt")" 'BEGIN { printf "ratio hensachi/bare net/http: %.2f (goal ≥ 0.92; p99 goal ≤ 3 ms)\n", a / b }'
 [ -z "$pg" ] || awk -v a="$(rps "$work/hensachi-pg.txt")" -v b="$(rps "$work/hensachi.txt")" -v c="$(rps "$work/hensachi-again.txt")" \
   'BEGIN { printf "ratio hensachi on PostgreSQL / on the embedded store (mean of the runs before and after): %.2f\n", a / ((b + c) / 2) }'
 echo "hensachi peak RSS (both services loaded, after face calls): $rss"

@@ -140,8 +140,23 @@ func (s *Server) setRateLimit(w http.ResponseWriter, limit, used int64, reset ti
 	}
 	h := w.Header()
 	// keys in canonical form, assigned directly: this runs on every keyed call
-	h["Ratelimit-Policy"] = []string{`"daily";q=` + strconv.FormatInt(limit, 10) + `;w=86400`}
-	h["Ratelimit"] = []string{`"daily";r=` + strconv.FormatInt(max(0, limit-used), 10) + `;t=` + strconv.Itoa(wholeSeconds(reset))}
+	h["Ratelimit-Policy"] = s.policyHeader(limit)
+	b := make([]byte, 0, 48)
+	b = append(b, `"daily";r=`...)
+	b = strconv.AppendInt(b, max(0, limit-used), 10)
+	b = append(b, ";t="...)
+	b = strconv.AppendInt(b, int64(wholeSeconds(reset)), 10)
+	h["Ratelimit"] = []string{string(b)}
+}
+
+// policyHeader is the RateLimit-Policy value of a daily limit. Limits are few (plans × services), so
+// the values are made once and shared: net/http only reads header values.
+func (s *Server) policyHeader(limit int64) []string {
+	if v, ok := s.policies.Load(limit); ok {
+		return v.([]string)
+	}
+	v, _ := s.policies.LoadOrStore(limit, []string{`"daily";q=` + strconv.FormatInt(limit, 10) + `;w=86400`})
+	return v.([]string)
 }
 
 // Header values shared by every success; net/http only reads them.

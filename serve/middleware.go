@@ -55,6 +55,13 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// requestState is what instrument keeps for one request.
+type requestState struct {
+	info     reqinfo.Info
+	rec      statusRecorder
+	idHeader [1]string
+}
+
 // instrument gives each request an id, recovers panics into a 500 problem, and records the
 // request in the metrics and, when enabled, the access log. route is the registered pattern, so
 // metric labels stay few.
@@ -66,10 +73,12 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		ri := &reqinfo.Info{ID: id}
+		// one allocation for what every request carries: its info, its recorder, its id header
+		st := &requestState{info: reqinfo.Info{ID: id}, rec: statusRecorder{ResponseWriter: w}}
+		st.idHeader[0] = id
+		ri, rec := &st.info, &st.rec
 		r = r.WithContext(reqinfo.NewContext(r.Context(), ri))
-		w.Header()["X-Request-Id"] = []string{id}
-		rec := &statusRecorder{ResponseWriter: w}
+		w.Header()["X-Request-Id"] = st.idHeader[:]
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {

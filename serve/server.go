@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -66,6 +67,7 @@ type Server struct {
 	faceAdmission *faceAdmission
 	router        *httprouter.Router
 	handler       http.Handler
+	policies      sync.Map // daily limit → its RateLimit-Policy header value
 }
 
 // New opens the dataset, loads today's usage counts and builds the routes.
