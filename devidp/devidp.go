@@ -121,9 +121,6 @@ func New(cfg Config) (*Provider, error) {
 
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.handler.ServeHTTP(w, r) }
 
-// Issuer is the provider's URL.
-func (p *Provider) Issuer() string { return p.cfg.Issuer }
-
 // AllowRedirect registers another redirect URI of the client.
 func (p *Provider) AllowRedirect(uri string) {
 	p.mu.Lock()
