@@ -20,9 +20,12 @@ ingest: build
 $(DATASET): $(shell find ingest compute dataset -name '*.go' -not -name '*_test.go') ingest/sources.json
 	$(BIN) ingest -out $(DATASET)
 
-# Builds what is missing (binary, dataset) and starts the server on the embedded store.
+# Builds what is missing (binary, dataset) and starts the server on the embedded store, at
+# http://localhost:8080, with the development login (an embedded identity provider that accepts any
+# address; refused with a real -oidc-* configuration). DEV_LOGIN=false turns it off.
+DEV_LOGIN ?= true
 serve: build runtime models $(DATASET)
-	$(BIN) serve -dataset $(DATASET) -models $(MODELS_DIR)
+	$(BIN) serve -dev-login=$(DEV_LOGIN) -dataset $(DATASET) -models $(MODELS_DIR)
 
 fetch: build
 	$(BIN) fetch -raw $(or $(RAW_DIR),data/raw)

@@ -107,7 +107,7 @@ func New(cfg Config) (*Provider, error) {
 		return nil, errors.New("oidc: issuer, client id and redirect URL are required")
 	}
 	iss, err := url.Parse(cfg.Issuer)
-	if err != nil || iss.Host == "" || (iss.Scheme != "https" && !(iss.Scheme == "http" && isLoopback(iss.Hostname()))) {
+	if err != nil || iss.Host == "" || (iss.Scheme != "https" && !(iss.Scheme == "http" && IsLoopback(iss.Hostname()))) {
 		// the discovery document and the keys must come over TLS; plain http only for a test issuer
 		return nil, fmt.Errorf("oidc: issuer %q must be an https URL", cfg.Issuer)
 	}
@@ -340,7 +340,7 @@ func (p *Provider) fetchDiscovery(ctx context.Context) (*discovered, error) {
 	}
 	for name, u := range map[string]string{"authorization_endpoint": doc.AuthorizationEndpoint, "token_endpoint": doc.TokenEndpoint, "jwks_uri": doc.JWKSURI} {
 		pu, err := url.Parse(u)
-		if err != nil || pu.Host == "" || (pu.Scheme != "https" && !(pu.Scheme == "http" && isLoopback(pu.Hostname()))) {
+		if err != nil || pu.Host == "" || (pu.Scheme != "https" && !(pu.Scheme == "http" && IsLoopback(pu.Hostname()))) {
 			return nil, fmt.Errorf("%w: %s %q is not an https URL", ErrDiscovery, name, u)
 		}
 	}
@@ -381,8 +381,9 @@ func (p *Provider) fetchDiscovery(ctx context.Context) (*discovered, error) {
 	}, nil
 }
 
-// isLoopback accepts a plain-http issuer only on this machine, for a test identity provider.
-func isLoopback(host string) bool {
+// IsLoopback reports whether host is this machine: localhost or a loopback address. A plain-http
+// issuer is accepted only there (a test or development identity provider).
+func IsLoopback(host string) bool {
 	if host == "localhost" {
 		return true
 	}

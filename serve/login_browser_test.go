@@ -63,3 +63,39 @@ func TestBrowserNewcomer(t *testing.T) {
 		t.Errorf("after logout the account page shows %q", title)
 	}
 }
+
+// TestBrowserDevLogin drives Chromium through the development login as a newcomer on a fresh
+// machine does after `make serve`: the login page and the provider's page both say "development
+// only", the provider's form logs in as the address typed, the key works on the API and the
+// account page shows the call.
+func TestBrowserDevLogin(t *testing.T) {
+	env := newDevLoginEnv(t)
+	c := newChromium(t, 30*time.Second)
+
+	c.do("open the login page", chromedp.Navigate(env.URL+"/login"), chromedp.WaitVisible(chromedp.ID("dev-login")), shot("dev-1-login"))
+	if banner := c.text("dev-login"); !strings.HasPrefix(banner, "Development only.") {
+		t.Errorf("login page banner %q", banner)
+	}
+	c.do("to the development provider", chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("dev-banner")), shot("dev-2-provider"))
+	if banner := c.text("dev-banner"); !strings.HasPrefix(banner, "Development only — not a real identity provider.") {
+		t.Errorf("provider banner %q", banner)
+	}
+	suggested, err := chromedp.Run(c.ctx, chromedp.Value(chromedp.ID("email")))
+	if err != nil || suggested != "dev@localhost.test" {
+		t.Errorf("suggested address %q, %v", suggested, err)
+	}
+	c.do("log in as another address",
+		chromedp.Clear(chromedp.ID("email")), chromedp.SendKeys(chromedp.ID("email"), "newcomer@localhost.test"),
+		chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("api-key")), shot("dev-3-key"))
+	key := c.text("api-key")
+	if !hensachi.CheckAPIKey(key) {
+		t.Fatalf("key page shows %q", key)
+	}
+	if status, e, _ := env.call(t, key); status != http.StatusOK || e.Usage.UsedToday != 1 {
+		t.Fatalf("GET /town/v1/meta with the key: %d %+v", status, e.Usage)
+	}
+	c.do("account page", chromedp.Click(chromedp.ID("to-account")), chromedp.WaitVisible(chromedp.ID("used-town")), shot("dev-4-account"))
+	if email, used := c.text("email"), c.text("used-town"); email != "newcomer@localhost.test" || used != "1" {
+		t.Errorf("account page: %s used %s", email, used)
+	}
+}

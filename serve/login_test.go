@@ -45,12 +45,9 @@ func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// the public URL is the listener's, so the redirect URI is known before the server exists
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &loginEnv{URL: "http://" + ln.Addr().String(), store: store}
+	t.Cleanup(func() { store.Close() })
+	ln, publicURL := listenLoopback(t)
+	env := &loginEnv{URL: publicURL, store: store}
 	env.idp = testidp.New(t, "hensachi-test", "test-secret")
 	env.idp.AllowRedirect(env.URL + "/auth/callback")
 	env.smtp = testsmtp.Start(t, testsmtp.Options{Mode: testsmtp.StartTLS, Username: "mailer", Password: "mail-secret"})
@@ -68,18 +65,36 @@ func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 	for _, m := range mods {
 		m(&cfg)
 	}
-	s, err := New(context.Background(), cfg)
+	env.Server = serveOn(t, ln, cfg)
+	return env
+}
+
+// listenLoopback listens on a free loopback port. The public URL is the listener's, so the
+// redirect URI is known before the server exists.
+func listenLoopback(t testing.TB) (net.Listener, string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.Server = s
+	return ln, "http://" + ln.Addr().String()
+}
+
+// serveOn runs a server made from cfg on ln, with its background work, until the test ends.
+func serveOn(t testing.TB, ln net.Listener, cfg Config) *Server {
+	t.Helper()
+	s, err := New(context.Background(), cfg)
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: s.Handler()}}
 	srv.Start()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
-	t.Cleanup(func() { srv.Close(); cancel(); <-done; s.Close(); store.Close() })
-	return env
+	t.Cleanup(func() { srv.Close(); cancel(); <-done; s.Close() })
+	return s
 }
 
 // browser is a cookie-keeping HTTP client that does not follow redirects by itself, so each step

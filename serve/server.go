@@ -21,6 +21,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/devidp"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/webui"
 )
@@ -53,6 +54,10 @@ type Config struct {
 	Now                 func() time.Time
 	// Login configures the login and account pages (package webui).
 	Login webui.LoginConfig
+	// DevLogin logs in through an embedded identity provider that accepts any e-mail address
+	// (package devidp), for development: refused with a real issuer in Login, or with an address
+	// or public URL off this machine.
+	DevLogin bool
 }
 
 // Server serves the APIs.
@@ -64,6 +69,7 @@ type Server struct {
 	datasets      *dataset.Holder[*town]
 	metrics       *metrics
 	ui            *webui.UI
+	devLogin      *devidp.Server // nil: no development login
 	faceAdmission *faceAdmission
 	router        *httprouter.Router
 	handler       http.Handler
@@ -100,14 +106,23 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.FaceMemory <= 0 {
 		cfg.FaceMemory = 512 << 20
 	}
-	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics(),
-		faceAdmission: newFaceAdmission(cfg.FaceSlots, cfg.FaceSlotsPerAccount, cfg.FaceMemory)}
-	var err error
 	if cfg.DatasetPath == "" && cfg.Faces == nil {
 		return nil, errors.New("no service to run: give a dataset, a face analyzer or both")
 	}
+	var (
+		devLogin *devidp.Server
+		err      error
+	)
+	if cfg.DevLogin {
+		if devLogin, err = startDevLogin(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics(), devLogin: devLogin,
+		faceAdmission: newFaceAdmission(cfg.FaceSlots, cfg.FaceSlotsPerAccount, cfg.FaceMemory)}
 	if cfg.DatasetPath != "" {
 		if s.datasets, err = dataset.NewHolder(cfg.DatasetPath, func(ds *dataset.Dataset) *town { return newTown(ds, cfg.PublicURL) }); err != nil {
+			s.Close()
 			return nil, err
 		}
 	}
@@ -246,6 +261,9 @@ func (s *Server) Run(ctx context.Context) {
 func (s *Server) Close() {
 	if s.ui != nil {
 		s.ui.Close()
+	}
+	if s.devLogin != nil {
+		s.devLogin.Close()
 	}
 	if s.datasets != nil {
 		s.datasets.Close()

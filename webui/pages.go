@@ -25,6 +25,7 @@ type pageBase = sitePage
 type loginPage struct {
 	pageBase
 	Provider, TermsVersion, TermsURL string
+	Development                      bool
 }
 
 type keyPage struct {

@@ -46,6 +46,9 @@ type LoginConfig struct {
 	SessionTTL     time.Duration // default 12 h
 	// OIDC adjusts the relying party (HTTP client, leeway, key refresh bounds) for tests.
 	OIDC func(*oidc.Config)
+	// Development says the issuer is the embedded development provider (package devidp): the login
+	// page warns that it is for development only.
+	Development bool
 }
 
 // Deps are the parts of the server the pages use.
@@ -151,6 +154,9 @@ func New(cfg LoginConfig, deps Deps) (*UI, error) {
 	if strings.TrimSuffix(cfg.Issuer, "/") == oidc.GoogleIssuer {
 		w.name = "Google"
 	}
+	if cfg.Development {
+		w.name = "development provider"
+	}
 	return w, nil
 }
 
@@ -203,7 +209,7 @@ func (w *UI) loginPage(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	render(rw, r, http.StatusOK, "login", loginPage{pageBase: pageBase{Title: "Log in", English: true}, Provider: w.name,
-		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL})
+		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL, Development: w.cfg.Development})
 }
 
 // loginStart begins a login: fresh state, nonce and PKCE verifier in the login cookie, and a

@@ -18,15 +18,16 @@ type loginFlags struct {
 	termsVersion, termsURL, clientIPHeader        *string
 	smtpAddr, smtpUser, smtpPassword, smtpFrom    *string
 	smtpTLS                                       *string
+	devLogin                                      *bool
 }
 
 func addLoginFlags(fs *flag.FlagSet) *loginFlags {
 	return &loginFlags{
-		issuer:         fs.String("oidc-issuer", envOr("HENSACHI_OIDC_ISSUER", oidc.GoogleIssuer), "OpenID Connect issuer to log in with (env HENSACHI_OIDC_ISSUER)"),
+		issuer:         fs.String("oidc-issuer", os.Getenv("HENSACHI_OIDC_ISSUER"), "OpenID Connect issuer to log in with (env HENSACHI_OIDC_ISSUER; default "+oidc.GoogleIssuer+")"),
 		clientID:       fs.String("oidc-client-id", os.Getenv("HENSACHI_OIDC_CLIENT_ID"), "OAuth client id registered with the issuer; empty turns login off (env HENSACHI_OIDC_CLIENT_ID)"),
 		clientSecret:   fs.String("oidc-client-secret", "", "OAuth client secret (prefer env HENSACHI_OIDC_CLIENT_SECRET)"),
 		sessionSecret:  fs.String("session-secret", "", "at least 32 bytes signing login sessions, the same on every replica; unset: random per start (prefer env HENSACHI_SESSION_SECRET)"),
-		termsVersion:   fs.String("terms-version", envOr("HENSACHI_TERMS_VERSION", "1"), "version of the terms of use a login accepts (env HENSACHI_TERMS_VERSION)"),
+		termsVersion:   fs.String("terms-version", os.Getenv("HENSACHI_TERMS_VERSION"), "version of the terms of use a login accepts (env HENSACHI_TERMS_VERSION; default 1, or dev with -dev-login)"),
 		termsURL:       fs.String("terms-url", os.Getenv("HENSACHI_TERMS_URL"), "address of the terms of use, linked from the login page (env HENSACHI_TERMS_URL)"),
 		clientIPHeader: fs.String("client-ip-header", os.Getenv("HENSACHI_CLIENT_IP_HEADER"), "header a trusted reverse proxy sets to the client's address, for the login rate limit, e.g. X-Forwarded-For (env HENSACHI_CLIENT_IP_HEADER)"),
 		smtpAddr:       fs.String("smtp-addr", os.Getenv("HENSACHI_SMTP_ADDR"), "SMTP server host:port that mails API keys; empty: keys are only shown (env HENSACHI_SMTP_ADDR)"),
@@ -34,6 +35,8 @@ func addLoginFlags(fs *flag.FlagSet) *loginFlags {
 		smtpPassword:   fs.String("smtp-password", "", "SMTP AUTH password (prefer env HENSACHI_SMTP_PASSWORD)"),
 		smtpFrom:       fs.String("smtp-from", os.Getenv("HENSACHI_SMTP_FROM"), "sender of key mails, e.g. 'hensachi <noreply@example.com>' (env HENSACHI_SMTP_FROM)"),
 		smtpTLS:        fs.String("smtp-tls", envOr("HENSACHI_SMTP_TLS", string(mail.StartTLS)), "starttls (required; port 587), tls (from the first byte; port 465), opportunistic, or none (env HENSACHI_SMTP_TLS)"),
+		devLogin: fs.Bool("dev-login", os.Getenv("HENSACHI_DEV_LOGIN") == "true",
+			"development only: log in through an embedded identity provider that accepts any e-mail address; refused with -oidc-* or off loopback (env HENSACHI_DEV_LOGIN=true)"),
 	}
 }
 
@@ -46,11 +49,16 @@ func flagOrEnv(name string, flag *string) string {
 	return os.Getenv(name)
 }
 
-// config returns the login configuration; login stays off without a client id.
+// config returns the login configuration; login stays off without a client id or -dev-login.
+// The issuer stays empty unless given (webui defaults it to Google), so that the development
+// login can tell a real issuer asked for from none.
 func (f *loginFlags) config() (webui.LoginConfig, error) {
 	cfg := webui.LoginConfig{Issuer: *f.issuer, ClientID: *f.clientID, ClientSecret: flagOrEnv("HENSACHI_OIDC_CLIENT_SECRET", f.clientSecret),
 		SessionSecret: []byte(flagOrEnv("HENSACHI_SESSION_SECRET", f.sessionSecret)), TermsVersion: *f.termsVersion,
 		TermsURL: *f.termsURL, ClientIPHeader: *f.clientIPHeader}
+	if cfg.TermsVersion == "" && !*f.devLogin { // the development login's default is its own
+		cfg.TermsVersion = "1"
+	}
 	if *f.smtpAddr != "" {
 		policy, err := mail.ParseTLSPolicy(*f.smtpTLS)
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", envOr("HENSACHI_ADDR", ":8080"), "listen address (env HENSACHI_ADDR)")
+	addr := fs.String("addr", os.Getenv("HENSACHI_ADDR"), "listen address (env HENSACHI_ADDR; default :8080, or localhost:8080 with -dev-login)")
 	dataset := fs.String("dataset", envOr("HENSACHI_DATASET", "data/dataset.arrow"), "dataset file built by 'hensachi ingest' (env HENSACHI_DATASET)")
 	publicURL := fs.String("public-url", os.Getenv("HENSACHI_PUBLIC_URL"), "address clients use to reach this server, for page_url (env HENSACHI_PUBLIC_URL; default http://localhost<addr>)")
 	db := dbFlag(fs)
@@ -47,7 +47,14 @@ func runServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := serve.Config{Addr: *addr, PublicURL: *publicURL, KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits}
+	if *addr == "" {
+		*addr = ":8080" // every interface
+		if *lf.devLogin {
+			*addr = "localhost:8080" // the development login is refused on any other
+		}
+	}
+	cfg := serve.Config{Addr: *addr, PublicURL: *publicURL, KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits,
+		DevLogin: *lf.devLogin}
 	if cfg.Login, err = lf.config(); err != nil {
 		return err
 	}

@@ -1,39 +1,31 @@
-// Package testidp is an OpenID Connect identity provider for tests: its own RSA keys, a discovery
-// document, a JWKS, an authorization endpoint that approves a configured user at once and
-// redirects back with a code, and a token endpoint that checks the client, the redirect URI and
-// the PKCE verifier before it mints an ID token. Knobs mint bad tokens (forged, expired, wrong
-// audience, issuer or nonce, alg none, HS256 with the public key, unverified e-mail), deny a
-// login, and rotate the signing key.
+// Package testidp is an OpenID Connect identity provider for tests: the development provider
+// (package devidp: its own RSA keys, discovery, JWKS, the token endpoint's checks of client,
+// redirect URI and PKCE verifier) on an httptest server, with an authorization endpoint that
+// approves a configured user at once. Knobs mint bad tokens (forged, expired, wrong audience,
+// issuer or nonce, alg none, HS256 with the public key, unverified e-mail), deny a login, and
+// rotate the signing key; counters say what the relying party asked for.
 package testidp
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/subtle"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/hensachi/hensachi/devidp"
 )
 
 // User is who the provider logs in.
-type User struct {
-	Subject       string
-	Email         string
-	EmailVerified bool
-}
+type User = devidp.User
 
 // Fault makes the token endpoint mint a bad ID token.
 type Fault int
@@ -71,64 +63,38 @@ type IDP struct {
 	ClientID     string
 	ClientSecret string
 
-	srv *httptest.Server
+	idp *devidp.Provider
 
 	mu           sync.Mutex
-	redirectURIs []string
-	keys         []*signingKey // keys[0] signs; all are published
 	user         User
 	fault        Fault
 	issClaim     string // iss of minted tokens when not the URL
 	deny         bool
-	codes        map[string]*grant
 	jwksFetches  int
 	tokenCalls   int
 	lastTokenErr string
 }
 
-type signingKey struct {
-	kid string
-	key *rsa.PrivateKey
-}
-
-type grant struct {
-	clientID, redirectURI, challenge, nonce string
-	user                                    User
-	expires                                 time.Time
-}
-
 // New starts a provider for one client; it stops when the test ends.
 func New(t testing.TB, clientID, clientSecret string) *IDP {
 	t.Helper()
-	p := &IDP{ClientID: clientID, ClientSecret: clientSecret, codes: map[string]*grant{},
+	srv := httptest.NewUnstartedServer(nil) // listening already, so the issuer is known
+	p := &IDP{URL: "http://" + srv.Listener.Addr().String(), ClientID: clientID, ClientSecret: clientSecret,
 		user: User{Subject: "1001", Email: "newcomer@example.com", EmailVerified: true}}
-	p.keys = []*signingKey{newKey(t)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
-	mux.HandleFunc("GET /jwks", p.jwks)
-	mux.HandleFunc("GET /authorize", p.authorize)
-	mux.HandleFunc("POST /token", p.token)
-	p.srv = httptest.NewServer(mux)
-	p.URL = p.srv.URL
-	t.Cleanup(p.srv.Close)
-	return p
-}
-
-func newKey(t testing.TB) *signingKey {
-	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	var err error
+	p.idp, err = devidp.New(devidp.Config{Issuer: p.URL, ClientID: clientID, ClientSecret: clientSecret,
+		Approve: p.approve, Sign: p.sign})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &signingKey{kid: rand.Text()[:12], key: k}
+	srv.Config.Handler = p.observe(p.idp)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return p
 }
 
 // AllowRedirect registers a redirect URI of the client.
-func (p *IDP) AllowRedirect(uri string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.redirectURIs = append(p.redirectURIs, uri)
-}
+func (p *IDP) AllowRedirect(uri string) { p.idp.AllowRedirect(uri) }
 
 // SetUser sets who the next logins are.
 func (p *IDP) SetUser(u User) {
@@ -163,13 +129,8 @@ func (p *IDP) SetDeny(deny bool) {
 // overlap keys); without, the key set lists only the new one.
 func (p *IDP) Rotate(t testing.TB, keepOld bool) {
 	t.Helper()
-	k := newKey(t)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if keepOld {
-		p.keys = append([]*signingKey{k}, p.keys...)
-	} else {
-		p.keys = []*signingKey{k}
+	if err := p.idp.RotateKey(keepOld); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -187,151 +148,62 @@ func (p *IDP) TokenCalls() (int, string) {
 	return p.tokenCalls, p.lastTokenErr
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+// approve answers every authorization request at once with the configured user, or denies it.
+func (p *IDP) approve() (User, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.user, !p.deny
 }
 
-func (p *IDP) discovery(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"issuer":                                p.URL,
-		"authorization_endpoint":                p.URL + "/authorize",
-		"token_endpoint":                        p.URL + "/token",
-		"jwks_uri":                              p.URL + "/jwks",
-		"response_types_supported":              []string{"code"},
-		"subject_types_supported":               []string{"public"},
-		"id_token_signing_alg_values_supported": []string{"RS256"},
-		"scopes_supported":                      []string{"openid", "email"},
-		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
+// observe counts key set and token requests, and keeps the error code of the last token answer.
+func (p *IDP) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/jwks":
+			p.mu.Lock()
+			p.jwksFetches++
+			p.mu.Unlock()
+		case "/token":
+			rec := &bodyRecorder{ResponseWriter: w}
+			next.ServeHTTP(rec, r)
+			var answer struct{ Error string }
+			json.Unmarshal(rec.body.Bytes(), &answer)
+			p.mu.Lock()
+			p.tokenCalls++
+			p.lastTokenErr = answer.Error
+			p.mu.Unlock()
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
-func (p *IDP) jwks(w http.ResponseWriter, _ *http.Request) {
+type bodyRecorder struct {
+	http.ResponseWriter
+	body bytes.Buffer
+}
+
+func (r *bodyRecorder) Write(b []byte) (int, error) {
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+// sign signs an ID token, spoilt as the current fault says.
+func (p *IDP) sign(claims jwt.MapClaims, signer *devidp.SigningKey) (string, error) {
 	p.mu.Lock()
-	p.jwksFetches++
-	keys := []map[string]string{}
-	for _, k := range p.keys {
-		keys = append(keys, map[string]string{"kty": "RSA", "use": "sig", "alg": "RS256", "kid": k.kid,
-			"n": b64(k.key.N.Bytes()), "e": b64(big.NewInt(int64(k.key.E)).Bytes())})
-	}
+	fault, iss := p.fault, p.issClaim
 	p.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
-}
-
-func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-
-// authorize checks the request as a real provider does — client, exact redirect URI, response
-// type, scope, an S256 PKCE challenge — then approves the configured user at once.
-func (p *IDP) authorize(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	redirect := q.Get("redirect_uri")
-	if q.Get("client_id") != p.ClientID || !slices.Contains(p.redirectURIs, redirect) {
-		// never redirect to an address not registered for the client
-		http.Error(w, "unknown client or unregistered redirect_uri", http.StatusBadRequest)
-		return
+	if iss != "" {
+		claims["iss"] = iss
 	}
-	back := func(params url.Values) {
-		params.Set("state", q.Get("state"))
-		params.Set("iss", p.URL) // RFC 9207
-		http.Redirect(w, r, redirect+"?"+params.Encode(), http.StatusFound)
-	}
-	scopes := strings.Fields(q.Get("scope"))
-	switch {
-	case q.Get("response_type") != "code":
-		back(url.Values{"error": {"unsupported_response_type"}})
-		return
-	case !slices.Contains(scopes, "openid") || !slices.Contains(scopes, "email"):
-		back(url.Values{"error": {"invalid_scope"}})
-		return
-	case q.Get("code_challenge_method") != "S256" || len(q.Get("code_challenge")) != 43:
-		back(url.Values{"error": {"invalid_request"}, "error_description": {"PKCE with S256 is required"}})
-		return
-	case p.deny:
-		back(url.Values{"error": {"access_denied"}})
-		return
-	}
-	code := rand.Text()
-	p.codes[code] = &grant{clientID: p.ClientID, redirectURI: redirect, challenge: q.Get("code_challenge"),
-		nonce: q.Get("nonce"), user: p.user, expires: time.Now().Add(time.Minute)}
-	back(url.Values{"code": {code}})
-}
-
-// token redeems a code once, for the client it was issued to, with the redirect URI it was issued
-// for and the verifier whose S256 hash is the challenge.
-func (p *IDP) token(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.tokenCalls++
-	fail := func(status int, code string) {
-		p.lastTokenErr = code
-		writeJSON(w, status, map[string]string{"error": code})
-	}
-	if err := r.ParseForm(); err != nil {
-		fail(http.StatusBadRequest, "invalid_request")
-		return
-	}
-	id, secret, ok := r.BasicAuth()
-	if ok {
-		id, _ = url.QueryUnescape(id) // RFC 6749 2.3.1: form-encoded before base64
-		secret, _ = url.QueryUnescape(secret)
-	} else {
-		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	}
-	if id != p.ClientID || subtle.ConstantTimeCompare([]byte(secret), []byte(p.ClientSecret)) != 1 {
-		fail(http.StatusUnauthorized, "invalid_client")
-		return
-	}
-	if r.PostForm.Get("grant_type") != "authorization_code" {
-		fail(http.StatusBadRequest, "unsupported_grant_type")
-		return
-	}
-	code := r.PostForm.Get("code")
-	g := p.codes[code]
-	delete(p.codes, code) // one attempt per code, right or wrong
-	if g == nil || time.Now().After(g.expires) || g.clientID != id || g.redirectURI != r.PostForm.Get("redirect_uri") {
-		fail(http.StatusBadRequest, "invalid_grant")
-		return
-	}
-	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-	if b64(sum[:]) != g.challenge {
-		fail(http.StatusBadRequest, "invalid_grant") // RFC 7636 4.6
-		return
-	}
-	idToken, err := p.mint(g)
-	if err != nil {
-		fail(http.StatusInternalServerError, "server_error")
-		return
-	}
-	p.lastTokenErr = ""
-	writeJSON(w, http.StatusOK, map[string]any{"access_token": rand.Text(), "token_type": "Bearer", "expires_in": 3600, "id_token": idToken})
-}
-
-// mint signs the ID token for a grant, spoilt as the current fault says. Called with p.mu held.
-func (p *IDP) mint(g *grant) (string, error) {
 	now := time.Now()
-	claims := jwt.MapClaims{
-		"iss": p.URL, "sub": g.user.Subject, "aud": p.ClientID, "azp": p.ClientID,
-		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "nonce": g.nonce,
-		"email": g.user.Email, "email_verified": g.user.EmailVerified,
-	}
-	if p.issClaim != "" {
-		claims["iss"] = p.issClaim
-	}
-	signer := p.keys[0]
-	method := jwt.SigningMethod(jwt.SigningMethodRS256)
-	var key any = signer.key
-	switch p.fault {
+	switch fault {
 	case ForgedSignature:
 		forged, err := rsa.GenerateKey(rand.Reader, 2048)
 		if err != nil {
 			return "", err
 		}
-		key = forged
+		return signWith(jwt.SigningMethodRS256, forged, signer.ID, claims)
 	case Expired:
 		claims["iat"], claims["exp"] = now.Add(-3*time.Hour).Unix(), now.Add(-2*time.Hour).Unix()
 	case WrongAudience:
@@ -341,19 +213,24 @@ func (p *IDP) mint(g *grant) (string, error) {
 	case WrongNonce:
 		claims["nonce"] = rand.Text()
 	case AlgNone:
-		method, key = jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType
+		return signWith(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, signer.ID, claims)
 	case HS256PublicKey:
-		der, err := x509.MarshalPKIXPublicKey(&signer.key.PublicKey)
+		der, err := x509.MarshalPKIXPublicKey(signer.PublicKey())
 		if err != nil {
 			return "", err
 		}
-		method, key = jwt.SigningMethodHS256, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+		return signWith(jwt.SigningMethodHS256, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), signer.ID, claims)
 	case EmailUnverified:
 		claims["email_verified"] = false
 	case OtherAuthorizedParty:
 		claims["aud"], claims["azp"] = []string{p.ClientID, "another-client"}, "another-client"
 	}
+	return signer.Sign(claims)
+}
+
+// signWith signs with another method or key than the provider's, under the published key id.
+func signWith(method jwt.SigningMethod, key any, kid string, claims jwt.MapClaims) (string, error) {
 	tok := jwt.NewWithClaims(method, claims)
-	tok.Header["kid"] = signer.kid
+	tok.Header["kid"] = kid
 	return tok.SignedString(key)
 }
