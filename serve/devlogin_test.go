@@ -17,12 +17,16 @@ import (
 
 // newDevLoginEnv is a server with the development login, as `make serve` runs it, on a loopback
 // port, on the real dataset.
-func newDevLoginEnv(t testing.TB) *loginEnv {
+func newDevLoginEnv(t testing.TB, opts ...serverOption) *loginEnv {
 	t.Helper()
 	ln, publicURL := listenLoopback(t)
 	env := &loginEnv{URL: publicURL, store: newMemStore(t)}
-	env.Server = serveOn(t, ln, Config{Addr: ln.Addr().String(), PublicURL: publicURL, DatasetPath: realDataset(t, t.TempDir()),
-		Store: env.store, WatchInterval: time.Hour, DevLogin: true})
+	cfg := Config{Addr: ln.Addr().String(), PublicURL: publicURL, DatasetPath: realDataset(t, t.TempDir()),
+		Store: env.store, WatchInterval: time.Hour, DevLogin: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	env.Server = serveOn(t, ln, cfg)
 	return env
 }
 

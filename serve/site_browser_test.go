@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,12 +12,13 @@ import (
 	"github.com/hensachi/hensachi/internal/testenv"
 )
 
-// TestBrowserSite walks every kind of page in a real Chromium as a newcomer would: the landing
-// page, a search in kana, a municipality's charts, a ranking filtered by prefecture and paged, a
-// prefecture, the API documentation, then logging in and trying the face demo on a photo. Set
-// SCREENSHOT_DIR to keep a screenshot of each page.
+// TestBrowserSite walks every kind of page in a real Chromium as a newcomer does after `make
+// serve`: the landing page, a search in kana, a municipality's charts, a ranking filtered by
+// prefecture and paged, a prefecture, logging in with the development provider, the key on the API,
+// the face demo on a photo and the API documentation. Set SCREENSHOT_DIR to keep a screenshot of
+// each page.
 func TestBrowserSite(t *testing.T) {
-	env := newLoginEnv(t, withFaces(t))
+	env := newDevLoginEnv(t, withFaces(t))
 	photo := filepath.Join(testenv.Shared(t, "datasets/scut-fbp5500/SCUT-FBP5500_v2/Images"), "CF100.jpg")
 	c := newChromium(t, 90*time.Second)
 
@@ -51,17 +53,25 @@ func TestBrowserSite(t *testing.T) {
 		t.Errorf("second page of the income ranking: %q", total)
 	}
 	c.do("prefecture page", chromedp.Navigate(env.URL+"/town/prefectures/28"), chromedp.WaitVisible(chromedp.CSS("table")), shot("site-5-prefecture"))
-	c.do("API documentation", chromedp.Navigate(env.URL+"/docs"), chromedp.WaitVisible(chromedp.ID("predictFaces")), shot("site-6-docs"))
-
 	c.do("demo asks to log in", chromedp.Navigate(env.URL+"/demo/face"), chromedp.WaitVisible(chromedp.ID("demo-login")))
-	c.do("log in", chromedp.Navigate(env.URL+"/login"), chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("api-key")))
-	c.do("face demo", chromedp.Navigate(env.URL+"/demo/face"), chromedp.WaitVisible(chromedp.ID("file")), shot("site-7-demo"),
+	c.do("log in with the development provider", chromedp.Click(chromedp.CSS(`#demo-login a`)), chromedp.WaitVisible(chromedp.ID("login")),
+		chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("dev-banner")),
+		chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("api-key")), shot("site-7-key"))
+	key := c.text("api-key")
+	if status, e, _ := env.call(t, key); status != http.StatusOK || e.Usage.UsedToday != 1 {
+		t.Fatalf("GET /town/v1/meta with the new key: %d %+v", status, e.Usage)
+	}
+	c.do("face demo", chromedp.Navigate(env.URL+"/demo/face"), chromedp.WaitVisible(chromedp.ID("file")), shot("site-8-demo"),
 		chromedp.SetUploadFiles(chromedp.ID("file"), []string{photo}), chromedp.Click(chromedp.ID("analyse")),
-		chromedp.WaitVisible(chromedp.ID("faces")), shot("site-8-demo-result"))
+		chromedp.WaitVisible(chromedp.ID("faces")), shot("site-9-demo-result"))
 	if faces := c.text("faces"); !strings.Contains(faces, "female") {
 		t.Errorf("demo result table: %q", faces)
 	}
 	if used := c.text("face-used"); used != "1" {
 		t.Errorf("face calls after the demo: %q", used)
+	}
+	c.do("API documentation", chromedp.Click(chromedp.CSS(`a[href="/docs"]`)), chromedp.WaitVisible(chromedp.ID("predictFaces")), shot("site-10-docs"))
+	if curl := c.text("getMunicipality"); !strings.Contains(curl, "curl") || !strings.Contains(curl, env.URL+"/town/v1/municipalities/13101") {
+		t.Errorf("docs for getMunicipality: %q", curl)
 	}
 }
