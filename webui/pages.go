@@ -26,6 +26,7 @@ type loginPage struct {
 	pageBase
 	Provider, TermsVersion, TermsURL string
 	Development                      bool
+	Mails                            bool // keys are mailed as well as shown
 }
 
 type keyPage struct {

@@ -208,7 +208,7 @@ func (w *UI) loginPage(rw http.ResponseWriter, r *http.Request) {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
 		return
 	}
-	render(rw, r, http.StatusOK, "login", loginPage{pageBase: pageBase{Title: "Log in", English: true}, Provider: w.name,
+	render(rw, r, http.StatusOK, "login", loginPage{pageBase: pageBase{Title: "Log in", English: true}, Provider: w.name, Mails: w.cfg.Mailer != nil,
 		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL, Development: w.cfg.Development})
 }
 
