@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/face/attr"
@@ -37,6 +38,15 @@ const (
 // analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. Without the
 // trained models (withScore false) raw_score and score are left out and age and gender come from
 // the gender-age model alone.
+// extractWorkers is how many images the training commands analyse at once: -face-workers, else
+// one per CPU.
+func (f faceFlags) extractWorkers() int {
+	if *f.workers > 0 {
+		return *f.workers
+	}
+	return runtime.NumCPU()
+}
+
 func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
 	return f.analyzerWith(withScore, false)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 
 	"github.com/hensachi/hensachi/face/score"
 )
@@ -35,10 +34,7 @@ func runTrainScore(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
-	workers := *ff.workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
+	workers := ff.extractWorkers()
 	fmt.Fprintf(os.Stderr, "extracting features of %d training and %d test images…\n", len(train), len(test))
 	train, missedTrain, err := score.Extract(ctx, a, *dataset, train, workers)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 
 	"github.com/hensachi/hensachi/face/attr"
 )
@@ -40,10 +39,7 @@ func runTrainAttrs(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
-	workers := *ff.workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
+	workers := ff.extractWorkers()
 	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images…\n", len(utk), len(sc))
 	missed := map[string]int{}
 	var samples []attr.Sample
