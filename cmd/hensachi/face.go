@@ -35,9 +35,6 @@ const (
 	attributesFile     = "attributes.json"
 )
 
-// analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. Without the
-// trained models (withScore false) raw_score and score are left out and age and gender come from
-// the gender-age model alone.
 // extractWorkers is how many images the training commands analyse at once: -face-workers, else
 // one per CPU.
 func (f faceFlags) extractWorkers() int {
@@ -47,6 +44,9 @@ func (f faceFlags) extractWorkers() int {
 	return runtime.NumCPU()
 }
 
+// analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. Without the
+// trained models (withScore false) raw_score and score are left out and age and gender come from
+// the gender-age model alone.
 func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
 	return f.analyzerWith(withScore, false)
 }
