@@ -185,13 +185,17 @@ func Resize(img *RGB, w, h int) *RGB {
 			row0 := src.Pix[3*ty.i0*src.W:]
 			row1 := src.Pix[3*ty.i1*src.W:]
 			o := out.Pix[3*y*w : 3*(y+1)*w]
+			wy0, wy1 := one-ty.f, ty.f
 			for x, tx := range xs {
+				// three-byte views let the compiler drop the bounds checks of the unrolled channels
 				a, b := 3*tx.i0, 3*tx.i1
-				for c := 0; c < 3; c++ {
-					top := uint32(row0[a+c])*(one-tx.f) + uint32(row0[b+c])*tx.f
-					bottom := uint32(row1[a+c])*(one-tx.f) + uint32(row1[b+c])*tx.f
-					o[3*x+c] = uint8((top*(one-ty.f) + bottom*ty.f + one*one/2) >> 16)
-				}
+				p00, p01 := row0[a:a+3:a+3], row0[b:b+3:b+3]
+				p10, p11 := row1[a:a+3:a+3], row1[b:b+3:b+3]
+				q := o[3*x : 3*x+3 : 3*x+3]
+				wx0, wx1 := one-tx.f, tx.f
+				q[0] = uint8(((uint32(p00[0])*wx0+uint32(p01[0])*wx1)*wy0 + (uint32(p10[0])*wx0+uint32(p11[0])*wx1)*wy1 + one*one/2) >> 16)
+				q[1] = uint8(((uint32(p00[1])*wx0+uint32(p01[1])*wx1)*wy0 + (uint32(p10[1])*wx0+uint32(p11[1])*wx1)*wy1 + one*one/2) >> 16)
+				q[2] = uint8(((uint32(p00[2])*wx0+uint32(p01[2])*wx1)*wy0 + (uint32(p10[2])*wx0+uint32(p11[2])*wx1)*wy1 + one*one/2) >> 16)
 			}
 		}
 	})
