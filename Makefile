@@ -100,8 +100,8 @@ bench: bench-go
 bench-go: runtime models
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
-	$(GO) test -run '^$$' -bench Predict -benchtime 40x ./serve/
-	$(GO) test -run '^$$' -bench Analyze -benchtime 40x ./face/
+	$(GO) test -run '^$$' -bench Predict -benchtime 40x -benchmem ./serve/
+	$(GO) test -run '^$$' -bench "Analyze|Resize" -benchtime 40x -benchmem ./face/
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s
