@@ -9,8 +9,9 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 )
 
-// benchPhotos returns one-face photos (a SCUT portrait on a 1280×960 canvas, a typical upload,
-// and an enlarged one on 1024×768) and a many-face one (nine portraits tiled 3×3), as JPEG files.
+// benchPhotos returns one-face photos (a SCUT portrait on a 1280×960 canvas, a typical upload, an
+// enlarged one on 1024×768 and one on a 4000×3000 phone-sized canvas) and a many-face one (nine
+// portraits tiled 3×3), as JPEG files.
 func benchPhotos(b testing.TB) map[string][]byte {
 	one := canvas(1280, 960, 255)
 	paste(one, scutImage(b, "AF10.jpg"), 512, 352)
@@ -20,8 +21,10 @@ func benchPhotos(b testing.TB) map[string][]byte {
 	}
 	photo := canvas(1024, 768, 200)
 	paste(photo, Resize(scutImage(b, "CM4.jpg"), 300, 300), 362, 200)
+	phone := canvas(4000, 3000, 180)
+	paste(phone, Resize(scutImage(b, "AM2.jpg"), 900, 900), 1500, 900)
 	enc := func(img *RGB) []byte { return encodeJPEG(b, img.image(), 90) }
-	return map[string][]byte{"one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo)}
+	return map[string][]byte{"one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo), "phone-4000": enc(phone)}
 }
 
 // BenchmarkAnalyze measures decoding and analysing a photo end to end and, in the same run, the
