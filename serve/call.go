@@ -30,11 +30,11 @@ type call struct {
 // errNotModified ends a call with 304; it is not an error the client sees.
 var errNotModified = errors.New("not modified")
 
-// serve answers a conditional read: 304 when the client holds the current version, which does not
-// count, else it reserves quota and produces the payload.
-func (c *call) serve(etag string, produce func() ([]byte, error)) ([]byte, error) {
-	c.w.Header()["Etag"] = []string{etag}
-	if etagMatches(c.r.Header.Get("If-None-Match"), etag) {
+// serve answers a conditional read of the call's dataset: 304 when the client holds its version,
+// which does not count, else it reserves quota and produces the payload.
+func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
+	c.w.Header()["Etag"] = c.town.etagHeader
+	if etagMatches(c.r.Header.Get("If-None-Match"), c.town.etag) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {

@@ -21,8 +21,10 @@ type town struct {
 	ds      *dataset.Dataset
 	baseURL string
 	etag    string
-	meta    []byte // `"data":{…}` of GET /meta
-	prefs   map[string]hensachi.Prefecture
+	// etagHeader is the ETag field's value, shared by every response: net/http only reads it
+	etagHeader []string
+	meta       []byte // `"data":{…}` of GET /meta
+	prefs      map[string]hensachi.Prefecture
 	// ranking[a] lists the rows ranked on axis a, best first, ties by code.
 	ranking [][]int
 	// municipalityJSON[i] caches the encoded data of row i; built on first use.
@@ -34,7 +36,8 @@ type town struct {
 }
 
 func newTown(ds *dataset.Dataset, baseURL string) *town {
-	t := &town{ds: ds, baseURL: strings.TrimSuffix(baseURL, "/"), etag: `"` + ds.Version + `"`,
+	etag := `"` + ds.Version + `"`
+	t := &town{ds: ds, baseURL: strings.TrimSuffix(baseURL, "/"), etag: etag, etagHeader: []string{etag},
 		prefs: map[string]hensachi.Prefecture{}, municipalityJSON: make([]atomic.Pointer[[]byte], ds.Len())}
 	for _, p := range ds.Meta.Prefectures {
 		t.prefs[p.Code] = p
@@ -314,7 +317,7 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 	if i < 0 {
 		return nil, hensachi.Errorf(hensachi.ENotFound, "there is no municipality %s; GET /town/v1/municipalities lists the codes", code)
 	}
-	return c.serve(c.town.etag, func() ([]byte, error) { return c.town.municipalityData(i), nil })
+	return c.serve(func() ([]byte, error) { return c.town.municipalityData(i), nil })
 }
 
 func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
@@ -349,7 +352,7 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.serve(c.town.etag, func() ([]byte, error) {
+	return c.serve(func() ([]byte, error) {
 		t := c.town
 		rows := t.ranking[a]
 		if pref != nil {
@@ -391,14 +394,14 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 	if pref != nil {
 		key = pref.Code
 	}
-	return c.serve(c.town.etag, func() ([]byte, error) { return c.town.list(key), nil })
+	return c.serve(func() ([]byte, error) { return c.town.list(key), nil })
 }
 
 func (s *Server) getMeta(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	return c.serve(c.town.etag, func() ([]byte, error) { return c.town.meta, nil })
+	return c.serve(func() ([]byte, error) { return c.town.meta, nil })
 }
 
 // datasetTowns gives the web pages the municipalities of the dataset being served.
