@@ -21,7 +21,7 @@ func TestFitLogisticSeparates(t *testing.T) {
 		v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		x, y = append(x, v), append(y, rng.Float64() < sigmoid(2*v[0]-v[1]))
 	}
-	l, err := FitLogistic(x, y, 1e-4, nil)
+	l, err := FitLogistic(x, y, 1e-4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,35 +33,6 @@ func TestFitLogisticSeparates(t *testing.T) {
 	}
 	if p := l.Prob([]float64{0, 0, 0}); math.Abs(p-0.5) > 0.05 {
 		t.Errorf("P at the origin %.3f, want 0.5", p)
-	}
-	// a warm start reaches the same optimum
-	again, err := FitLogistic(x, y, 1e-4, l.params())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(again.Bias-l.Bias) > 1e-3 {
-		t.Errorf("warm start: bias %.4f, cold %.4f", again.Bias, l.Bias)
-	}
-}
-
-func TestRidgePathRecoversLinearRelation(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	var x [][]float64
-	var y []float64
-	for range 500 {
-		v := []float64{rng.NormFloat64(), rng.NormFloat64()}
-		x, y = append(x, v), append(y, 30+5*v[0]-2*v[1]+0.01*rng.NormFloat64())
-	}
-	fits, err := ridgePath(x, y, []float64{0.01, 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := fits[0].Predict([]float64{1, 1}); math.Abs(p-33) > 0.05 {
-		t.Errorf("prediction %.3f, want 33", p)
-	}
-	// a strong penalty shrinks towards the mean
-	if p := fits[1].Predict([]float64{1, 1}); !(p > 30 && p < 33) {
-		t.Errorf("shrunk prediction %.3f, want between 30 and 33", p)
 	}
 }
 
@@ -107,6 +78,33 @@ func TestCalibrateRemovesPull(t *testing.T) {
 		if got := c.Apply(35 + 0.5*(a-35)); math.Abs(got-a) > 2 {
 			t.Errorf("true age %v read as %.1f", a, got)
 		}
+	}
+}
+
+// TestCalibrationShare: an unbiased reading needs none of the calibration; one pulled to the
+// middle needs as much as brings the bands within maxBandBias, and no more.
+func TestCalibrationShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var fair, pulled, age []float64
+	for range 5000 {
+		a := float64(rng.IntN(90))
+		noise := rng.NormFloat64()
+		fair, pulled, age = append(fair, a+noise), append(pulled, 35+0.8*(a-35)+noise), append(age, a)
+	}
+	if s := calibrationShare(fair, age, calibrate(fair, age)); s != 0 {
+		t.Errorf("share %v for an unbiased reading, want 0", s)
+	}
+	c := calibrate(pulled, age)
+	s := calibrationShare(pulled, age, c)
+	// the 80–89 band is read 9 years too young: about two thirds of the way must go
+	if s < 0.5 || s > 0.8 {
+		t.Errorf("share %v, want about 2/3", s)
+	}
+	if b := worstBandBias(pulled, age, c, s); b > maxBandBias {
+		t.Errorf("worst band bias %.2f at share %v, want ≤ %d", b, s, maxBandBias)
+	}
+	if b := worstBandBias(pulled, age, c, s-0.05); b <= maxBandBias {
+		t.Errorf("a smaller share (%v) is enough already: bias %.2f", s-0.05, b)
 	}
 }
 
@@ -238,6 +236,9 @@ func TestHeldOutShare(t *testing.T) {
 // TestFitTrainsBothHeads fits on synthetic features where gender and age are linear in the
 // embedding (the gender-age outputs carry nothing), then round-trips the model file.
 func TestFitTrainsBothHeads(t *testing.T) {
+	defer func(c NetworkConfig, d []float64) { DefaultNetwork, Dropouts = c, d }(DefaultNetwork, Dropouts)
+	// a small set: about as many steps as the real one takes, on a smaller network and grid
+	DefaultNetwork.Hidden, DefaultNetwork.Epochs, Dropouts = 16, 200, []float64{0.1, 0.3}
 	var samples []Sample
 	for i := range 600 {
 		f := features(uint64(i))
@@ -276,10 +277,115 @@ func TestFitTrainsBothHeads(t *testing.T) {
 	if _, _, err := loaded.Attributes(&face.Features{GenderAge: make([]float32, genderAgeOutputs), Embedding: make([]float32, 3)}); err == nil {
 		t.Error("no error for features of the wrong size")
 	}
-	loaded.Age.Calibration = Curve{}
+	loaded.AgeCalibration = Curve{}
 	b, _ = json.Marshal(loaded)
 	os.WriteFile(path, b, 0o644)
 	if _, err := Load(path); err == nil {
 		t.Error("Load accepts a model without an age calibration")
+	}
+}
+
+func TestWeightsRoundTrip(t *testing.T) {
+	w := Weights{0, -1.5, float32(math.Pi), math.MaxFloat32, float32(math.Inf(-1))}
+	b, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Weights
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(w) {
+		t.Fatalf("%d weights back, want %d", len(back), len(w))
+	}
+	for i := range w {
+		if back[i] != w[i] {
+			t.Errorf("weight %d: %v, want %v", i, back[i], w[i])
+		}
+	}
+	for _, bad := range []string{`"AAA="`, `"not base64!"`, `[1, 2]`} {
+		if err := json.Unmarshal([]byte(bad), &back); err == nil {
+			t.Errorf("no error for %s", bad)
+		}
+	}
+}
+
+// TestFitNetworkLearnsWhatALineCannot trains on a gender that is the sign of x0·x1 (no linear
+// separation exists) and an age that grows with |x2|, twice with the same seed.
+func TestFitNetworkLearnsWhatALineCannot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	draw := func(n int) ([][]float64, []Target) {
+		var x [][]float64
+		var y []Target
+		for range n {
+			v := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			x = append(x, v)
+			y = append(y, Target{Male: v[0]*v[1] > 0, Age: 20 + 20*math.Abs(v[2]), HasAge: true})
+		}
+		return x, y
+	}
+	x, y := draw(3000)
+	cfg := NetworkConfig{Hidden: 32, Epochs: 30, Batch: 64, LearningRate: 3e-3, Seed: 1}
+	net, err := FitNetwork(x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, ty := draw(500)
+	right, absErr := 0, 0.0
+	for i := range tx {
+		logit, age := net.Outputs(tx[i])
+		if (logit > 0) == ty[i].Male {
+			right++
+		}
+		absErr += math.Abs(age - ty[i].Age)
+	}
+	if acc, mae := float64(right)/500, absErr/500; acc < 0.9 || mae > 3 {
+		t.Errorf("held-out accuracy %.3f (want ≥ 0.9), age error %.2f (want ≤ 3)", acc, mae)
+	}
+	again, err := FitNetwork(x, y, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l0, a0 := net.Outputs(tx[0])
+	if l1, a1 := again.Outputs(tx[0]); l1 != l0 || a1 != a0 {
+		t.Errorf("the same seed gave (%v, %v), then (%v, %v)", l0, a0, l1, a1)
+	}
+	if err := net.check(4); err != nil {
+		t.Error(err)
+	}
+	net.B2 = net.B2[:1]
+	if err := net.check(4); err == nil {
+		t.Error("check accepts a network without its second output")
+	}
+}
+
+// BenchmarkAttributes is the heads' share of a face's analysis: the feature vector, the network
+// at its trained size and the calibrations (the models' inference is some 6 ms a face).
+func BenchmarkAttributes(b *testing.B) {
+	f := features(1)
+	f.Embedding = make([]float32, 512)
+	x, err := Vector(f, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, h := len(x), DefaultNetwork.Hidden
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func(n int) Weights {
+		w := make(Weights, n)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64() / 10)
+		}
+		return w
+	}
+	m := &Model{Mirror: true, AgeCalibrationShare: 0.5,
+		Network: Network{Standardizer: NewStandardizer([][]float64{x}), Hidden: h,
+			W1: random(d * h), B1: random(h), W2: random(h * outputs), B2: random(outputs)},
+		GenderCalibration: Logistic{Linear{Standardizer: Standardizer{Mean: []float64{0}, Scale: []float64{1}}, Weights: []float64{1}}},
+		AgeCalibration:    Curve{X: []float64{0, 100}, Y: []float64{0, 100}},
+	}
+	for b.Loop() {
+		if _, _, err := m.Attributes(f); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -38,10 +38,33 @@ func (m *Model) writeCommon(b *strings.Builder, what string) {
 	fmt.Fprintf(b, "the %s head, train on data you hold the rights to with `hensachi train-attrs` (or write a file of the\n", what)
 	b.WriteString("same format) and put it in the bundle directory as `attributes.json`; the server loads it at start-up.\n")
 	b.WriteString("Replacing the feature models means retraining this file too.\n\n")
+	b.WriteString("In front of this model, the detector and the verification step decide what is a face; their card,\n")
+	b.WriteString("[DETECTION.md](DETECTION.md), gives the false-face rate on everyday photos without people.\n\n")
 	b.WriteString("## Validation\n\n")
-	fmt.Fprintf(b, "Split: %s. Nothing held out is used for fitting, for choosing λ or for the calibration.\n", m.Training.Split)
-	fmt.Fprintf(b, "λ is chosen by %d-fold cross-validation on the fitted part, folds by the same groups (a UTKFace\n", m.Training.Folds)
-	b.WriteString("time window or a SCUT-FBP5500 image is never on both sides of a fold). Features: " + m.Features + ".\n\n")
+	fmt.Fprintf(b, "Split: %s. Nothing held out is used for fitting, for choosing the dropout or for the calibrations.\n", m.Training.Split)
+	fmt.Fprintf(b, "The dropout is chosen by %d-fold cross-validation on the fitted part, folds by the same groups (a\n", m.Training.Folds)
+	b.WriteString("UTKFace time window or a SCUT-FBP5500 image is never on both sides of a fold). Features: " + m.Features + ".\n\n")
+}
+
+// writeNetwork describes the network both cards share.
+func (m *Model) writeNetwork(b *strings.Builder) {
+	c := m.Training.Network
+	fmt.Fprintf(b, "The network has one hidden layer of %d ReLU units on the standardised features and two outputs,\n", c.Hidden)
+	b.WriteString("the logit of P(male) and the age; gender (log loss) and age (Huber loss on decades) are learnt\n")
+	b.WriteString("together, so the SCUT-FBP5500 portraits, which have no ages, shape the hidden layer too. Training:\n")
+	fmt.Fprintf(b, "Adam, %d epochs of batches of %d, learning rate %g on a cosine schedule, weight decay %g, input\n",
+		c.Epochs, c.Batch, c.LearningRate, c.WeightDecay)
+	fmt.Fprintf(b, "dropout %g, seed %d: deterministic.\n\n", c.Dropout, c.Seed)
+}
+
+// writeCrossValidation writes the dropout grid's cross-validated figures.
+func (m *Model) writeCrossValidation(b *strings.Builder) {
+	b.WriteString("## Cross-validation (fitted part, before calibration)\n\n")
+	b.WriteString("The dropout with the least log loss + age error in decades (the training loss's two parts) is chosen.\n\n")
+	b.WriteString("| input dropout | gender log loss | age mean absolute error |\n|---:|---:|---:|\n")
+	for i, p := range m.Training.Dropouts {
+		fmt.Fprintf(b, "| %g | %.4f | %.3f |\n", p, m.Training.CVGenderLogLoss[i], m.Training.CVAgeMAE[i])
+	}
 }
 
 // table writes one row per group of a report with the columns cols picks.
@@ -68,8 +91,10 @@ func sortedKeys(m map[string]Metrics) []string {
 func (m *Model) WriteGenderCard(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Gender model card\n\n")
-	fmt.Fprintf(&b, "`gender_prob` is P(male) from a logistic regression (L2, λ = %g) on the face's features; the\n", m.Gender.Lambda)
-	b.WriteString("reported gender is male when P(male) ≥ 0.5, and `gender_prob` is the probability of the reported gender.\n\n")
+	b.WriteString("`gender_prob` is P(male) from the network below, calibrated by a logistic fit of its out-of-fold logits\n")
+	b.WriteString("(Platt scaling); the reported gender is male when P(male) ≥ 0.5, and `gender_prob` is the probability of\n")
+	b.WriteString("the reported gender.\n\n")
+	m.writeNetwork(&b)
 	m.writeCommon(&b, "gender")
 	acc := func(x Metrics) string { return fmt.Sprintf("%.1f %%", 100*x.GenderAccuracy) }
 	for _, src := range []string{SourceUTKFace, SourceSCUT} {
@@ -92,10 +117,7 @@ func (m *Model) WriteGenderCard(w io.Writer) error {
 		}
 		table(&b, "| ethnicity | faces | accuracy |\n|---|---:|---:|\n", sortedKeys(r.Ethnicities), func(k string) (Metrics, bool) { x, ok := r.Ethnicities[k]; return x, ok }, acc)
 	}
-	b.WriteString("## Cross-validation (fitted part)\n\n| λ | mean log loss |\n|---:|---:|\n")
-	for i, l := range m.Training.GenderLambdas {
-		fmt.Fprintf(&b, "| %g | %.4f |\n", l, m.Training.GenderCVLoss[i])
-	}
+	m.writeCrossValidation(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -104,10 +126,13 @@ func (m *Model) WriteGenderCard(w io.Writer) error {
 func (m *Model) WriteAgeCard(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Age model card\n\n")
-	fmt.Fprintf(&b, "`age` comes from a ridge regression (λ = %g) on the face's features, read through a monotone\n", m.Age.Ridge.Lambda)
-	b.WriteString("calibration: an isotonic fit of the regression's out-of-fold output against the true age, inverted, so\n")
-	b.WriteString("that faces of each age are read without a systematic pull towards the middle (children too old, the\n")
-	fmt.Fprintf(&b, "old too young). Ages are whole years from 0 to %d. Bias is the mean of predicted − true age.\n\n", MaxAge)
+	b.WriteString("`age` comes from the network below, moved part of the way towards a monotone calibration: an\n")
+	b.WriteString("isotonic fit of the network's out-of-fold age against the true age, inverted, reads faces of each\n")
+	b.WriteString("age without a systematic pull towards the middle (children too old, the old too young). Applied in\n")
+	fmt.Fprintf(&b, "full it costs accuracy, so %.0f %% of it is applied: the least share that keeps every ten-year\n", 100*m.AgeCalibrationShare)
+	fmt.Fprintf(&b, "band's mean out-of-fold bias within %d years. Ages are whole years from 0 to %d. Bias is the mean of\n", maxBandBias, MaxAge)
+	b.WriteString("predicted − true age.\n\n")
+	m.writeNetwork(&b)
 	m.writeCommon(&b, "age")
 	r := m.Test[SourceUTKFace]
 	if r != nil {
@@ -120,10 +145,7 @@ func (m *Model) WriteAgeCard(w io.Writer) error {
 		table(&b, "| ethnicity | faces | MAE | bias |\n|---|---:|---:|---:|\n", sortedKeys(r.Ethnicities), func(k string) (Metrics, bool) { x, ok := r.Ethnicities[k]; return x, ok }, cols)
 		b.WriteString("UTKFace's ages are partly estimated by its authors, so part of the error is in the labels.\n\n")
 	}
-	b.WriteString("## Cross-validation (fitted part, before calibration)\n\n| λ | mean absolute error |\n|---:|---:|\n")
-	for i, l := range m.Training.AgeLambdas {
-		fmt.Fprintf(&b, "| %g | %.3f |\n", l, m.Training.AgeCVMAE[i])
-	}
+	m.writeCrossValidation(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -66,9 +66,9 @@ func (l *Logistic) Prob(x []float64) float64 { return sigmoid(l.Predict(x)) }
 
 func sigmoid(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 
-// FitLogistic minimises the mean log loss plus λ/2·‖w‖² (the bias is not penalised) with L-BFGS,
-// from the start vector init (weights then bias; nil starts at zero). The run is deterministic.
-func FitLogistic(x [][]float64, y []bool, lambda float64, init []float64) (*Logistic, error) {
+// FitLogistic minimises the mean log loss plus λ/2·‖w‖² (the bias is not penalised) with L-BFGS
+// from zero. The run is deterministic.
+func FitLogistic(x [][]float64, y []bool, lambda float64) (*Logistic, error) {
 	n := len(x)
 	if n == 0 || n != len(y) {
 		return nil, fmt.Errorf("logistic: %d rows and %d labels", n, len(y))
@@ -121,17 +121,10 @@ func FitLogistic(x [][]float64, y []bool, lambda float64, init []float64) (*Logi
 			floats.AddScaled(grad[:d], lambda, w[:d])
 		},
 	}
-	start := make([]float64, d+1)
-	if init != nil {
-		copy(start, init)
-	}
-	res, err := optimize.Minimize(p, start, &optimize.Settings{GradientThreshold: 1e-5, MajorIterations: 2000}, &optimize.LBFGS{})
+	res, err := optimize.Minimize(p, make([]float64, d+1), &optimize.Settings{GradientThreshold: 1e-5, MajorIterations: 2000}, &optimize.LBFGS{})
 	if err != nil && res == nil {
 		return nil, fmt.Errorf("logistic at λ=%g: %w", lambda, err)
 	}
 	l.Weights, l.Bias = res.X[:d], res.X[d]
 	return l, nil
 }
-
-// params returns the weights then the bias, as FitLogistic's init takes them.
-func (l *Logistic) params() []float64 { return append(append([]float64(nil), l.Weights...), l.Bias) }

@@ -3,14 +3,13 @@ package attr
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 
 	"github.com/hensachi/hensachi/face"
 )
 
-// FormatVersion is the layout of the model file.
-const FormatVersion = 1
+// FormatVersion is the layout of the model file: 2 since the heads became one network.
+const FormatVersion = 2
 
 // MaxAge bounds the reported age.
 const MaxAge = 100
@@ -22,27 +21,17 @@ type Model struct {
 	// Features is the recipe of the feature vector (see Vector).
 	Features string `json:"features"`
 	// Mirror says the features are the mean of the face's and its mirror image's.
-	Mirror   bool     `json:"mirrored"`
-	Gender   Logistic `json:"gender"` // P(male)
-	Age      AgeHead  `json:"age"`
-	Training Training `json:"training"`
+	Mirror  bool    `json:"mirrored"`
+	Network Network `json:"network"`
+	// GenderCalibration turns the network's logit into P(male); AgeCalibration its age into an
+	// unbiased one, of which AgeCalibrationShare is applied (see calibrationShare).
+	GenderCalibration   Logistic `json:"gender_calibration"`
+	AgeCalibration      Curve    `json:"age_calibration"`
+	AgeCalibrationShare float64  `json:"age_calibration_share"`
+	Training            Training `json:"training"`
 	// Test is the evaluation on the held-out data, per source.
 	Test map[string]*Report `json:"test"`
 }
-
-// AgeHead is a ridge regression on the age in years followed by a monotone calibration.
-type AgeHead struct {
-	Ridge       Linear `json:"ridge"`
-	Calibration Curve  `json:"calibration"`
-}
-
-// Predict returns the age in years for a feature vector.
-func (h *AgeHead) Predict(x []float64) float64 {
-	return math.Min(MaxAge, math.Max(0, h.Calibration.Apply(h.raw(x))))
-}
-
-// raw is the ridge's age before calibration.
-func (h *AgeHead) raw(x []float64) float64 { return math.Min(MaxAge, math.Max(0, h.Ridge.Predict(x))) }
 
 // Training records how the model was fitted.
 type Training struct {
@@ -51,12 +40,13 @@ type Training struct {
 	Split    string         `json:"split"`
 	Images   map[string]int `json:"images"` // fitted on, per source
 	Folds    int            `json:"folds"`
-	// The regularisation grids and each value's mean cross-validation figure.
-	GenderLambdas []float64      `json:"gender_lambdas"`
-	GenderCVLoss  []float64      `json:"gender_cv_log_loss"`
-	AgeLambdas    []float64      `json:"age_lambdas"`
-	AgeCVMAE      []float64      `json:"age_cv_mae"`
-	WithoutFace   map[string]int `json:"images_without_face"`
+	// Network is the chosen configuration; Dropouts the grid and each rate's mean
+	// cross-validated gender log loss and age error.
+	Network         NetworkConfig  `json:"network"`
+	Dropouts        []float64      `json:"dropouts"`
+	CVGenderLogLoss []float64      `json:"cv_gender_log_loss"`
+	CVAgeMAE        []float64      `json:"cv_age_mae"`
+	WithoutFace     map[string]int `json:"images_without_face"`
 }
 
 // Load reads a model file and checks that its parts fit together.
@@ -69,11 +59,16 @@ func Load(path string) (*Model, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("attribute model %s: %w", path, err)
 	}
-	d := len(m.Gender.Weights)
-	if m.FormatVersion != FormatVersion || d == 0 || len(m.Gender.Mean) != d || len(m.Gender.Scale) != d ||
-		len(m.Age.Ridge.Weights) != d || len(m.Age.Ridge.Mean) != d || len(m.Age.Ridge.Scale) != d ||
-		len(m.Age.Calibration.X) == 0 || len(m.Age.Calibration.X) != len(m.Age.Calibration.Y) {
-		return nil, fmt.Errorf("attribute model %s: not a model of format %d with gender and age heads of one size", path, FormatVersion)
+	if m.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("attribute model %s: format %d, want %d (retrain with 'hensachi train-attrs')", path, m.FormatVersion, FormatVersion)
+	}
+	if err := m.Network.check(len(m.Network.Mean)); err != nil {
+		return nil, fmt.Errorf("attribute model %s: %w", path, err)
+	}
+	if c := m.GenderCalibration; len(c.Weights) != 1 || len(c.Mean) != 1 || len(c.Scale) != 1 ||
+		len(m.AgeCalibration.X) == 0 || len(m.AgeCalibration.X) != len(m.AgeCalibration.Y) ||
+		m.AgeCalibrationShare < 0 || m.AgeCalibrationShare > 1 {
+		return nil, fmt.Errorf("attribute model %s: the gender or age calibration is missing", path)
 	}
 	return &m, nil
 }
@@ -87,8 +82,9 @@ func (m *Model) Attributes(f *face.Features) (age, male float64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(x) != len(m.Gender.Weights) {
-		return 0, 0, fmt.Errorf("attribute model: %d features, the model has %d", len(x), len(m.Gender.Weights))
+	if len(x) != len(m.Network.Mean) {
+		return 0, 0, fmt.Errorf("attribute model: %d features, the model has %d", len(x), len(m.Network.Mean))
 	}
-	return m.Age.Predict(x), m.Gender.Prob(x), nil
+	logit, raw := m.Network.Outputs(x)
+	return partlyCalibrated(m.AgeCalibration, m.AgeCalibrationShare, clampAge(raw)), m.GenderCalibration.Prob([]float64{logit}), nil
 }

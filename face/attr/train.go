@@ -3,24 +3,19 @@ package attr
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/hensachi/hensachi"
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Folds is the number of cross-validation folds; samples are assigned by their group, so photos of
 // one group are never on both sides of a fold.
 const Folds = 5
 
-// The regularisation grids searched by cross-validation: the gender head's λ is on the mean log
-// loss, the age head's on the sum of squares.
-var (
-	GenderLambdas = []float64{0.003, 0.001, 0.0003, 0.0001, 0.00003, 0.00001}
-	AgeLambdas    = []float64{0.03, 0.1, 0.3, 1, 3, 10}
-)
+// Dropouts are the networks' input dropout rates that cross-validation chooses among, the
+// regularisation that mattered most in trials (weight decay and the epoch count changed the
+// held-out figures less).
+var Dropouts = []float64{0.1, 0.2, 0.3, 0.5}
 
 // calibrationBlock is the least number of faces behind one knot of the age calibration.
 const calibrationBlock = 40
@@ -85,9 +80,9 @@ func forFolds(fn func(k int) error) error {
 	return nil
 }
 
-// Fit trains both heads on the samples that are not held out: λ of each by grouped k-fold
-// cross-validation, then a refit on all of them; the age calibration is fitted on the out-of-fold
-// predictions at the chosen λ.
+// Fit trains the network on the samples that are not held out, its dropout chosen by grouped
+// k-fold cross-validation, and calibrates its outputs on the out-of-fold predictions at that
+// dropout: P(male) by a logistic fit on the logit, the age by an inverted isotonic fit.
 func Fit(samples []Sample, mirrored bool) (*Model, error) {
 	var train []Sample
 	for _, s := range samples {
@@ -104,172 +99,139 @@ func Fit(samples []Sample, mirrored bool) (*Model, error) {
 	}
 	m := &Model{FormatVersion: FormatVersion, Mirror: mirrored}
 	m.Training.Folds, m.Training.Images = Folds, map[string]int{}
-	for _, s := range train {
+	all := make([]int, len(train))
+	y := make([]Target, len(train))
+	for i, s := range train {
 		m.Training.Images[s.Source]++
+		all[i], y[i] = i, Target{Male: s.Male, Age: float64(s.Age), HasAge: s.HasAge()}
 	}
-	if err := fitGender(m, train, d); err != nil {
+	// out-of-fold outputs per dropout and row: the logit of P(male) and the age
+	logit, age := make([][]float64, len(Dropouts)), make([][]float64, len(Dropouts))
+	for di := range Dropouts {
+		logit[di], age[di] = make([]float64, len(train)), make([]float64, len(train))
+	}
+	err = forFolds(func(k int) error {
+		tr, va := d.split(k, all)
+		for di, p := range Dropouts {
+			cfg := DefaultNetwork
+			cfg.Dropout = p
+			net, err := FitNetwork(pick(d.x, tr), pick(y, tr), cfg)
+			if err != nil {
+				return fmt.Errorf("fold %d, dropout %g: %w", k, p, err)
+			}
+			for _, i := range va {
+				logit[di][i], age[di][i] = net.Outputs(d.x[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := fitAge(m, train, d); err != nil {
+	best := 0
+	m.Training.Dropouts = Dropouts
+	for di := range Dropouts {
+		loss, mae := crossValidated(logit[di], age[di], y)
+		m.Training.CVGenderLogLoss = append(m.Training.CVGenderLogLoss, hensachi.Round(loss, 5))
+		m.Training.CVAgeMAE = append(m.Training.CVAgeMAE, hensachi.Round(mae, 4))
+		// the training loss's two parts: log loss, and the age error in decades; compared as the
+		// card shows them
+		cv := func(i int) float64 { return m.Training.CVGenderLogLoss[i] + m.Training.CVAgeMAE[i]/10 }
+		if cv(di) < cv(best) {
+			best = di
+		}
+	}
+	cfg := DefaultNetwork
+	cfg.Dropout = Dropouts[best]
+	net, err := FitNetwork(d.x, y, cfg)
+	if err != nil {
 		return nil, err
 	}
+	m.Network, m.Training.Network = *net, cfg
+	logits, male := make([][]float64, len(train)), make([]bool, len(train))
+	var raw, trueAge []float64
+	for i := range train {
+		logits[i], male[i] = []float64{logit[best][i]}, y[i].Male
+		if y[i].HasAge {
+			raw, trueAge = append(raw, clampAge(age[best][i])), append(trueAge, y[i].Age)
+		}
+	}
+	platt, err := FitLogistic(logits, male, 0)
+	if err != nil {
+		return nil, fmt.Errorf("gender calibration: %w", err)
+	}
+	m.GenderCalibration, m.AgeCalibration = *platt, calibrate(raw, trueAge)
+	m.AgeCalibrationShare = calibrationShare(raw, trueAge, m.AgeCalibration)
 	return m, nil
 }
 
-func fitGender(m *Model, train []Sample, d *design) error {
-	all := make([]int, len(train))
-	y := make([]bool, len(train))
-	for i, s := range train {
-		all[i], y[i] = i, s.Male
-	}
-	loss := make([][]float64, Folds) // per fold, per λ: summed validation log loss
-	err := forFolds(func(k int) error {
-		tr, va := d.split(k, all)
-		loss[k] = make([]float64, len(GenderLambdas))
-		var init []float64
-		for li, lambda := range GenderLambdas { // strongest first: each fit starts from the previous one
-			l, err := FitLogistic(pick(d.x, tr), pick(y, tr), lambda, init)
-			if err != nil {
-				return err
-			}
-			init = l.params()
-			for _, i := range va {
-				p := math.Min(1-1e-12, math.Max(1e-12, l.Prob(d.x[i])))
-				if y[i] {
-					loss[k][li] -= math.Log(p)
-				} else {
-					loss[k][li] -= math.Log(1 - p)
-				}
-			}
+// crossValidated returns the mean gender log loss of the out-of-fold logits and the mean absolute
+// error of the out-of-fold ages where the age is known.
+func crossValidated(logit, age []float64, y []Target) (logLoss, mae float64) {
+	n := 0
+	for i, t := range y {
+		// log(1 + e^−m) for the true class's margin m, without overflow
+		m := logit[i]
+		if !t.Male {
+			m = -m
 		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	best := 0
-	m.Training.GenderLambdas = GenderLambdas
-	m.Training.GenderCVLoss = make([]float64, len(GenderLambdas))
-	for li := range GenderLambdas {
-		total := 0.0
-		for k := range Folds {
-			total += loss[k][li]
-		}
-		m.Training.GenderCVLoss[li] = hensachi.Round(total/float64(len(train)), 5)
-		if m.Training.GenderCVLoss[li] < m.Training.GenderCVLoss[best] {
-			best = li
+		logLoss += math.Max(-m, 0) + math.Log1p(math.Exp(-math.Abs(m)))
+		if t.HasAge {
+			mae += math.Abs(clampAge(age[i]) - t.Age)
+			n++
 		}
 	}
-	l, err := FitLogistic(d.x, y, GenderLambdas[best], nil)
-	if err != nil {
-		return err
-	}
-	m.Gender = *l
-	return nil
+	return logLoss / float64(len(y)), mae / float64(max(n, 1))
 }
 
-func fitAge(m *Model, train []Sample, d *design) error {
-	var rows []int
-	for i, s := range train {
-		if s.HasAge() {
-			rows = append(rows, i)
+// maxBandBias is how far, in years, the mean out-of-fold age of any ten-year band may be off.
+// The calibration is applied only as far as it takes to get there: each step from the
+// network's own reading towards an unbiased one costs accuracy (a regression's estimate has the
+// least error exactly because it leans towards the middle).
+const maxBandBias = 3
+
+// calibrationShare is the least share of the calibration, in steps of 5 %, that brings every
+// band's mean bias within maxBandBias years.
+func calibrationShare(raw, age []float64, c Curve) float64 {
+	const steps = 20
+	for s := range steps {
+		share := float64(s) / steps
+		if worstBandBias(raw, age, c, share) <= maxBandBias {
+			return share
 		}
 	}
-	age := make([]float64, len(train))
-	for _, i := range rows {
-		age[i] = float64(train[i].Age)
-	}
-	oof := make([][]float64, len(AgeLambdas)) // per λ, per row of train: the out-of-fold raw age
-	for li := range oof {
-		oof[li] = make([]float64, len(train))
-	}
-	err := forFolds(func(k int) error {
-		tr, va := d.split(k, rows)
-		fits, err := ridgePath(pick(d.x, tr), pick(age, tr), AgeLambdas)
-		if err != nil {
-			return err
-		}
-		for li, r := range fits {
-			for _, i := range va {
-				oof[li][i] = (&AgeHead{Ridge: *r}).raw(d.x[i])
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	best := 0
-	m.Training.AgeLambdas = AgeLambdas
-	m.Training.AgeCVMAE = make([]float64, len(AgeLambdas))
-	for li := range AgeLambdas {
-		sum := 0.0
-		for _, i := range rows {
-			sum += math.Abs(oof[li][i] - float64(train[i].Age))
-		}
-		m.Training.AgeCVMAE[li] = hensachi.Round(sum/float64(len(rows)), 4)
-		if m.Training.AgeCVMAE[li] < m.Training.AgeCVMAE[best] {
-			best = li
-		}
-	}
-	fits, err := ridgePath(pick(d.x, rows), pick(age, rows), AgeLambdas[best:best+1])
-	if err != nil {
-		return err
-	}
-	raw := make([]float64, len(rows))
-	for j, i := range rows {
-		raw[j] = oof[best][i]
-	}
-	m.Age = AgeHead{Ridge: *fits[0], Calibration: calibrate(raw, pick(age, rows))}
-	return nil
+	return 1
 }
 
-// calibrate maps the ridge's age to the reported age so that faces of every true age are read
+func worstBandBias(raw, age []float64, c Curve, share float64) float64 {
+	sum, n := map[string]float64{}, map[string]float64{}
+	for i, r := range raw {
+		b := Band(int(age[i]))
+		sum[b] += partlyCalibrated(c, share, r) - age[i]
+		n[b]++
+	}
+	worst := 0.0
+	for b := range sum {
+		worst = math.Max(worst, math.Abs(sum[b]/n[b]))
+	}
+	return worst
+}
+
+// partlyCalibrated moves the network's age the given share of the way to its calibrated value.
+func partlyCalibrated(c Curve, share, raw float64) float64 {
+	return clampAge(raw + share*(c.Apply(raw)-raw))
+}
+
+func clampAge(age float64) float64 { return math.Min(MaxAge, math.Max(0, age)) }
+
+// calibrate maps the network's age to the reported age so that faces of every true age are read
 // without a systematic offset. A regression estimate E[age | features] is pulled towards the
 // middle: children are read too old, the old too young. The fitted curve g(age) = E[raw | age]
 // (isotonic) says where each true age lands on average; reading raw through g⁻¹ takes the pull out.
 func calibrate(raw, age []float64) Curve {
 	g := FitIsotonic(age, raw, calibrationBlock)
-	inv := Curve{X: g.Y, Y: g.X}
 	// isotonic blocks are strictly increasing in their means, so the inverse is a curve too
-	return inv
-}
-
-// ridgePath fits a ridge regression on standardised features for each λ, factorising once.
-func ridgePath(x [][]float64, y []float64, lambdas []float64) ([]*Linear, error) {
-	n, dim := len(x), len(x[0])
-	st := NewStandardizer(x)
-	z := mat.NewDense(n, dim, nil)
-	for i := range n {
-		z.SetRow(i, st.Apply(x[i]))
-	}
-	yMean := stat.Mean(y, nil)
-	yc := mat.NewVecDense(n, nil)
-	for i := range n {
-		yc.SetVec(i, y[i]-yMean)
-	}
-	var gram mat.SymDense
-	gram.SymOuterK(1, z.T())
-	var rhs mat.VecDense
-	rhs.MulVec(z.T(), yc)
-	out := make([]*Linear, len(lambdas))
-	for li, lambda := range lambdas {
-		a := mat.NewSymDense(dim, nil)
-		a.CopySym(&gram)
-		for j := range dim {
-			a.SetSym(j, j, a.At(j, j)+lambda)
-		}
-		var chol mat.Cholesky
-		if !chol.Factorize(a) {
-			return nil, fmt.Errorf("ridge: not positive definite at λ=%g", lambda)
-		}
-		var w mat.VecDense
-		if err := chol.SolveVecTo(&w, &rhs); err != nil {
-			return nil, fmt.Errorf("ridge at λ=%g: %w", lambda, err)
-		}
-		out[li] = &Linear{Standardizer: st, Weights: slices.Clone(w.RawVector().Data), Bias: yMean, Lambda: lambda}
-	}
-	return out, nil
+	return Curve{X: g.Y, Y: g.X}
 }
 
 // Train fits the model (see Fit) and evaluates it on the held-out samples of each source.
@@ -278,7 +240,7 @@ func Train(samples []Sample, mirrored bool) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Name = "hensachi-age-gender-v1"
+	m.Name = "hensachi-age-gender-v2"
 	m.Features = "the gender-age model's 202 outputs (genderage_insightface2018_112.onnx), σ of each of its 100 age-pair differences, their sum and its log, and the 512-d embedding (face_embedding_512_faceplugin.onnx), on the YuNet-detected face aligned to the ArcFace 112×112 template"
 	if mirrored {
 		m.Features += "; the gender-age outputs are the mean over the face and its mirror image"
