@@ -415,7 +415,7 @@ func TestDecodeYuNet(t *testing.T) {
 	outs[0].cls[30], outs[0].obj[30] = 0.48, 1  // sqrt(0.48) ≈ 0.693
 
 	const scale = 0.5
-	dets, err := decodeYuNet(outs, pw, ph, scale)
+	dets, err := decodeYuNet(outs, pw, ph, scaledBy(scale))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,12 +449,12 @@ func TestDecodeYuNet(t *testing.T) {
 	}
 
 	// the same outputs at scale 1 are in input pixels
-	dets, err = decodeYuNet(outs, pw, ph, 1)
+	dets, err = decodeYuNet(outs, pw, ph, scaledBy(1))
 	if err != nil || len(dets) != 2 || !near(dets[1].Box.X, 24, 1e-4) || !near(dets[1].Box.W, 32, 1e-4) {
 		t.Errorf("scale 1: %+v, %v", dets, err)
 	}
 
-	if dets, err := decodeYuNet(yunetZeros(pw, ph), pw, ph, 1); err != nil || len(dets) != 0 {
+	if dets, err := decodeYuNet(yunetZeros(pw, ph), pw, ph, scaledBy(1)); err != nil || len(dets) != 0 {
 		t.Errorf("all-zero outputs: %v, %v", dets, err)
 	}
 }
@@ -475,7 +475,7 @@ func TestDecodeYuNetSizes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			outs := yunetZeros(pw, ph)
 			tc.edit(&outs)
-			if dets, err := decodeYuNet(outs, pw, ph, 1); err == nil {
+			if dets, err := decodeYuNet(outs, pw, ph, scaledBy(1)); err == nil {
 				t.Errorf("decodeYuNet = %v, want an error", dets)
 			}
 		})
