@@ -31,21 +31,23 @@ func detectScales(w, h int) []float64 {
 }
 
 // yunetInput resizes the image by scale, pads it to multiples of 32 and lays it out as BGR planes.
+// The resized rows go straight into the planes: no resized copy of the image is made.
 func yunetInput(img *RGB, scale float64) (data []float32, w, h, pw, ph int) {
 	w = max(1, int(math.Round(float64(img.W)*scale)))
 	h = max(1, int(math.Round(float64(img.H)*scale)))
-	small := Resize(img, w, h)
+	resized := newResampler(img, w, h)
 	pw, ph = (w+yunetAlign-1)/yunetAlign*yunetAlign, (h+yunetAlign-1)/yunetAlign*yunetAlign
 	data = make([]float32, 3*pw*ph)
 	plane := pw * ph
 	forRows(h, func(y0, y1 int) {
+		scratch := make([]uint8, 3*w)
 		for y := y0; y < y1; y++ {
-			row := small.Pix[3*y*w : 3*(y+1)*w]
+			row := resized.row(scratch, y)
 			o := y * pw
-			for x := 0; x < w; x++ {
-				data[o+x] = float32(row[3*x+2])       // B
-				data[plane+o+x] = float32(row[3*x+1]) // G
-				data[2*plane+o+x] = float32(row[3*x]) // R
+			b, g, r := data[o:o+w], data[plane+o:plane+o+w], data[2*plane+o:2*plane+o+w]
+			for x := range b {
+				p := row[3*x : 3*x+3 : 3*x+3]
+				b[x], g[x], r[x] = float32(p[2]), float32(p[1]), float32(p[0])
 			}
 		}
 	})

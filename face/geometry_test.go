@@ -537,3 +537,30 @@ func BenchmarkResize(b *testing.B) {
 		Resize(img, 640, 480)
 	}
 }
+
+// TestYuNetInputMatchesResize: the detector's planes, made row by row, are the image resized by
+// Resize and laid out as BGR, to the last value, for enlargements, reductions with and without the
+// box average, and the image's own size.
+func TestYuNetInputMatchesResize(t *testing.T) {
+	img := toRGB(gradient(301, 203))
+	for i := range img.Pix {
+		img.Pix[i] ^= uint8(i * 7) // detail, so that a wrong tap shows
+	}
+	for _, scale := range []float64{1, 1.5, 2, 0.625, 0.5, 0.3, 0.16} {
+		data, w, h, pw, ph := yunetInput(img, scale)
+		want := Resize(img, w, h)
+		plane := pw * ph
+		for y := range ph {
+			for x := range pw {
+				o := y*pw + x
+				var p [3]uint8
+				if x < w && y < h {
+					p = want.at(x, y)
+				}
+				if data[o] != float32(p[2]) || data[plane+o] != float32(p[1]) || data[2*plane+o] != float32(p[0]) {
+					t.Fatalf("scale %v: (%d,%d) = BGR %v %v %v, Resize gives RGB %v", scale, x, y, data[o], data[plane+o], data[2*plane+o], p)
+				}
+			}
+		}
+	}
+}
