@@ -114,7 +114,7 @@ bench-go: runtime turbojpeg models
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x -benchmem ./serve/
-	$(GO) test -run '^$$' -bench "Analyze|Resize" -benchtime 40x -benchmem ./face/
+	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize" -benchtime 40x -benchmem ./face/
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s

@@ -91,6 +91,28 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
+// BenchmarkDecode measures decoding alone, with its allocations: DecodePhoto as the service
+// decodes (the levels the main detection pass needs) against Decode (image/jpeg, full size), the
+// decoder before scaled decoding.
+func BenchmarkDecode(b *testing.B) {
+	for name, data := range benchPhotos(b) {
+		b.Run(name+"/photo", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := DecodePhoto(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/full", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
