@@ -134,6 +134,7 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
 	}
+	turboFactors() // loads libjpeg-turbo at start-up, and logs which JPEG decoder uploads get
 	for range cfg.Workers {
 		a.workers.Go(a.work)
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // benchPhotos returns one-face photos (a SCUT portrait on a 1280×960 canvas, a typical upload, an
-// enlarged one on 1024×768 and one on a 4000×3000 phone-sized canvas) and a many-face one (nine
-// portraits tiled 3×3), as JPEG files.
+// enlarged one on 1024×768 and one on a 4000×3000 phone-sized canvas) and group photos (nine
+// portraits tiled 3×3 on 768×768, eight small ones spread over a 4000×3000 canvas), as JPEG files.
 func benchPhotos(b testing.TB) map[string][]byte {
 	one := canvas(1280, 960, 255)
 	paste(one, scutImage(b, "AF10.jpg"), 512, 352)
@@ -23,8 +23,14 @@ func benchPhotos(b testing.TB) map[string][]byte {
 	paste(photo, Resize(scutImage(b, "CM4.jpg"), 300, 300), 362, 200)
 	phone := canvas(4000, 3000, 180)
 	paste(phone, Resize(scutImage(b, "AM2.jpg"), 900, 900), 1500, 900)
+	group := canvas(4000, 3000, 150)
+	for i, name := range []string{"AF1.jpg", "AM2.jpg", "CF3.jpg", "CM4.jpg", "AF11.jpg", "AM6.jpg", "CF7.jpg", "CM8.jpg"} {
+		side := 140 + 20*(i%4) // faces of about 90–140 px: only the second pass at 1280 px finds them
+		paste(group, Resize(scutImage(b, name), side, side), 400+800*(i%4), 900+900*(i/4))
+	}
 	enc := func(img *RGB) []byte { return encodeJPEG(b, img.image(), 90) }
-	return map[string][]byte{"one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo), "phone-4000": enc(phone)}
+	return map[string][]byte{"one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo), "phone-4000": enc(phone),
+		"group-4000": enc(group)}
 }
 
 // BenchmarkAnalyze measures decoding and analysing a photo end to end as the service does
