@@ -298,3 +298,22 @@ func TestPhotoPreview(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenTurboJPEGRefusesOtherLibraries: a missing file, or a library without the TurboJPEG
+// functions, is refused with the reason, and the library already loaded keeps working.
+func TestOpenTurboJPEGRefusesOtherLibraries(t *testing.T) {
+	for _, path := range []string{"libturbojpeg-absent.so.0", "libc.so.6"} {
+		if factors, err := openTurboJPEG(path); err == nil {
+			t.Errorf("openTurboJPEG(%s) = %v, want an error", path, factors)
+		} else {
+			t.Logf("%s: %v", path, err)
+		}
+	}
+	if turboFactors() == nil {
+		return
+	}
+	p, err := DecodePhoto(encodeJPEG(t, texture(2600, 1950), 80))
+	if err != nil || p.levels[0].scale != 0.25 {
+		t.Fatalf("DecodePhoto after the refused libraries: %v", err)
+	}
+}

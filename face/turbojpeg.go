@@ -1,5 +1,3 @@
-//go:build cgo
-
 package face
 
 /*
@@ -22,21 +20,29 @@ static char *(*tj_get_error_str2)(tjhandle);
 static int (*tj_get_error_code)(tjhandle);
 static int (*tj_destroy)(tjhandle);
 
-// tj_open loads the library and its functions; it returns NULL or what went wrong.
+// tj_open loads the library and its functions; it returns NULL or what went wrong. The functions
+// are set only once all of them are found, so a failed call leaves a loaded library working.
 static const char *tj_open(const char *path) {
 	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (lib == NULL) {
 		return dlerror();
 	}
-#define TJ_SYM(var, name) if ((*(void **)&var = dlsym(lib, name)) == NULL) { return "symbol " name " missing"; }
-	TJ_SYM(tj_init_decompress, "tjInitDecompress")
-	TJ_SYM(tj_decompress_header3, "tjDecompressHeader3")
-	TJ_SYM(tj_decompress2, "tjDecompress2")
-	TJ_SYM(tj_get_scaling_factors, "tjGetScalingFactors")
-	TJ_SYM(tj_get_error_str2, "tjGetErrorStr2")
-	TJ_SYM(tj_get_error_code, "tjGetErrorCode")
-	TJ_SYM(tj_destroy, "tjDestroy")
-#undef TJ_SYM
+	void *f[7];
+	const char *names[7] = {"tjInitDecompress", "tjDecompressHeader3", "tjDecompress2",
+		"tjGetScalingFactors", "tjGetErrorStr2", "tjGetErrorCode", "tjDestroy"};
+	for (int i = 0; i < 7; i++) {
+		if ((f[i] = dlsym(lib, names[i])) == NULL) {
+			dlclose(lib);
+			return "a TurboJPEG function is missing (tjInitDecompress, tjDecompressHeader3, tjDecompress2, tjGetScalingFactors, tjGetErrorStr2, tjGetErrorCode or tjDestroy)";
+		}
+	}
+	*(void **)&tj_init_decompress = f[0];
+	*(void **)&tj_decompress_header3 = f[1];
+	*(void **)&tj_decompress2 = f[2];
+	*(void **)&tj_get_scaling_factors = f[3];
+	*(void **)&tj_get_error_str2 = f[4];
+	*(void **)&tj_get_error_code = f[5];
+	*(void **)&tj_destroy = f[6];
 	return NULL;
 }
 
