@@ -70,7 +70,7 @@ static int tj_decode(const unsigned char *jpeg, unsigned long size, int fullW, i
 		return -1;
 	}
 	if (rc == 0) {
-		rc = tj_decompress2(tj, jpeg, size, dst, w, 3 * w, h, 0 , flags); // 0: TJPF_RGB
+		rc = tj_decompress2(tj, jpeg, size, dst, w, 3 * w, h, 0, flags); // 0 is TJPF_RGB
 	}
 	if (rc != 0) {
 		strncpy(msg, tj_get_error_str2(tj), msgLen - 1);
