@@ -6,7 +6,7 @@ BIN       := bin/hensachi
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime models noface lighthouse test soak bench bench-go fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models noface lighthouse test soak bench bench-go fuzz vet clean
 
 all: build
 
@@ -24,7 +24,7 @@ $(DATASET): $(shell find ingest compute dataset -name '*.go' -not -name '*_test.
 # http://localhost:8080, with the development login (an embedded identity provider that accepts any
 # address; refused with a real -oidc-* configuration). DEV_LOGIN=false turns it off.
 DEV_LOGIN ?= true
-serve: build runtime models $(DATASET)
+serve: build runtime turbojpeg models $(DATASET)
 	$(BIN) serve -dev-login=$(DEV_LOGIN) -dataset $(DATASET) -models $(MODELS_DIR)
 
 fetch: build
@@ -33,6 +33,19 @@ fetch: build
 # ONNX Runtime's shared library for the face analysis, from npm onnxruntime-node (hash-checked).
 runtime:
 	scripts/fetch-onnxruntime.sh
+
+# libjpeg-turbo's TurboJPEG library, which the face service loads at run time to decode JPEGs at the
+# scale the detector needs (face/jpegscale.go): Debian's libturbojpeg0, installed when missing and
+# make runs as root with apt-get, else a hint. Optional: without it JPEGs are decoded by image/jpeg at
+# full resolution, and the tests of the scaled path skip (fail under CI=true).
+turbojpeg:
+	@if ldconfig -p 2>/dev/null | grep 'libturbojpeg\.so\.0 ' >/dev/null; then \
+	  echo "turbojpeg: libturbojpeg.so.0 present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update && apt-get install -y libturbojpeg0; \
+	else \
+	  echo "turbojpeg: libturbojpeg.so.0 missing; apt-get install libturbojpeg0 for scaled JPEG decoding"; \
+	fi
 
 # The face-analysis model bundle (face/models/bundle.json) in $(MODELS_DIR): from MODELS_MIRROR, else
 # ../shared/models, else npm or upstream; the gender-age model is converted from its MXNet checkpoint.
@@ -97,11 +110,11 @@ soak: runtime models
 bench: bench-go
 	scripts/bench-town.sh
 
-bench-go: runtime models
+bench-go: runtime turbojpeg models
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x -benchmem ./serve/
-	$(GO) test -run '^$$' -bench "Analyze|Resize" -benchtime 40x -benchmem ./face/
+	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize" -benchtime 40x -benchmem ./face/
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s

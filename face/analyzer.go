@@ -66,7 +66,7 @@ type Analyzer struct {
 
 type job struct {
 	ctx   context.Context
-	img   *RGB
+	photo *Photo
 	faces []Face
 	err   error
 	done  chan struct{}
@@ -126,7 +126,7 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 	}
 	// warm up: the first run of a session allocates and plans; no request should pay for that
 	warm := &RGB{W: 160, H: 120, Pix: make([]uint8, 3*160*120)}
-	if _, err := a.analyze(context.Background(), warm); err != nil {
+	if _, err := a.analyze(context.Background(), PhotoOf(warm)); err != nil {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
 	}
@@ -134,6 +134,7 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
 	}
+	turboFactors() // loads libjpeg-turbo at start-up, and logs which JPEG decoder uploads get
 	for range cfg.Workers {
 		a.workers.Go(a.work)
 	}
@@ -164,13 +165,19 @@ var (
 	ErrClosed     = errors.New("face analyzer closed")
 )
 
-// Analyze queues an image for a worker and waits for the result. A full queue fails at once with
-// EOverloaded; a caller that gives up (ctx done) leaves the job to be skipped by the worker.
+// Analyze analyses an image decoded at full resolution (Decode), as AnalyzePhoto does.
 func (a *Analyzer) Analyze(ctx context.Context, img *RGB) ([]Face, error) {
+	return a.AnalyzePhoto(ctx, PhotoOf(img))
+}
+
+// AnalyzePhoto queues a photo for a worker and waits for the result. A full queue fails at once
+// with EOverloaded; a caller that gives up (ctx done) leaves the job to be skipped by the worker.
+// The worker may decode finer levels of the photo (a second detection pass, small faces).
+func (a *Analyzer) AnalyzePhoto(ctx context.Context, photo *Photo) ([]Face, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // a caller already gone takes no place in the queue
 	}
-	j := &job{ctx: ctx, img: img, done: make(chan struct{})}
+	j := &job{ctx: ctx, photo: photo, done: make(chan struct{})}
 	select {
 	case <-a.stop:
 		return nil, ErrClosed
@@ -197,7 +204,7 @@ func (a *Analyzer) work() {
 			if err := j.ctx.Err(); err != nil {
 				j.err = err // the client is gone: do not spend the pool on it
 			} else {
-				j.faces, j.err = a.analyze(j.ctx, j.img)
+				j.faces, j.err = a.analyze(j.ctx, j.photo)
 			}
 			close(j.done)
 		}
@@ -239,8 +246,8 @@ func destroyAll(vs []ort.Value) {
 	}
 }
 
-func (a *Analyzer) analyze(ctx context.Context, img *RGB) ([]Face, error) {
-	dets, err := a.Detect(ctx, img)
+func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
+	dets, err := a.detect(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -253,12 +260,16 @@ func (a *Analyzer) analyze(ctx context.Context, img *RGB) ([]Face, error) {
 	faces := make([]Face, 0, len(dets))
 	for _, d := range dets {
 		f := Face{Detection: d}
-		f.X, f.Y, f.W, f.H = ClipBox(d.Box, img.W, img.H)
+		f.X, f.Y, f.W, f.H = ClipBox(d.Box, p.W, p.H)
 		if f.W == 0 || f.H == 0 {
 			continue
 		}
+		aligned, err := alignFrom(p, d.Landmarks)
+		if err != nil {
+			return nil, err
+		}
 		mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
-		if f.Features, err = a.features(ctx, Align(img, d.Landmarks), mirrored); err != nil {
+		if f.Features, err = a.features(ctx, aligned, mirrored); err != nil {
 			return nil, err
 		}
 		if !isFace(&f.Features) {
@@ -295,13 +306,17 @@ func cmpDesc(x, y float64) int {
 
 // Detect finds faces at every scale of detectScales and merges them.
 func (a *Analyzer) Detect(ctx context.Context, img *RGB) ([]Detection, error) {
-	scales := detectScales(img.W, img.H)
-	all, err := a.detectAt(ctx, img, scales[0])
+	return a.detect(ctx, PhotoOf(img))
+}
+
+func (a *Analyzer) detect(ctx context.Context, p *Photo) ([]Detection, error) {
+	scales := detectScales(p.W, p.H)
+	all, err := a.detectAt(ctx, p, scales[0])
 	if err != nil {
 		return nil, err
 	}
 	if len(scales) > 1 && !largeEnough(all, scales[0]) {
-		fine, err := a.detectAt(ctx, img, scales[1])
+		fine, err := a.detectAt(ctx, p, scales[1])
 		if err != nil {
 			return nil, err
 		}
@@ -310,9 +325,13 @@ func (a *Analyzer) Detect(ctx context.Context, img *RGB) ([]Detection, error) {
 	return NMS(all, nmsIoU), nil
 }
 
-// detectAt runs the detector on the image resized by scale; boxes are in the image's pixels.
-func (a *Analyzer) detectAt(ctx context.Context, img *RGB, scale float64) ([]Detection, error) {
-	data, _, _, pw, ph := yunetInput(img, scale)
+// detectAt runs the detector on the photo resized by scale, from the coarsest level that has the
+// pixels; boxes are in the original's pixels.
+func (a *Analyzer) detectAt(ctx context.Context, p *Photo, scale float64) ([]Detection, error) {
+	data, m, pw, ph, err := detectionInput(p, scale)
+	if err != nil {
+		return nil, err
+	}
 	in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
 	if err != nil {
 		return nil, err
@@ -333,7 +352,7 @@ func (a *Analyzer) detectAt(ctx context.Context, img *RGB, scale float64) ([]Det
 			kps:  outs[9+si].(*ort.Tensor[float32]).GetData(),
 		}
 	}
-	dets, err := decodeYuNet(per, pw, ph, scale)
+	dets, err := decodeYuNet(per, pw, ph, m)
 	destroyAll(outs)
 	if err != nil {
 		return nil, err

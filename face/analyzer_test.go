@@ -411,7 +411,7 @@ func TestLargeFaceSkipsSecondPass(t *testing.T) {
 	if len(scales) != 2 {
 		t.Fatalf("detectScales = %v, want two passes for a 1600×1200 photo", scales)
 	}
-	coarse, err := a.detectAt(context.Background(), img, scales[0])
+	coarse, err := a.detectAt(context.Background(), PhotoOf(img), scales[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +512,7 @@ func TestAnalyzeCancelledWhileRunning(t *testing.T) {
 		timer := time.AfterFunc(delay, cancel)
 		var faces []Face
 		var err error
-		returnsWithin(t, 30*time.Second, "analyze", func() { faces, err = a.analyze(ctx, img) })
+		returnsWithin(t, 30*time.Second, "analyze", func() { faces, err = a.analyze(ctx, PhotoOf(img)) })
 		timer.Stop()
 		cancel()
 		t.Logf("cancel after %v: %d faces, %v", delay, len(faces), err)
@@ -579,7 +579,7 @@ func TestCloseWaitsForRunningWork(t *testing.T) {
 	}
 	img := canvas(1280, 960, 90)
 	paste(img, scutImage(t, "CM300.jpg"), 500, 300)
-	j := &job{ctx: context.Background(), img: img, done: make(chan struct{})}
+	j := &job{ctx: context.Background(), photo: PhotoOf(img), done: make(chan struct{})}
 	a.jobs <- j
 	for deadline := time.Now().Add(10 * time.Second); len(a.jobs) > 0; {
 		if time.Now().After(deadline) {

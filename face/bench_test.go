@@ -10,8 +10,8 @@ import (
 )
 
 // benchPhotos returns one-face photos (a SCUT portrait on a 1280×960 canvas, a typical upload, an
-// enlarged one on 1024×768 and one on a 4000×3000 phone-sized canvas) and a many-face one (nine
-// portraits tiled 3×3), as JPEG files.
+// enlarged one on 1024×768 and one on a 4000×3000 phone-sized canvas) and group photos (nine
+// portraits tiled 3×3 on 768×768, eight small ones spread over a 4000×3000 canvas), as JPEG files.
 func benchPhotos(b testing.TB) map[string][]byte {
 	one := canvas(1280, 960, 255)
 	paste(one, scutImage(b, "AF10.jpg"), 512, 352)
@@ -23,14 +23,23 @@ func benchPhotos(b testing.TB) map[string][]byte {
 	paste(photo, Resize(scutImage(b, "CM4.jpg"), 300, 300), 362, 200)
 	phone := canvas(4000, 3000, 180)
 	paste(phone, Resize(scutImage(b, "AM2.jpg"), 900, 900), 1500, 900)
+	group := canvas(4000, 3000, 150)
+	for i, name := range []string{"AF1.jpg", "AM2.jpg", "CF3.jpg", "CM4.jpg", "AF11.jpg", "AM6.jpg", "CF7.jpg", "CM8.jpg"} {
+		side := 140 + 20*(i%4) // faces of about 90–140 px: only the second pass at 1280 px finds them
+		paste(group, Resize(scutImage(b, name), side, side), 400+800*(i%4), 900+900*(i/4))
+	}
 	enc := func(img *RGB) []byte { return encodeJPEG(b, img.image(), 90) }
-	return map[string][]byte{"one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo), "phone-4000": enc(phone)}
+	return map[string][]byte{"one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo), "phone-4000": enc(phone),
+		"group-4000": enc(group)}
 }
 
-// BenchmarkAnalyze measures decoding and analysing a photo end to end and, in the same run, the
-// floor: the bare model inference time for the same image. It reports the p50 of both and their
-// ratio (goal ≤ 1.3). serve's BenchmarkPredict adds the HTTP path. The analyzer runs the mirrored
-// gender-age pass, as it does with the service's attribute model (face/attr).
+// BenchmarkAnalyze measures decoding and analysing a photo end to end as the service does
+// (DecodePhoto, AnalyzePhoto) and, in the same run, two baselines: the floor, the bare model
+// inference time for the same photo, and the full-resolution path that was the service's before
+// scaled decoding (Decode with image/jpeg, Analyze). It reports the p50 of each, p50/floor (goal
+// ≤ 1.3), full/p50 (the speed-up), and the faces each path found, which must agree. serve's
+// BenchmarkPredict adds the HTTP path. The analyzer runs the mirrored gender-age pass, as it does
+// with the service's attribute model (face/attr).
 func BenchmarkAnalyze(b *testing.B) {
 	a, err := startAnalyzer(b, func(c *Config) { c.MirrorPass = true })
 	if err != nil {
@@ -38,32 +47,74 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 	defer a.Close()
 	for name, data := range benchPhotos(b) {
-		img, err := Decode(data)
+		photo, err := DecodePhoto(data)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(name, func(b *testing.B) {
-			var lat, floor []time.Duration
+			var lat, floor, full []time.Duration
+			var faces, fullFaces, decoded int
 			for b.Loop() {
-				f, err := a.inferenceFloor(context.Background(), img)
+				f, err := a.inferenceFloor(context.Background(), photo)
 				if err != nil {
 					b.Fatal(err)
 				}
 				floor = append(floor, f)
+
 				start := time.Now()
-				decoded, err := Decode(data)
+				img, err := Decode(data)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := a.Analyze(context.Background(), decoded); err != nil {
+				found, err := a.Analyze(context.Background(), img)
+				if err != nil {
+					b.Fatal(err)
+				}
+				full = append(full, time.Since(start))
+				fullFaces = len(found)
+
+				start = time.Now()
+				p, err := DecodePhoto(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if found, err = a.AnalyzePhoto(context.Background(), p); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(start))
+				faces, decoded = len(found), p.decodedPixels
 			}
-			p50, f50 := median(lat), median(floor)
+			p50, f50, full50 := median(lat), median(floor), median(full)
 			b.ReportMetric(float64(p50)/float64(time.Millisecond), "p50-ms")
 			b.ReportMetric(float64(f50)/float64(time.Millisecond), "floor-ms")
 			b.ReportMetric(float64(p50)/float64(f50), "p50/floor")
+			b.ReportMetric(float64(full50)/float64(time.Millisecond), "full-p50-ms")
+			b.ReportMetric(float64(full50)/float64(p50), "full/p50")
+			b.ReportMetric(float64(faces), "faces")
+			b.ReportMetric(float64(fullFaces), "full-faces")
+			b.ReportMetric(float64(decoded)/float64(photo.W*photo.H), "decoded/pixels")
+		})
+	}
+}
+
+// BenchmarkDecode measures decoding alone, with its allocations: DecodePhoto as the service
+// decodes (the levels the main detection pass needs) against Decode (image/jpeg, full size), the
+// decoder before scaled decoding.
+func BenchmarkDecode(b *testing.B) {
+	for name, data := range benchPhotos(b) {
+		b.Run(name+"/photo", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := DecodePhoto(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/full", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
@@ -74,18 +125,19 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// inferenceFloor measures the bare model time of analysing img: the same session runs on the same
-// inputs as Analyze, with every preparation step (decoding, resizing, alignment, decoding outputs)
-// done beforehand and left out of the clock. It is the floor the end-to-end latency is compared with.
-func (a *Analyzer) inferenceFloor(ctx context.Context, img *RGB) (time.Duration, error) {
-	dets, err := a.Detect(ctx, img)
+// inferenceFloor measures the bare model time of analysing p: the same session runs on the same
+// inputs as AnalyzePhoto, with every preparation step (decoding, resizing, alignment, decoding
+// outputs) done beforehand and left out of the clock. It is the floor the end-to-end latency is
+// compared with.
+func (a *Analyzer) inferenceFloor(ctx context.Context, p *Photo) (time.Duration, error) {
+	dets, err := a.detect(ctx, p)
 	if err != nil {
 		return 0, err
 	}
-	// the passes Detect runs: the second only when the first found no face large enough
-	scales := detectScales(img.W, img.H)
+	// the passes detect runs: the second only when the first found no face large enough
+	scales := detectScales(p.W, p.H)
 	if len(scales) > 1 {
-		coarse, err := a.detectAt(ctx, img, scales[0])
+		coarse, err := a.detectAt(ctx, p, scales[0])
 		if err != nil {
 			return 0, err
 		}
@@ -95,7 +147,10 @@ func (a *Analyzer) inferenceFloor(ctx context.Context, img *RGB) (time.Duration,
 	}
 	var total time.Duration
 	for _, scale := range scales {
-		data, _, _, pw, ph := yunetInput(img, scale)
+		data, _, pw, ph, err := detectionInput(p, scale)
+		if err != nil {
+			return 0, err
+		}
 		in, err := ort.NewTensor(ort.NewShape(1, 3, int64(ph), int64(pw)), data)
 		if err != nil {
 			return 0, err
@@ -115,7 +170,10 @@ func (a *Analyzer) inferenceFloor(ctx context.Context, img *RGB) (time.Duration,
 	}
 	mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
 	for _, d := range dets {
-		aligned := Align(img, d.Landmarks)
+		aligned, err := alignFrom(p, d.Landmarks)
+		if err != nil {
+			return 0, err
+		}
 		raw, norm := faceInputs(aligned)
 		jobs := []struct {
 			s    *ort.DynamicAdvancedSession

@@ -31,25 +31,44 @@ func detectScales(w, h int) []float64 {
 }
 
 // yunetInput resizes the image by scale, pads it to multiples of 32 and lays it out as BGR planes.
+// The resized rows go straight into the planes: no resized copy of the image is made.
 func yunetInput(img *RGB, scale float64) (data []float32, w, h, pw, ph int) {
 	w = max(1, int(math.Round(float64(img.W)*scale)))
 	h = max(1, int(math.Round(float64(img.H)*scale)))
-	small := Resize(img, w, h)
+	resized := newResampler(img, w, h)
 	pw, ph = (w+yunetAlign-1)/yunetAlign*yunetAlign, (h+yunetAlign-1)/yunetAlign*yunetAlign
 	data = make([]float32, 3*pw*ph)
 	plane := pw * ph
 	forRows(h, func(y0, y1 int) {
+		scratch := make([]uint8, 3*w)
 		for y := y0; y < y1; y++ {
-			row := small.Pix[3*y*w : 3*(y+1)*w]
+			row := resized.row(scratch, y)
 			o := y * pw
-			for x := 0; x < w; x++ {
-				data[o+x] = float32(row[3*x+2])       // B
-				data[plane+o+x] = float32(row[3*x+1]) // G
-				data[2*plane+o+x] = float32(row[3*x]) // R
+			b, g, r := data[o:o+w], data[plane+o:plane+o+w], data[2*plane+o:2*plane+o+w]
+			for x := range b {
+				p := row[3*x : 3*x+3 : 3*x+3]
+				b[x], g[x], r[x] = float32(p[2]), float32(p[1]), float32(p[0])
 			}
 		}
 	})
 	return data, w, h, pw, ph
+}
+
+// detectionInput is the detector's input for the photo resized by scale, made from the coarsest
+// level that has the pixels, and where its pixels are in the original's.
+func detectionInput(p *Photo, scale float64) (data []float32, m inputMap, pw, ph int, err error) {
+	l, err := p.pixels(scale)
+	if err != nil {
+		return nil, inputMap{}, 0, 0, err
+	}
+	if l.scale == 1 { // the original itself: resized by scale, as it always was
+		data, _, _, pw, ph = yunetInput(l.img, scale)
+		return data, scaledBy(scale), pw, ph, nil
+	}
+	data, w, h, pw, ph := yunetInput(l.img, scale/l.scale)
+	// the level is resized to w×h, so each of its pixels becomes w/W input pixels
+	rx, ry := float64(w)/float64(l.img.W), float64(h)/float64(l.img.H)
+	return data, inputMap{scaleX: l.scale * rx, scaleY: l.scale * ry, offX: l.offX * rx, offY: l.offY * ry}, pw, ph, nil
 }
 
 // yunetOutputs holds one stride's outputs: per anchor one cls, one obj, four bbox, ten kps values.
@@ -57,8 +76,18 @@ type yunetOutputs struct {
 	cls, obj, bbox, kps []float32
 }
 
+// inputMap says where the detector's input pixels are in the original's: x = (xIn − offX)/scaleX.
+type inputMap struct{ scaleX, scaleY, offX, offY float64 }
+
+// scaledBy is the map of an input that is the original resized by scale.
+func scaledBy(scale float64) inputMap { return inputMap{scaleX: scale, scaleY: scale} }
+
+func (m inputMap) point(x, y float64) Point {
+	return Point{X: (x - m.offX) / m.scaleX, Y: (y - m.offY) / m.scaleY}
+}
+
 // decodeYuNet turns the outputs of one pass into detections in original-image pixels.
-func decodeYuNet(outs [3]yunetOutputs, pw, ph int, scale float64) ([]Detection, error) {
+func decodeYuNet(outs [3]yunetOutputs, pw, ph int, m inputMap) ([]Detection, error) {
 	var dets []Detection
 	for si, s := range yunetStrides {
 		cols, rows := pw/s, ph/s
@@ -77,10 +106,11 @@ func decodeYuNet(outs [3]yunetOutputs, pw, ph int, scale float64) ([]Detection, 
 			b := o.bbox[4*i : 4*i+4]
 			cx, cy := (c+float64(b[0]))*fs, (r+float64(b[1]))*fs
 			bw, bh := math.Exp(float64(b[2]))*fs, math.Exp(float64(b[3]))*fs
-			d := Detection{Score: score, Box: Box{X: (cx - bw/2) / scale, Y: (cy - bh/2) / scale, W: bw / scale, H: bh / scale}}
+			corner := m.point(cx-bw/2, cy-bh/2)
+			d := Detection{Score: score, Box: Box{X: corner.X, Y: corner.Y, W: bw / m.scaleX, H: bh / m.scaleY}}
 			k := o.kps[10*i : 10*i+10]
 			for j := range 5 {
-				d.Landmarks[j] = Point{X: (float64(k[2*j]) + c) * fs / scale, Y: (float64(k[2*j+1]) + r) * fs / scale}
+				d.Landmarks[j] = m.point((float64(k[2*j])+c)*fs, (float64(k[2*j+1])+r)*fs)
 			}
 			dets = append(dets, d)
 		}

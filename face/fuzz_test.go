@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/color/palette"
+	"math"
 	"testing"
 
 	"github.com/hensachi/hensachi"
@@ -74,6 +75,53 @@ func FuzzDecode(f *testing.F) {
 		}
 		if len(img.Pix) != 3*img.W*img.H {
 			t.Fatalf("%d×%d image with %d bytes of pixels", img.W, img.H, len(img.Pix))
+		}
+	})
+}
+
+// FuzzDecodePhoto feeds arbitrary bytes to DecodePhoto, libjpeg-turbo's path where the machine
+// has it: it never panics, refuses a file with the very error Decode gives, and a photo it accepts
+// is within the limits, with levels of the size their scale says and full-size pixels to be had
+// (or, when libjpeg-turbo read a coarse level that image/jpeg refuses in full, Decode's error).
+func FuzzDecodePhoto(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	// wide strips, small files that are decoded at 1/2 and 1/8 of their size
+	for _, w := range []int{1280, 6000} {
+		jpg := encodeJPEG(f, gradient(w, 9), 60)
+		f.Add(jpg)
+		f.Add(withOrientation(jpg, binary.LittleEndian, 7))
+		f.Add(jpg[:len(jpg)*2/3])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := DecodePhoto(data)
+		_, want := Decode(data)
+		if err != nil {
+			if p != nil {
+				t.Fatalf("a photo and an error %v", err)
+			}
+			if want == nil || err.Error() != want.Error() || hensachi.ErrorCode(err) != hensachi.ErrorCode(want) {
+				t.Fatalf("DecodePhoto: %v; Decode: %v", err, want)
+			}
+			return
+		}
+		if p.W <= 0 || p.H <= 0 || p.W > MaxSide || p.H > MaxSide || p.W*p.H > MaxPixels {
+			t.Fatalf("decoded a %d×%d photo", p.W, p.H)
+		}
+		for _, l := range p.levels {
+			if len(l.img.Pix) != 3*l.img.W*l.img.H || math.Abs(float64(l.img.W)-float64(p.W)*l.scale) >= 1 || math.Abs(float64(l.img.H)-float64(p.H)*l.scale) >= 1 {
+				t.Fatalf("a %d×%d level with %d bytes at %v of a %d×%d photo", l.img.W, l.img.H, len(l.img.Pix), l.scale, p.W, p.H)
+			}
+		}
+		full, err := p.pixels(1)
+		switch {
+		case err != nil && (want == nil || err.Error() != want.Error()):
+			t.Fatalf("full-size pixels: %v; Decode: %v", err, want)
+		case err == nil && (full.scale != 1 || full.img.W != p.W || full.img.H != p.H):
+			t.Fatalf("full-size pixels %d×%d at %v for a %d×%d photo", full.img.W, full.img.H, full.scale, p.W, p.H)
+		case err == nil && want != nil:
+			t.Logf("libjpeg-turbo decodes what image/jpeg refuses: %v", want)
 		}
 	})
 }

@@ -167,39 +167,61 @@ func Resize(img *RGB, w, h int) *RGB {
 	if w == img.W && h == img.H {
 		return img
 	}
-	k := min(img.W/w, img.H/h)
-	src := img
-	if k >= 2 {
-		src = shrink(img, k)
-		if w == src.W && h == src.H {
-			return src
-		}
+	r := newResampler(img, w, h)
+	if r.src.W == w && r.src.H == h {
+		return r.src
 	}
-	xs := bilinearTaps(src.W, w)
-	ys := bilinearTaps(src.H, h)
 	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
-	const one = 1 << 8
 	forRows(h, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
-			ty := ys[y]
-			row0 := src.Pix[3*ty.i0*src.W:]
-			row1 := src.Pix[3*ty.i1*src.W:]
-			o := out.Pix[3*y*w : 3*(y+1)*w]
-			wy0, wy1 := one-ty.f, ty.f
-			for x, tx := range xs {
-				// three-byte views let the compiler drop the bounds checks of the unrolled channels
-				a, b := 3*tx.i0, 3*tx.i1
-				p00, p01 := row0[a:a+3:a+3], row0[b:b+3:b+3]
-				p10, p11 := row1[a:a+3:a+3], row1[b:b+3:b+3]
-				q := o[3*x : 3*x+3 : 3*x+3]
-				wx0, wx1 := one-tx.f, tx.f
-				q[0] = uint8(((uint32(p00[0])*wx0+uint32(p01[0])*wx1)*wy0 + (uint32(p10[0])*wx0+uint32(p11[0])*wx1)*wy1 + one*one/2) >> 16)
-				q[1] = uint8(((uint32(p00[1])*wx0+uint32(p01[1])*wx1)*wy0 + (uint32(p10[1])*wx0+uint32(p11[1])*wx1)*wy1 + one*one/2) >> 16)
-				q[2] = uint8(((uint32(p00[2])*wx0+uint32(p01[2])*wx1)*wy0 + (uint32(p10[2])*wx0+uint32(p11[2])*wx1)*wy1 + one*one/2) >> 16)
-			}
+			r.row(out.Pix[3*y*w:3*(y+1)*w], y)
 		}
 	})
 	return out
+}
+
+// resampler produces the rows of an image resized to w×h one at a time, so that a caller that
+// converts them (the detector's input planes) needs no resized copy of the whole image.
+type resampler struct {
+	src    *RGB // the image, box-averaged when shrinking by 2 or more
+	xs, ys []tap
+}
+
+func newResampler(img *RGB, w, h int) resampler {
+	r := resampler{src: img}
+	if k := min(img.W/w, img.H/h); k >= 2 {
+		r.src = shrink(img, k)
+	}
+	if r.src.W != w || r.src.H != h {
+		r.xs, r.ys = bilinearTaps(r.src.W, w), bilinearTaps(r.src.H, h)
+	}
+	return r
+}
+
+// row returns output row y as packed RGB: a row of the source itself when it has the output's
+// size, else the row computed into dst.
+func (r resampler) row(dst []uint8, y int) []uint8 {
+	src := r.src
+	if r.xs == nil {
+		return src.Pix[3*y*src.W : 3*(y+1)*src.W]
+	}
+	const one = 1 << 8
+	ty := r.ys[y]
+	row0 := src.Pix[3*ty.i0*src.W:]
+	row1 := src.Pix[3*ty.i1*src.W:]
+	wy0, wy1 := one-ty.f, ty.f
+	for x, tx := range r.xs {
+		// three-byte views let the compiler drop the bounds checks of the unrolled channels
+		a, b := 3*tx.i0, 3*tx.i1
+		p00, p01 := row0[a:a+3:a+3], row0[b:b+3:b+3]
+		p10, p11 := row1[a:a+3:a+3], row1[b:b+3:b+3]
+		q := dst[3*x : 3*x+3 : 3*x+3]
+		wx0, wx1 := one-tx.f, tx.f
+		q[0] = uint8(((uint32(p00[0])*wx0+uint32(p01[0])*wx1)*wy0 + (uint32(p10[0])*wx0+uint32(p11[0])*wx1)*wy1 + one*one/2) >> 16)
+		q[1] = uint8(((uint32(p00[1])*wx0+uint32(p01[1])*wx1)*wy0 + (uint32(p10[1])*wx0+uint32(p11[1])*wx1)*wy1 + one*one/2) >> 16)
+		q[2] = uint8(((uint32(p00[2])*wx0+uint32(p01[2])*wx1)*wy0 + (uint32(p10[2])*wx0+uint32(p11[2])*wx1)*wy1 + one*one/2) >> 16)
+	}
+	return dst[:3*len(r.xs)]
 }
 
 // tap is a bilinear sampling position: the two source indices and the weight of the second, in 1/256.

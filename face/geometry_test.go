@@ -415,7 +415,7 @@ func TestDecodeYuNet(t *testing.T) {
 	outs[0].cls[30], outs[0].obj[30] = 0.48, 1  // sqrt(0.48) ≈ 0.693
 
 	const scale = 0.5
-	dets, err := decodeYuNet(outs, pw, ph, scale)
+	dets, err := decodeYuNet(outs, pw, ph, scaledBy(scale))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,12 +449,12 @@ func TestDecodeYuNet(t *testing.T) {
 	}
 
 	// the same outputs at scale 1 are in input pixels
-	dets, err = decodeYuNet(outs, pw, ph, 1)
+	dets, err = decodeYuNet(outs, pw, ph, scaledBy(1))
 	if err != nil || len(dets) != 2 || !near(dets[1].Box.X, 24, 1e-4) || !near(dets[1].Box.W, 32, 1e-4) {
 		t.Errorf("scale 1: %+v, %v", dets, err)
 	}
 
-	if dets, err := decodeYuNet(yunetZeros(pw, ph), pw, ph, 1); err != nil || len(dets) != 0 {
+	if dets, err := decodeYuNet(yunetZeros(pw, ph), pw, ph, scaledBy(1)); err != nil || len(dets) != 0 {
 		t.Errorf("all-zero outputs: %v, %v", dets, err)
 	}
 }
@@ -475,7 +475,7 @@ func TestDecodeYuNetSizes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			outs := yunetZeros(pw, ph)
 			tc.edit(&outs)
-			if dets, err := decodeYuNet(outs, pw, ph, 1); err == nil {
+			if dets, err := decodeYuNet(outs, pw, ph, scaledBy(1)); err == nil {
 				t.Errorf("decodeYuNet = %v, want an error", dets)
 			}
 		})
@@ -535,5 +535,32 @@ func BenchmarkResize(b *testing.B) {
 	b.SetBytes(int64(len(img.Pix)))
 	for b.Loop() {
 		Resize(img, 640, 480)
+	}
+}
+
+// TestYuNetInputMatchesResize: the detector's planes, made row by row, are the image resized by
+// Resize and laid out as BGR, to the last value, for enlargements, reductions with and without the
+// box average, and the image's own size.
+func TestYuNetInputMatchesResize(t *testing.T) {
+	img := toRGB(gradient(301, 203))
+	for i := range img.Pix {
+		img.Pix[i] ^= uint8(i * 7) // detail, so that a wrong tap shows
+	}
+	for _, scale := range []float64{1, 1.5, 2, 0.625, 0.5, 0.3, 0.16} {
+		data, w, h, pw, ph := yunetInput(img, scale)
+		want := Resize(img, w, h)
+		plane := pw * ph
+		for y := range ph {
+			for x := range pw {
+				o := y*pw + x
+				var p [3]uint8
+				if x < w && y < h {
+					p = want.at(x, y)
+				}
+				if data[o] != float32(p[2]) || data[plane+o] != float32(p[1]) || data[2*plane+o] != float32(p[0]) {
+					t.Fatalf("scale %v: (%d,%d) = BGR %v %v %v, Resize gives RGB %v", scale, x, y, data[o], data[plane+o], data[2*plane+o], p)
+				}
+			}
+		}
 	}
 }

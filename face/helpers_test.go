@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"os"
 	"testing"
 
 	"github.com/hensachi/hensachi"
@@ -201,4 +202,17 @@ func (m *RGB) image() *image.RGBA {
 		out.Pix[4*i+3] = 255
 	}
 	return out
+}
+
+// requireTurboJPEG skips a test of scaled decoding on a machine without libjpeg-turbo, except under
+// CI=true, where .ci/run installs it and its absence is a failure.
+func requireTurboJPEG(t testing.TB) {
+	t.Helper()
+	if turboFactors() != nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("libjpeg-turbo (%s) missing under CI", turboJPEGLibrary)
+	}
+	t.Skipf("libjpeg-turbo (%s) missing: apt-get install libturbojpeg0; CI=true makes this a failure", turboJPEGLibrary)
 }

@@ -106,13 +106,21 @@ func bytesPerPixel(m color.Model) int64 {
 
 // Decode checks and decodes an upload: the format by content, the pixel count from the header
 // before decoding, then the pixels, turned upright according to the EXIF orientation.
+// It decodes with the standard library, always at full resolution, whatever decoders the machine
+// has: the training and evaluation commands read their images through it, so the committed models
+// stay reproducible to the pixel. The service decodes with DecodePhoto.
 func Decode(data []byte) (*RGB, error) {
 	h, err := Inspect(data)
 	if err != nil {
 		return nil, err
 	}
-	format := h.Format
+	return decodeFull(data, h.Format)
+}
+
+// decodeFull decodes an inspected upload with the standard library and turns it upright.
+func decodeFull(data []byte, format Format) (*RGB, error) {
 	var img image.Image
+	var err error
 	if format == JPEG {
 		img, err = jpeg.Decode(bytes.NewReader(data))
 	} else {

@@ -16,7 +16,7 @@ import (
 // maxFalseShare is the goal for photos without people: at most one in twenty gets a face.
 const maxFalseShare = 1.0 / 20
 
-// TestNoFacePhotos runs the pipeline on everyday photos and pictures without people (animals,
+// TestNoFacePhotos runs the service's pipeline on everyday photos and pictures without people (animals,
 // flowers, a motorcycle, textures, illustrated wallpapers; face/testdata/noface.txt).
 func TestNoFacePhotos(t *testing.T) {
 	if testing.Short() {
@@ -40,11 +40,11 @@ func TestNoFacePhotos(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		img, err := Decode(data)
+		photo, err := DecodePhoto(data) // as the service decodes
 		if err != nil {
 			t.Fatalf("%s: %v", fields[1], err)
 		}
-		faces, err := a.Analyze(context.Background(), img)
+		faces, err := a.AnalyzePhoto(context.Background(), photo)
 		if err != nil {
 			t.Fatal(err)
 		}

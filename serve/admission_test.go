@@ -25,7 +25,7 @@ func newHeldAnalyzer() *heldAnalyzer {
 	return &heldAnalyzer{entered: make(chan struct{}, 16), release: make(chan struct{})}
 }
 
-func (a *heldAnalyzer) Analyze(ctx context.Context, _ *face.RGB) ([]face.Face, error) {
+func (a *heldAnalyzer) AnalyzePhoto(ctx context.Context, _ *face.Photo) ([]face.Face, error) {
 	a.entered <- struct{}{}
 	select {
 	case <-a.release:

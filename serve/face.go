@@ -29,9 +29,9 @@ const (
 	maxParts = 8
 )
 
-// FaceAnalyzer finds and analyses the faces of an upright image; face.Analyzer is the real one.
+// FaceAnalyzer finds and analyses the faces of a decoded upload; face.Analyzer is the real one.
 type FaceAnalyzer interface {
-	Analyze(ctx context.Context, img *face.RGB) ([]face.Face, error)
+	AnalyzePhoto(ctx context.Context, photo *face.Photo) ([]face.Face, error)
 }
 
 // UploadStore keeps uploaded images, as the operator's terms say; uploads.Store keeps them on disk.
@@ -127,9 +127,9 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 // errRefusedBeforeBody marks an upload refused by admission, before its body was read.
 var errRefusedBeforeBody = errors.New("refused before the body was read")
 
-// analysis is an upload's result: the upright image and its faces as the API writes them.
+// analysis is an upload's result: the decoded photo and its faces as the API writes them.
 type analysis struct {
-	img   *face.RGB
+	photo *face.Photo
 	faces []faceJSON
 }
 
@@ -156,11 +156,12 @@ func (s *Server) analyzeUpload(ctx context.Context, account int64, read func() (
 	if err := ticket.reserveMemory(header.DecodeBytes); err != nil {
 		return analysis{}, err
 	}
-	img, err := face.Decode(data)
+	// decoded at the scale the detector needs; the analyzer decodes finer pixels where a face needs them
+	photo, err := face.DecodePhoto(data)
 	if err != nil {
 		return analysis{}, err
 	}
-	faces, err := s.cfg.Faces.Analyze(ctx, img)
+	faces, err := s.cfg.Faces.AnalyzePhoto(ctx, photo)
 	switch {
 	case errors.Is(err, face.ErrOverloaded):
 		return analysis{}, hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
@@ -191,7 +192,7 @@ func (s *Server) analyzeUpload(ctx context.Context, account int64, read func() (
 			slog.ErrorContext(ctx, "store upload", "err", err, "request_id", reqinfo.ID(ctx))
 		}
 	}
-	return analysis{img: img, faces: results}, nil
+	return analysis{photo: photo, faces: results}, nil
 }
 
 func jsonMarshal(v any) ([]byte, error) {

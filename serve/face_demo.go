@@ -6,7 +6,6 @@ import (
 	"image/jpeg"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/webui"
 )
@@ -32,14 +31,14 @@ func (d faceDemo) AnalyzeFaces(ctx context.Context, account hensachi.Account, re
 	if err != nil {
 		return webui.FaceAnalysis{}, err
 	}
-	out := webui.FaceAnalysis{Width: a.img.W, Height: a.img.H, Used: res.Commit(), Limit: s.cfg.Limits.Daily(account.Plan, hensachi.ServiceFace)}
+	out := webui.FaceAnalysis{Width: a.photo.W, Height: a.photo.H, Used: res.Commit(), Limit: s.cfg.Limits.Daily(account.Plan, hensachi.ServiceFace)}
 	for _, f := range a.faces {
 		out.Faces = append(out.Faces, webui.DemoFace{X: f.BBox.X, Y: f.BBox.Y, W: f.BBox.Width, H: f.BBox.Height,
 			Score: f.Score, RawScore: f.RawScore, Age: f.Age, Gender: f.Gender, GenderProb: f.GenderProb})
 	}
-	preview := a.img
-	if side := max(a.img.W, a.img.H); side > previewSide {
-		preview = face.Resize(a.img, a.img.W*previewSide/side, a.img.H*previewSide/side)
+	preview, err := a.photo.Preview(previewSide)
+	if err != nil {
+		return webui.FaceAnalysis{}, err
 	}
 	var b bytes.Buffer
 	if err := jpeg.Encode(&b, preview.RGBA(), &jpeg.Options{Quality: 80}); err != nil {

@@ -24,8 +24,8 @@ type scriptedAnalyzer struct {
 	seen  []image.Point // the sizes of the images it was given
 }
 
-func (a *scriptedAnalyzer) Analyze(_ context.Context, img *face.RGB) ([]face.Face, error) {
-	a.seen = append(a.seen, image.Pt(img.W, img.H))
+func (a *scriptedAnalyzer) AnalyzePhoto(_ context.Context, photo *face.Photo) ([]face.Face, error) {
+	a.seen = append(a.seen, image.Pt(photo.W, photo.H))
 	return a.faces, a.err
 }
 

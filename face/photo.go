@@ -1,0 +1,199 @@
+package face
+
+import (
+	"math"
+	"sync"
+)
+
+// Photo is a decoded upload as the analysis reads it: its upright size in the original's pixels,
+// and its pixels at the coarsest resolutions the analysis has needed so far. With libjpeg-turbo a
+// JPEG is first decoded at the largest DCT reduction that still gives the detector's main pass all
+// the pixels it looks at; a finer level (the second detection pass, a face too small for the
+// 112×112 alignment at that level) is decoded when it is first asked for. Without the library, and
+// for PNG, the photo holds its full-resolution pixels alone. Boxes and landmarks are always in the
+// original's pixels.
+type Photo struct {
+	W, H   int // upright
+	Format Format
+
+	mu sync.Mutex
+	// levels are the decoded pixels, coarsest first; the last is full-size once decoded.
+	levels []level
+	// jpeg is the file while finer levels can still be decoded from it: nil for PNG, without
+	// libjpeg-turbo and once the full-size level is there.
+	jpeg                   []byte
+	storedW, storedH       int // the JPEG's size before its EXIF orientation
+	orientation            int
+	decodedPixels, decodes int // what the decoders produced, for tests and the benchmark
+}
+
+// DecodePhoto checks and decodes an upload for the analysis: the format by content and the pixel
+// count from the header before decoding, as Decode does, then the pixels the detector's main pass
+// needs, turned upright according to the EXIF orientation. A damaged or hostile file fails here,
+// with the error Decode gives for it.
+func DecodePhoto(data []byte) (*Photo, error) {
+	h, err := Inspect(data)
+	if err != nil {
+		return nil, err
+	}
+	p := &Photo{W: h.Width, H: h.Height, Format: h.Format}
+	if h.Format != JPEG || turboFactors() == nil {
+		img, err := decodeFull(data, h.Format)
+		if err != nil {
+			return nil, err
+		}
+		p.W, p.H = img.W, img.H
+		p.levels = []level{fullLevel(img)}
+		p.decodedPixels, p.decodes = img.W*img.H, 1
+		return p, nil
+	}
+	p.jpeg, p.storedW, p.storedH = data, h.Width, h.Height
+	p.orientation = jpegOrientation(data)
+	if p.orientation >= 5 { // the four orientations that swap the axes
+		p.W, p.H = h.Height, h.Width
+	}
+	if _, err := p.pixels(detectScales(p.W, p.H)[0]); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// PhotoOf is a photo of pixels already decoded, at full resolution.
+func PhotoOf(img *RGB) *Photo {
+	return &Photo{W: img.W, H: img.H, levels: []level{fullLevel(img)}}
+}
+
+// level is a photo's pixels at one DCT scale, upright, and where the original's pixels fall in
+// them: original x (pixel edges) is at x·scale + offX. The offsets are not zero when a side is not
+// a multiple of the scale's block and the EXIF orientation flips that side: the decoder's partial
+// last block, which it pads, is then on the left or top.
+type level struct {
+	img        *RGB
+	scale      float64
+	offX, offY float64
+}
+
+func fullLevel(img *RGB) level { return level{img: img, scale: 1} }
+
+// at maps a point of the original (pixel centres at integers, as landmarks are) into the level.
+func (l level) at(p Point) Point {
+	return Point{X: (p.X+0.5)*l.scale + l.offX - 0.5, Y: (p.Y+0.5)*l.scale + l.offY - 0.5}
+}
+
+// scaledLevel places a decode at factor f of a stored ws×hs JPEG, turned upright by orientation.
+func scaledLevel(stored *RGB, f scaleFactor, ws, hs, orientation int) level {
+	padX := float64(stored.W) - float64(ws)*f.value()
+	padY := float64(stored.H) - float64(hs)*f.value()
+	l := level{img: stored.Orient(orientation), scale: f.value()}
+	switch orientation { // which stored side each upright side is, and whether it is flipped
+	case 2:
+		l.offX = padX
+	case 3:
+		l.offX, l.offY = padX, padY
+	case 4:
+		l.offY = padY
+	case 6:
+		l.offX = padY
+	case 7:
+		l.offX, l.offY = padY, padX
+	case 8:
+		l.offY = padX
+	}
+	return l
+}
+
+// pixels returns the coarsest pixels that keep at least scale of the original's resolution (all
+// of it for a scale of 1 or more): a level already decoded when one is fine enough, else a new
+// decode at the coarsest DCT factor that is.
+func (p *Photo) pixels(scale float64) (level, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	scale = math.Min(scale, 1)
+	for _, l := range p.levels {
+		if l.scale >= scale {
+			return l, nil
+		}
+	}
+	if p.jpeg == nil { // no finer pixels than the full-size ones
+		return p.levels[len(p.levels)-1], nil
+	}
+	f := coarsestFactor(turboFactors(), scale)
+	stored, err := turboDecode(p.jpeg, p.storedW, p.storedH, f)
+	if err != nil {
+		// libjpeg-turbo found the file damaged, or is switched off: image/jpeg decodes it in full
+		// and gives the verdict the service has always given
+		full, err := decodeFull(p.jpeg, JPEG)
+		if err != nil {
+			return level{}, err
+		}
+		p.levels, p.jpeg = []level{fullLevel(full)}, nil
+		p.decodedPixels += full.W * full.H
+		p.decodes++
+		return p.levels[0], nil
+	}
+	p.decodedPixels += stored.W * stored.H
+	p.decodes++
+	l := scaledLevel(stored, f, p.storedW, p.storedH, p.orientation)
+	if f == fullScale {
+		p.jpeg = nil
+	}
+	i := 0
+	for i < len(p.levels) && p.levels[i].scale < l.scale {
+		i++
+	}
+	p.levels = append(p.levels[:i], append([]level{l}, p.levels[i:]...)...)
+	return l, nil
+}
+
+// Preview is the photo at most side pixels on its longer side, from the coarsest level that has
+// them, for showing it back to the user.
+func (p *Photo) Preview(side int) (*RGB, error) {
+	longer := max(p.W, p.H)
+	l, err := p.pixels(float64(side) / float64(longer))
+	if err != nil {
+		return nil, err
+	}
+	w, h := p.W, p.H
+	if longer > side {
+		w, h = max(1, p.W*side/longer), max(1, p.H*side/longer)
+	}
+	if l.scale == 1 && w == l.img.W && h == l.img.H {
+		return l.img, nil
+	}
+	return Resize(l.crop(p.W, p.H), w, h), nil
+}
+
+// crop is the level without the padding of a partial last block: the original's w×h pixels.
+func (l level) crop(w, h int) *RGB {
+	x0, y0 := int(math.Round(l.offX)), int(math.Round(l.offY))
+	cw := min(l.img.W-x0, max(1, int(math.Round(float64(w)*l.scale))))
+	ch := min(l.img.H-y0, max(1, int(math.Round(float64(h)*l.scale))))
+	if x0 == 0 && y0 == 0 && cw == l.img.W && ch == l.img.H {
+		return l.img
+	}
+	out := &RGB{W: cw, H: ch, Pix: make([]uint8, 3*cw*ch)}
+	for y := range ch {
+		copy(out.Pix[3*y*cw:3*(y+1)*cw], l.img.Pix[3*((y0+y)*l.img.W+x0):])
+	}
+	return out
+}
+
+// alignFrom warps the face with the given landmarks (in the original's pixels) onto the 112×112
+// template, sampling the coarsest level that still has a pixel for every template pixel: the crop
+// holds no more detail than that, and a level decoded at a reduced DCT scale is a low-pass copy, so
+// a large face is not aliased as it is when every third or eighth full-size pixel is sampled.
+func alignFrom(p *Photo, landmarks [5]Point) ([]uint8, error) {
+	t := EstimateSimilarity(landmarks[:], ArcFaceTemplate)
+	l, err := p.pixels(math.Hypot(t.A, t.B)) // template pixels per original pixel
+	if err != nil {
+		return nil, err
+	}
+	if l.scale == 1 {
+		return Align(l.img, landmarks), nil
+	}
+	var at [5]Point
+	for i, lm := range landmarks {
+		at[i] = l.at(lm)
+	}
+	return Align(l.img, at), nil
+}

@@ -1,0 +1,106 @@
+package face
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// photoCases are synthetic photos of the sizes the service meets, made of SCUT-FBP5500 portraits
+// pasted on grey canvases: a face the main pass finds, faces only the second pass finds, a group,
+// and a phone photo stored on its side with an EXIF orientation and sides that are not multiples
+// of the DCT blocks.
+func photoCases(t testing.TB) []struct {
+	name string
+	jpeg []byte
+} {
+	type tile struct {
+		name       string
+		x, y, side int
+	}
+	compose := func(w, h int, grey uint8, tiles ...tile) *RGB {
+		img := canvas(w, h, grey)
+		for _, tl := range tiles {
+			paste(img, Resize(scutImage(t, tl.name), tl.side, tl.side), tl.x, tl.y)
+		}
+		return img
+	}
+	enc := func(img *RGB) []byte { return encodeJPEG(t, img.image(), 92) }
+	phone := compose(3001, 2251, 170, tile{"AF1200.jpg", 1100, 600, 700}, tile{"CM600.jpg", 2300, 1500, 400})
+	return []struct {
+		name string
+		jpeg []byte
+	}{
+		{"one face 1024×768", enc(compose(1024, 768, 200, tile{"CM4.jpg", 362, 200, 300}))},
+		{"group 720×560", enc(compose(720, 560, 100, tile{"CF100.jpg", 0, 0, 320}, tile{"AM20.jpg", 360, 0, 256}, tile{"AF1500.jpg", 0, 340, 200}, tile{"CM600.jpg", 360, 340, 160}))},
+		{"small face 2500×1800", enc(compose(2500, 1800, 120, tile{"AF1200.jpg", 1700, 600, 72}))},
+		{"large face 1600×1200", enc(compose(1600, 1200, 120, tile{"AM20.jpg", 600, 400, 400}))},
+		{"group 2000×1500", enc(compose(2001, 1501, 90, tile{"CF100.jpg", 100, 100, 90}, tile{"AM20.jpg", 700, 300, 110}, tile{"AF1500.jpg", 1300, 900, 100}, tile{"CM600.jpg", 1700, 200, 80}))},
+		{"phone 3001×2251 on its side", withOrientation(enc(phone.Orient(8)), binary.LittleEndian, 6)},
+	}
+}
+
+// TestPhotoFindsFacesAsFullResolution analyses each photo both ways: as the service does
+// (DecodePhoto, the coarsest levels that suffice) and as the training commands do (Decode at full
+// resolution with image/jpeg). The faces must be the same faces in the same places, with the same
+// gender and nearly the same age and embedding.
+func TestPhotoFindsFacesAsFullResolution(t *testing.T) {
+	requireTurboJPEG(t)
+	a := testAnalyzer(t)
+	for _, tc := range photoCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			img, err := Decode(tc.jpeg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := analyze(t, a, img)
+			p, err := DecodePhoto(tc.jpeg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.W != img.W || p.H != img.H {
+				t.Fatalf("photo %d×%d, image %d×%d", p.W, p.H, img.W, img.H)
+			}
+			got, err := a.AnalyzePhoto(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFaces(t, img, got)
+			t.Logf("%d faces; decoded %.3f of the pixels in %d decodes", len(got), float64(p.decodedPixels)/float64(p.W*p.H), p.decodes)
+			if len(got) != len(want) {
+				t.Fatalf("%d faces, %d at full resolution:\n%+v\n%+v", len(got), len(want), got, want)
+			}
+			for i := range got {
+				g, w := got[i], want[i]
+				side := math.Sqrt(float64(w.W * w.H))
+				var lm float64
+				for j := range 5 {
+					lm = math.Max(lm, math.Hypot(g.Detection.Landmarks[j].X-w.Detection.Landmarks[j].X, g.Detection.Landmarks[j].Y-w.Detection.Landmarks[j].Y))
+				}
+				cos := cosine(g.Embedding, w.Embedding)
+				t.Logf("face %d, %.0f px: box %d,%d %d×%d (full resolution %d,%d %d×%d), landmarks %.1f px apart; age %d (%d), P(male) %.2f (%.2f), embedding cosine %.3f",
+					i, side, g.X, g.Y, g.W, g.H, w.X, w.Y, w.W, w.H, lm, g.Age, w.Age, g.Male, w.Male, cos)
+				// the detector sees slightly different pixels (a DCT-scaled level rather than the
+				// full-size image box-averaged); one pixel of its input is 1/scale original pixels
+				tol := max(2, 0.02*side)
+				if lm > tol || !sameBox(g, w, int(math.Ceil(2*tol))) {
+					t.Errorf("face %d: landmarks %.1f px apart, boxes %+v and %+v; want within %.1f px", i, lm, g.Detection.Box, w.Detection.Box, tol)
+				}
+				if g.Age-w.Age > 4 || w.Age-g.Age > 4 || math.Abs(g.Male-w.Male) > 0.1 || cos < 0.97 {
+					t.Errorf("face %d: age %d, P(male) %.2f, embedding cosine %.3f; at full resolution age %d, P(male) %.2f", i, g.Age, g.Male, cos, w.Age, w.Male)
+				}
+			}
+		})
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
+}
