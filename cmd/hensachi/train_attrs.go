@@ -40,15 +40,19 @@ func runTrainAttrs(ctx context.Context, args []string) error {
 	}
 	defer a.Close()
 	workers := ff.extractWorkers()
-	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images…\n", len(utk), len(sc))
+	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images and of degraded copies of the held-out ones…\n", len(utk), len(sc))
 	missed := map[string]int{}
 	var samples []attr.Sample
-	for _, set := range [][]attr.Sample{utk, sc} {
+	for _, set := range [][]attr.Sample{utk, attr.DegradedCopies(utk), sc, attr.DegradedCopies(sc)} {
 		got, n, err := attr.Extract(ctx, a, set, workers)
 		if err != nil {
 			return err
 		}
-		samples, missed[set[0].Source] = append(samples, got...), n
+		name := set[0].Source
+		if set[0].Degraded {
+			name += " (degraded copies)"
+		}
+		samples, missed[name] = append(samples, got...), n
 	}
 	m, err := attr.Train(samples, true)
 	if err != nil {
@@ -56,9 +60,10 @@ func runTrainAttrs(ctx context.Context, args []string) error {
 	}
 	m.Training.WithoutFace = missed
 	for _, src := range []string{attr.SourceUTKFace, attr.SourceSCUT} {
-		r := m.Test[src]
-		fmt.Printf("%s held out: %d faces, gender %.4f (adults %.4f), adult age MAE %.2f, ECE %.4f\n",
-			src, r.Overall.N, r.Overall.GenderAccuracy, r.Adults.GenderAccuracy, r.Adults.AgeMAE, r.GenderECE)
+		for kind, r := range map[string]*attr.Report{"": m.Test[src], ", degraded": m.TestDegraded[src]} {
+			fmt.Printf("%s held out%s: %d faces, gender %.4f (adults %.4f), adult age MAE %.2f, ECE %.4f\n",
+				src, kind, r.Overall.N, r.Overall.GenderAccuracy, r.Adults.GenderAccuracy, r.Adults.AgeMAE, r.GenderECE)
+		}
 	}
 	if *check {
 		return checkAttrsReproduced(*out, m, samples)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hensachi/hensachi/face"
@@ -387,5 +388,39 @@ func BenchmarkAttributes(b *testing.B) {
 		if _, _, err := m.Attributes(f); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDegrade: the copy keeps the size, loses the fine detail, and is drawn from the file's name
+// alone (the same on every machine, whatever directory the dataset is in).
+func TestDegrade(t *testing.T) {
+	img := &face.RGB{W: 120, H: 90, Pix: make([]uint8, 3*120*90)}
+	for y := range img.H {
+		for x := range img.W {
+			if (x+y)%2 == 0 { // a one-pixel checkerboard: all detail, no content
+				copy(img.Pix[3*(y*img.W+x):], []uint8{255, 255, 255})
+			}
+		}
+	}
+	a, err := Degrade(img, "/data/one/5_1_0_20170109.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Degrade(img, "elsewhere/5_1_0_20170109.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.W != img.W || a.H != img.H || !slices.Equal(a.Pix, b.Pix) {
+		t.Fatalf("copies %d×%d and %d×%d differ, or differ in size from %d×%d", a.W, a.H, b.W, b.H, img.W, img.H)
+	}
+	contrast := func(m *face.RGB) float64 {
+		sum := 0.0
+		for i := 3; i < len(m.Pix); i += 3 {
+			sum += math.Abs(float64(m.Pix[i]) - float64(m.Pix[i-3]))
+		}
+		return sum / float64(len(m.Pix)/3)
+	}
+	if before, after := contrast(img), contrast(a); after > before/10 {
+		t.Errorf("neighbour contrast %.1f after degrading, %.1f before: the detail is still there", after, before)
 	}
 }

@@ -29,8 +29,9 @@ func (m *Model) writeCommon(b *strings.Builder, what string) {
 		missed = append(missed, fmt.Sprintf("%s %d", s, n))
 	}
 	slices.Sort(missed)
-	fmt.Fprintf(b, "\nFaces fitted on: %s. Images where no face was found (all images, held out or not): %s.\n\n",
-		strings.Join(srcs, ", "), strings.Join(missed, ", "))
+	fmt.Fprintf(b, "\nFaces fitted on: %s. Images where no face was found (all images, held out or not, and the\n",
+		strings.Join(srcs, ", "))
+	fmt.Fprintf(b, "degraded copies of the held-out ones): %s.\n\n", strings.Join(missed, ", "))
 	fmt.Fprintf(b, "Licence: %s.\n\n", m.Training.Licence)
 	b.WriteString("**An operator offering a paid plan must supply a model they are entitled to use commercially.**\n")
 	b.WriteString("The training images are licensed for non-commercial research only, the gender-age feature model is\n")
@@ -117,9 +118,33 @@ func (m *Model) WriteGenderCard(w io.Writer) error {
 		}
 		table(&b, "| ethnicity | faces | accuracy |\n|---|---:|---:|\n", sortedKeys(r.Ethnicities), func(k string) (Metrics, bool) { x, ok := r.Ethnicities[k]; return x, ok }, acc)
 	}
+	writeDegradedHeader(&b)
+	b.WriteString("| held-out set | faces | accuracy | aged 15 and over | ECE |\n|---|---:|---:|---:|---:|\n")
+	for _, src := range []string{SourceUTKFace, SourceSCUT} {
+		if r := m.TestDegraded[src]; r != nil && r.Overall.N > 0 {
+			adults := ""
+			if r.Adults.N > 0 {
+				adults = fmt.Sprintf("%.1f %%", 100*r.Adults.GenderAccuracy)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.1f %% | %s | %.3f |\n", sourceNames[src], r.Overall.N, 100*r.Overall.GenderAccuracy, adults, r.GenderECE)
+		}
+	}
+	b.WriteString("\n")
 	m.writeCrossValidation(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ageColumns are an age table's figures of one row.
+func ageColumns(x Metrics) string { return fmt.Sprintf("%.2f | %+.2f", x.AgeMAE, x.AgeBias) }
+
+// writeDegradedHeader introduces the figures on the degraded copies of the held-out faces.
+func writeDegradedHeader(b *strings.Builder) {
+	b.WriteString("## Held out, degraded: small and recompressed faces\n\n")
+	b.WriteString("Uploads are often small faces in larger photos, recompressed on the way. Each held-out image is also\n")
+	fmt.Fprintf(b, "evaluated as a degraded copy: shrunk %g–%g×, saved as a JPEG of quality %d–%d and enlarged back (drawn\n",
+		minShrink, maxShrink, minQuality, maxQuality)
+	b.WriteString("per file name, so the copies are the same in every run; never fitted on):\n\n")
 }
 
 // WriteAgeCard writes the age head's model card in Markdown.
@@ -139,11 +164,16 @@ func (m *Model) WriteAgeCard(w io.Writer) error {
 		fmt.Fprintf(&b, "## Held out: %s\n\n", sourceNames[SourceUTKFace])
 		fmt.Fprintf(&b, "Mean absolute error %.2f years on %d faces, %.2f on the %d aged %d and over (bias %+.2f).\n\n",
 			r.Overall.AgeMAE, r.Overall.AgeN, r.Adults.AgeMAE, r.Adults.AgeN, AdultAge, r.Adults.AgeBias)
-		cols := func(x Metrics) string { return fmt.Sprintf("%.2f | %+.2f", x.AgeMAE, x.AgeBias) }
-		table(&b, "| age band | faces | MAE | bias |\n|---|---:|---:|---:|\n", Bands, func(k string) (Metrics, bool) { x, ok := r.Bands[k]; return x, ok }, cols)
-		table(&b, "| gender | faces | MAE | bias |\n|---|---:|---:|---:|\n", sortedKeys(r.Genders), func(k string) (Metrics, bool) { x, ok := r.Genders[k]; return x, ok }, cols)
-		table(&b, "| ethnicity | faces | MAE | bias |\n|---|---:|---:|---:|\n", sortedKeys(r.Ethnicities), func(k string) (Metrics, bool) { x, ok := r.Ethnicities[k]; return x, ok }, cols)
+		table(&b, "| age band | faces | MAE | bias |\n|---|---:|---:|---:|\n", Bands, func(k string) (Metrics, bool) { x, ok := r.Bands[k]; return x, ok }, ageColumns)
+		table(&b, "| gender | faces | MAE | bias |\n|---|---:|---:|---:|\n", sortedKeys(r.Genders), func(k string) (Metrics, bool) { x, ok := r.Genders[k]; return x, ok }, ageColumns)
+		table(&b, "| ethnicity | faces | MAE | bias |\n|---|---:|---:|---:|\n", sortedKeys(r.Ethnicities), func(k string) (Metrics, bool) { x, ok := r.Ethnicities[k]; return x, ok }, ageColumns)
 		b.WriteString("UTKFace's ages are partly estimated by its authors, so part of the error is in the labels.\n\n")
+	}
+	if r := m.TestDegraded[SourceUTKFace]; r != nil && r.Overall.AgeN > 0 {
+		writeDegradedHeader(&b)
+		fmt.Fprintf(&b, "%s: mean absolute error %.2f years on %d faces, %.2f on the %d aged %d and over.\n\n",
+			sourceNames[SourceUTKFace], r.Overall.AgeMAE, r.Overall.AgeN, r.Adults.AgeMAE, r.Adults.AgeN, AdultAge)
+		table(&b, "| age band | faces | MAE | bias |\n|---|---:|---:|---:|\n", Bands, func(k string) (Metrics, bool) { x, ok := r.Bands[k]; return x, ok }, ageColumns)
 	}
 	m.writeCrossValidation(&b)
 	_, err := io.WriteString(w, b.String())

@@ -26,13 +26,15 @@ const (
 
 // Sample is one labelled face image. SCUT-FBP5500 has no ages.
 type Sample struct {
-	Path     string
-	Source   string
-	Age      int
-	Male     bool
-	Ethnic   string // White, Black, Asian, Indian, Others (UTKFace); Asian, Caucasian (SCUT-FBP5500)
-	Group    string // the unit of the held-out split and of the folds: one group is never split
-	HeldOut  bool   // never used for fitting
+	Path    string
+	Source  string
+	Age     int
+	Male    bool
+	Ethnic  string // White, Black, Asian, Indian, Others (UTKFace); Asian, Caucasian (SCUT-FBP5500)
+	Group   string // the unit of the held-out split and of the folds: one group is never split
+	HeldOut bool   // never used for fitting
+	// Degraded says the features are of a low-resolution, recompressed copy of the image (Degrade).
+	Degraded bool
 	Features *face.Features
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // Extract runs the service's pipeline (decode, detect, align, per-face models) on each sample's
-// image and keeps the largest face's features. It returns the samples where a face was found and
+// image, or on its degraded copy, and keeps the largest face's features. It returns the samples where a face was found and
 // how many had none.
 func Extract(ctx context.Context, a *face.Analyzer, samples []Sample, workers int) ([]Sample, int, error) {
 	found := make([]bool, len(samples))
@@ -25,7 +25,7 @@ func Extract(ctx context.Context, a *face.Analyzer, samples []Sample, workers in
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			f, err := largestFace(ctx, a, s.Path)
+			f, err := largestFace(ctx, a, &s)
 			if err != nil {
 				mu.Lock()
 				if firstErr == nil {
@@ -53,18 +53,23 @@ func Extract(ctx context.Context, a *face.Analyzer, samples []Sample, workers in
 	return kept, len(samples) - len(kept), nil
 }
 
-func largestFace(ctx context.Context, a *face.Analyzer, path string) (*face.Features, error) {
-	data, err := os.ReadFile(path)
+func largestFace(ctx context.Context, a *face.Analyzer, s *Sample) (*face.Features, error) {
+	data, err := os.ReadFile(s.Path)
 	if err != nil {
 		return nil, err
 	}
 	img, err := face.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if s.Degraded {
+		if img, err = Degrade(img, s.Path); err != nil {
+			return nil, err
+		}
 	}
 	faces, err := a.Analyze(ctx, img)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	if len(faces) == 0 {
 		return nil, nil

@@ -29,8 +29,10 @@ type Model struct {
 	AgeCalibration      Curve    `json:"age_calibration"`
 	AgeCalibrationShare float64  `json:"age_calibration_share"`
 	Training            Training `json:"training"`
-	// Test is the evaluation on the held-out data, per source.
-	Test map[string]*Report `json:"test"`
+	// Test is the evaluation on the held-out data, per source; TestDegraded on its degraded
+	// copies (Degrade).
+	Test         map[string]*Report `json:"test"`
+	TestDegraded map[string]*Report `json:"test_degraded"`
 }
 
 // Training records how the model was fitted.

@@ -248,19 +248,19 @@ func Train(samples []Sample, mirrored bool) (*Model, error) {
 	m.Training.Datasets = []string{"UTKFace (training pool of 9,205 chips: age, gender, ethnicity)", "SCUT-FBP5500 v2 (gender from the file-name prefix; official training split only)"}
 	m.Training.Licence = "non-commercial research only (UTKFace and SCUT-FBP5500 licences); a model trained on them inherits that restriction"
 	m.Training.Split = "UTKFace: ten-minute windows of the file-name time stamp, one in five held out (FNV-1a hash of the window); SCUT-FBP5500: the official test split held out"
-	m.Test = map[string]*Report{}
+	m.Test, m.TestDegraded = map[string]*Report{}, map[string]*Report{}
 	for _, src := range []string{SourceUTKFace, SourceSCUT} {
-		m.Test[src] = m.Evaluate(samples, src)
+		m.Test[src], m.TestDegraded[src] = m.Evaluate(samples, src, false), m.Evaluate(samples, src, true)
 	}
 	return m, nil
 }
 
-// Evaluate runs the model on a source's held-out samples.
-func (m *Model) Evaluate(samples []Sample, source string) *Report {
+// Evaluate runs the model on a source's held-out samples, the originals or the degraded copies.
+func (m *Model) Evaluate(samples []Sample, source string, degraded bool) *Report {
 	var test []Sample
 	var preds []Prediction
 	for _, s := range samples {
-		if !s.HeldOut || s.Source != source {
+		if !s.HeldOut || s.Source != source || s.Degraded != degraded {
 			continue
 		}
 		age, male, err := m.Attributes(s.Features)
