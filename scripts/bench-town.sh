@@ -4,6 +4,9 @@
 # bare Go net/http from memory (scripts/barehttp); then the same
 # load against a server on PostgreSQL (a throwaway cluster, scripts/pg-cluster.sh) instead of the
 # embedded store. Prints the throughputs, p99 latencies, the ratios and the server's RSS.
+#
+#   DURATION=10s CONNECTIONS=64 THREADS=1   wrk's load per run
+#   POSTGRES=false                          skip the PostgreSQL run (quicker, while exploring)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
@@ -13,11 +16,15 @@ PORT=${PORT:-18480}
 NGINX_PORT=${NGINX_PORT:-18481}
 PG_SERVER_PORT=${PG_SERVER_PORT:-18482}
 BARE_PORT=${BARE_PORT:-18483}
+POSTGRES=${POSTGRES:-true}
 
 for tool in wrk nginx curl; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx-light curl)" >&2; exit 1; }
 done
-make -s build runtime models >/dev/null
+make -s build runtime >/dev/null
+# `make models` also re-checks the trained models by training them again where their datasets are,
+# which takes long; the benchmark needs only the bundle
+[ -f models/attributes.json ] || make -s models >/dev/null
 [ -f data/dataset.arrow ] || make -s ingest >/dev/null
 
 work=$(mktemp -d)
@@ -97,7 +104,9 @@ rss=$(awk '/VmHWM/ {print $2 " " $3}' "/proc/$server/status")
 # server runs again after it, and the ratio is to the mean of its two runs, so that a drift in what
 # else the machine does during the runs does not read as a difference between the stores.
 pg=""
-if pgdir=$(mktemp -d /tmp/hensachi-bench-pg-XXXXXX) && pg_url=$(scripts/pg-cluster.sh start "$pgdir" 2>"$work/pg.log"); then
+if [ "$POSTGRES" != true ]; then
+  echo "bench: POSTGRES=$POSTGRES, so no PostgreSQL run" >&2
+elif pgdir=$(mktemp -d /tmp/hensachi-bench-pg-XXXXXX) && pg_url=$(scripts/pg-cluster.sh start "$pgdir" 2>"$work/pg.log"); then
   pgkey=$(bin/hensachi account create -database-url "$pg_url" -email bench@example.com -plan pro | awk '/api key/{print $3}')
   bin/hensachi serve -database-url "$pg_url" -addr "127.0.0.1:$PG_SERVER_PORT" -access-log=false -uploads "" \
     -limits town.pro=1000000000,face.pro=1000000000 >"$work/server-pg.log" 2>&1 &
