@@ -13,10 +13,10 @@ import (
 
 // keyFromRequest returns the API key of a request: X-API-Key, or Authorization: Bearer.
 func keyFromRequest(r *http.Request) (string, error) {
-	if k := r.Header.Get("X-API-Key"); k != "" {
+	if k := headerValue(r.Header, "X-Api-Key"); k != "" {
 		return strings.TrimSpace(k), nil
 	}
-	if auth := r.Header.Get("Authorization"); auth != "" {
+	if auth := headerValue(r.Header, "Authorization"); auth != "" {
 		scheme, token, ok := strings.Cut(auth, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 			return "", hensachi.Errorf(hensachi.EInvalidAPIKey, "the Authorization header must read 'Bearer <API key>'")

@@ -34,7 +34,7 @@ var errNotModified = errors.New("not modified")
 // which does not count, else it reserves quota and produces the payload.
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
 	c.w.Header()["Etag"] = c.town.etagHeader
-	if etagMatches(c.r.Header.Get("If-None-Match"), c.town.etag) {
+	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.town.etag) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {
