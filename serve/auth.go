@@ -31,7 +31,6 @@ func keyFromRequest(r *http.Request) (string, error) {
 type keyCache struct {
 	store hensachi.Store
 	ttl   time.Duration
-	now   func() time.Time
 
 	mu      sync.Mutex
 	entries map[[32]byte]keyEntry
@@ -47,12 +46,12 @@ type keyEntry struct {
 // maxCachedKeys bounds the cache; a flood of random well-formed keys cannot grow it without end.
 const maxCachedKeys = 100_000
 
-func newKeyCache(store hensachi.Store, ttl time.Duration, now func() time.Time) *keyCache {
-	return &keyCache{store: store, ttl: ttl, now: now, entries: map[[32]byte]keyEntry{}}
+func newKeyCache(store hensachi.Store, ttl time.Duration) *keyCache {
+	return &keyCache{store: store, ttl: ttl, entries: map[[32]byte]keyEntry{}}
 }
 
-// authenticate returns the account of a request's key.
-func (c *keyCache) authenticate(ctx context.Context, r *http.Request) (hensachi.Account, error) {
+// authenticate returns the account of a request's key, with the cache as it stands at now.
+func (c *keyCache) authenticate(ctx context.Context, r *http.Request, now time.Time) (hensachi.Account, error) {
 	raw, err := keyFromRequest(r)
 	if err != nil {
 		return hensachi.Account{}, err
@@ -60,7 +59,7 @@ func (c *keyCache) authenticate(ctx context.Context, r *http.Request) (hensachi.
 	if !hensachi.CheckAPIKey(raw) {
 		return hensachi.Account{}, hensachi.Errorf(hensachi.EInvalidAPIKey, "this is not a valid API key")
 	}
-	e, err := c.lookup(ctx, hensachi.HashAPIKey(raw))
+	e, err := c.lookup(ctx, hensachi.HashAPIKey(raw), now)
 	switch {
 	case err != nil:
 		return hensachi.Account{}, err
@@ -72,8 +71,7 @@ func (c *keyCache) authenticate(ctx context.Context, r *http.Request) (hensachi.
 	return e.account, nil
 }
 
-func (c *keyCache) lookup(ctx context.Context, hash [32]byte) (keyEntry, error) {
-	now := c.now()
+func (c *keyCache) lookup(ctx context.Context, hash [32]byte, now time.Time) (keyEntry, error) {
 	c.mu.Lock()
 	e, ok := c.entries[hash]
 	c.mu.Unlock()

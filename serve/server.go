@@ -132,7 +132,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}
-	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL, cfg.Now)
+	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL)
 	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
 		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now, OpenAPI: openAPIDoc}
 	if s.datasets != nil {
