@@ -56,13 +56,19 @@ func (c *keyCache) authenticate(ctx context.Context, r *http.Request, now time.T
 	if err != nil {
 		return hensachi.Account{}, err
 	}
-	if !hensachi.CheckAPIKey(raw) {
-		return hensachi.Account{}, hensachi.Errorf(hensachi.EInvalidAPIKey, "this is not a valid API key")
+	hash := hensachi.HashAPIKey(raw)
+	e, ok := c.cached(hash, now)
+	if !ok {
+		// only keys that passed the check are cached, so it runs on a miss, before the store is
+		// asked: the checksum costs more than the hash
+		if !hensachi.CheckAPIKey(raw) {
+			return hensachi.Account{}, hensachi.Errorf(hensachi.EInvalidAPIKey, "this is not a valid API key")
+		}
+		if e, err = c.fetch(ctx, hash, now); err != nil {
+			return hensachi.Account{}, err
+		}
 	}
-	e, err := c.lookup(ctx, hensachi.HashAPIKey(raw), now)
 	switch {
-	case err != nil:
-		return hensachi.Account{}, err
 	case e.err != nil:
 		return hensachi.Account{}, e.err
 	case e.key.Revoked():
@@ -71,13 +77,17 @@ func (c *keyCache) authenticate(ctx context.Context, r *http.Request, now time.T
 	return e.account, nil
 }
 
-func (c *keyCache) lookup(ctx context.Context, hash [32]byte, now time.Time) (keyEntry, error) {
+// cached returns the lookup of a key's hash remembered and not expired at now.
+func (c *keyCache) cached(hash [32]byte, now time.Time) (keyEntry, bool) {
 	c.mu.Lock()
 	e, ok := c.entries[hash]
 	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e, nil
-	}
+	return e, ok && now.Before(e.expires)
+}
+
+// fetch looks a key's hash up in the store and remembers the answer, "no such key" included.
+func (c *keyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (keyEntry, error) {
+	var e keyEntry
 	k, a, err := c.store.KeyByHash(ctx, hash)
 	switch code := hensachi.ErrorCode(err); {
 	case code == hensachi.ENotFound:
