@@ -101,7 +101,7 @@ rps() { awk '/^Requests\/sec/ {print $2}' "$1"; }
 p99() { awk '$1 == "99%" {print $2}' "$1"; }
 # over the rounds of a peer ($1: the files' prefix): requests per second over all of them, the
 # median p99 in ms, the server's CPU time per request in µs, and each round's requests per second
-total_rps() { cat "$1".[0-9]* | awk '/requests in/ {n += $1; t += $4} END {printf "%.0f", n / t}'; }
+total_rps() { cat "$1".[0-9]* | awk '/requests in/ {n += $1; t += $4 * ($4 ~ /m,$/ ? 60 : 1)} END {printf "%.0f", n / t}'; }
 median_p99() {
   for f in "$1".[0-9]*; do [[ $f == *.cpu ]] || p99 "$f"; done |
     awk '{v = $1 + 0; if ($1 ~ /us$/) v /= 1000; else if ($1 ~ /[^m]s$/) v *= 1000; print v}' |
