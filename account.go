@@ -73,30 +73,33 @@ var Tokyo = time.FixedZone("Asia/Tokyo", 9*60*60)
 
 // Day returns the usage day of t, YYYY-MM-DD in Tokyo. Every keyed call asks for it, so the
 // current day's window is cached rather than formatted each time.
-func Day(t time.Time) string {
-	n := t.UnixNano()
-	if w := today.Load(); w != nil && n >= w.start && n < w.end {
-		return w.day
-	}
-	y, m, d := t.In(Tokyo).Date()
-	start := time.Date(y, m, d, 0, 0, 0, 0, Tokyo)
-	w := &dayWindow{start: start.UnixNano(), end: start.AddDate(0, 0, 1).UnixNano(), day: start.Format(time.DateOnly)}
-	today.Store(w)
-	return w.day
-}
+func Day(t time.Time) string { return window(t).day }
 
-// dayWindow is one Tokyo day as [start, end) in Unix nanoseconds.
+// NextReset returns the start of the usage day after t's. Every keyed call's RateLimit field
+// counts down to it, from the same cached window as Day.
+func NextReset(t time.Time) time.Time { return window(t).next }
+
+// dayWindow is one Tokyo day as [start, end) in Unix nanoseconds, the next day's start as a time.
 type dayWindow struct {
 	start, end int64
 	day        string
+	next       time.Time
 }
 
 var today atomic.Pointer[dayWindow]
 
-// NextReset returns the start of the usage day after t's.
-func NextReset(t time.Time) time.Time {
+// window returns the usage day of t, the current one from the cache.
+func window(t time.Time) *dayWindow {
+	n := t.UnixNano()
+	if w := today.Load(); w != nil && n >= w.start && n < w.end {
+		return w
+	}
 	y, m, d := t.In(Tokyo).Date()
-	return time.Date(y, m, d+1, 0, 0, 0, 0, Tokyo)
+	start := time.Date(y, m, d, 0, 0, 0, 0, Tokyo)
+	next := start.AddDate(0, 0, 1)
+	w := &dayWindow{start: start.UnixNano(), end: next.UnixNano(), day: start.Format(time.DateOnly), next: next}
+	today.Store(w)
+	return w
 }
 
 // Account is a user of the APIs.

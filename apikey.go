@@ -41,7 +41,22 @@ func NewAPIKey() (string, APIKey) {
 }
 
 // HashAPIKey returns the stored hash of a key.
-func HashAPIKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+func HashAPIKey(key string) [32]byte {
+	if len(key) == keyLen { // every call's key: its bytes on the stack, as []byte(key) would not be
+		var b [keyLen]byte
+		copy(b[:], key)
+		return sha256.Sum256(b[:])
+	}
+	return sha256.Sum256([]byte(key))
+}
+
+// isBase62 tells the bytes of base62: a key's characters are checked on every call.
+var isBase62 = func() (t [256]bool) {
+	for i := range len(base62) {
+		t[base62[i]] = true
+	}
+	return t
+}()
 
 // CheckAPIKey reports whether s has the shape and checksum of a key this service issues.
 func CheckAPIKey(s string) bool {
@@ -50,7 +65,7 @@ func CheckAPIKey(s string) bool {
 	}
 	body := s[len(keyPrefix):]
 	for i := 0; i < len(body); i++ {
-		if strings.IndexByte(base62, body[i]) < 0 {
+		if !isBase62[body[i]] {
 			return false
 		}
 	}
@@ -60,7 +75,12 @@ func CheckAPIKey(s string) bool {
 
 // checksum is the base62 CRC-32 of a key's random part, the key's last characters.
 func checksum(random string) [keyChecksumLen]byte {
-	n := crc32.ChecksumIEEE([]byte(random))
+	// crc32.ChecksumIEEE a byte at a time, over the string: converting it to []byte would allocate
+	n := ^uint32(0)
+	for i := 0; i < len(random); i++ {
+		n = crc32.IEEETable[byte(n)^random[i]] ^ n>>8
+	}
+	n = ^n
 	var out [keyChecksumLen]byte
 	for i := keyChecksumLen - 1; i >= 0; i-- {
 		out[i] = base62[n%62]

@@ -1,6 +1,9 @@
 package hensachi
 
 import (
+	"crypto/sha256"
+	"fmt"
+	"hash/crc32"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +36,32 @@ func TestAPIKey(t *testing.T) {
 		if CheckAPIKey(bad) {
 			t.Errorf("CheckAPIKey(%q) = true", bad)
 		}
+	}
+}
+
+// TestIssuedKeysStayValid: keys already issued, and their stored hashes, must keep matching however
+// the check and the hash are computed.
+func TestIssuedKeysStayValid(t *testing.T) {
+	const key = "hsk_EPJhi5wwWQaGqPFXBYrniKpZOOv9mYJD2Y7v5p"
+	if !CheckAPIKey(key) || fmt.Sprintf("%x", HashAPIKey(key)) != "fdd2933c315791df7fb13e698378e2a95e6457f1a3480c6edcdd7501d9216b55" {
+		t.Errorf("key issued before: check %v, hash %x", CheckAPIKey(key), HashAPIKey(key))
+	}
+	if HashAPIKey("short") != sha256.Sum256([]byte("short")) {
+		t.Error("a string of another length is not hashed as it is")
+	}
+	for _, random := range []string{"", "a", strings.Repeat("z", keyRandomLen), key[4:36]} {
+		n := crc32.ChecksumIEEE([]byte(random))
+		var want [keyChecksumLen]byte
+		for i := keyChecksumLen - 1; i >= 0; i-- {
+			want[i] = base62[n%62]
+			n /= 62
+		}
+		if got := checksum(random); got != want {
+			t.Errorf("checksum(%q) = %s, want %s", random, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { CheckAPIKey(key); HashAPIKey(key) }); n != 0 {
+		t.Errorf("checking and hashing a key allocates %v times", n)
 	}
 }
 

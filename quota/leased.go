@@ -69,6 +69,7 @@ const (
 
 // lease is this process's share of one counter.
 type lease struct {
+	m         *Leased
 	free      int64 // leased units held by no call: the next calls take them without the store
 	pending   int64 // units held by calls in progress
 	unsettled int64 // units that became successes and are not yet reported to the store
@@ -107,7 +108,7 @@ func NewLeased(ctx context.Context, store hensachi.QuotaStore, limits hensachi.L
 		return nil, err
 	}
 	for _, u := range usage {
-		m.counts[u.UsageKey] = &lease{count: u.Count, avail: -1}
+		m.counts[u.UsageKey] = &lease{m: m, count: u.Count, avail: -1}
 	}
 	return m, nil
 }
@@ -115,7 +116,7 @@ func NewLeased(ctx context.Context, store hensachi.QuotaStore, limits hensachi.L
 func (m *Leased) counter(key hensachi.UsageKey) *lease {
 	l := m.counts[key]
 	if l == nil {
-		l = &lease{avail: -1}
+		l = &lease{m: m, avail: -1}
 		m.counts[key] = l
 	}
 	return l
@@ -134,7 +135,7 @@ func (m *Leased) Reserve(ctx context.Context, account hensachi.Account, service 
 		case l.free > 0:
 			l.take()
 			m.mu.Unlock()
-			return &Reservation{owner: m, key: key}, nil
+			return &Reservation{counter: l}, nil
 		case l.op != nil:
 			op := l.op
 			l.waiting++
@@ -232,7 +233,7 @@ func (m *Leased) lease(ctx context.Context, key hensachi.UsageKey, l *lease, acc
 		return nil, m.refusal(l, account, service, limit, now)
 	}
 	l.take()
-	return &Reservation{owner: m, key: key}, nil
+	return &Reservation{counter: l}, nil
 }
 
 // refusal answers a call that found no unit. When other processes still hold units that are not
@@ -277,10 +278,9 @@ func (m *Leased) failed(key hensachi.UsageKey, l *lease, err error) {
 	l.settling, l.returning = 0, 0
 }
 
-func (m *Leased) finish(r *Reservation, success bool) int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	l := m.counts[r.key] // a counter is not deleted while a call holds one of its units
+func (l *lease) finish(r *Reservation, success bool) int64 {
+	l.m.mu.Lock()
+	defer l.m.mu.Unlock()
 	if !r.done {
 		r.done = true
 		l.pending--

@@ -21,6 +21,7 @@ type Local struct {
 }
 
 type counter struct {
+	m         *Local
 	used      int64 // successes, persisted or not
 	pending   int64 // reservations not yet committed or released
 	unflushed int64 // successes not yet written to the store
@@ -34,7 +35,7 @@ func NewLocal(ctx context.Context, store hensachi.Store, limits hensachi.Limits,
 		return nil, err
 	}
 	for _, u := range usage {
-		m.counts[u.UsageKey] = &counter{used: u.Count}
+		m.counts[u.UsageKey] = &counter{m: m, used: u.Count}
 	}
 	return m, nil
 }
@@ -49,7 +50,7 @@ func (m *Local) Reserve(_ context.Context, account hensachi.Account, service hen
 	defer m.mu.Unlock()
 	c := m.counts[key]
 	if c == nil {
-		c = &counter{}
+		c = &counter{m: m}
 		m.counts[key] = c
 	}
 	switch {
@@ -59,13 +60,12 @@ func (m *Local) Reserve(_ context.Context, account hensachi.Account, service hen
 		return nil, busyError(service, time.Second)
 	}
 	c.pending++
-	return &Reservation{owner: m, key: key}, nil
+	return &Reservation{counter: c}, nil
 }
 
-func (m *Local) finish(r *Reservation, success bool) int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c := m.counts[r.key]
+func (c *counter) finish(r *Reservation, success bool) int64 {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
 	if !r.done {
 		r.done = true
 		c.pending--
@@ -111,7 +111,7 @@ func (m *Local) Flush(ctx context.Context) error {
 		for _, d := range deltas {
 			c := m.counts[d.UsageKey]
 			if c == nil {
-				c = &counter{used: d.Count}
+				c = &counter{m: m, used: d.Count}
 				m.counts[d.UsageKey] = c
 			}
 			c.unflushed += d.Count

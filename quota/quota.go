@@ -38,20 +38,21 @@ func New(ctx context.Context, store hensachi.Store, limits hensachi.Limits, now 
 
 // Reservation is one unit of quota held by a call in progress.
 type Reservation struct {
-	owner interface {
+	// counter is the one the unit came from, held rather than looked up again when the call ends:
+	// a counter is not dropped while a call holds one of its units.
+	counter interface {
 		// finish ends the reservation once, as a success or not, and returns the day's count.
 		finish(r *Reservation, success bool) int64
 	}
-	key  hensachi.UsageKey
-	done bool // guarded by the owner's lock
+	done bool // guarded by the lock of the counter's owner
 }
 
 // Commit turns the reservation into a counted call and returns the day's count including it.
-func (r *Reservation) Commit() int64 { return r.owner.finish(r, true) }
+func (r *Reservation) Commit() int64 { return r.counter.finish(r, true) }
 
 // Release gives the unit back: the call failed and does not count. Releasing a committed
 // reservation does nothing, so it can be deferred.
-func (r *Reservation) Release() { r.owner.finish(r, false) }
+func (r *Reservation) Release() { r.counter.finish(r, false) }
 
 // limitError refuses a call at the limit; after is the Retry-After.
 func limitError(account hensachi.Account, service hensachi.Service, limit int64, after time.Duration) error {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hensachi/hensachi"
@@ -13,10 +14,10 @@ import (
 
 // keyFromRequest returns the API key of a request: X-API-Key, or Authorization: Bearer.
 func keyFromRequest(r *http.Request) (string, error) {
-	if k := r.Header.Get("X-API-Key"); k != "" {
+	if k := headerValue(r.Header, "X-Api-Key"); k != "" {
 		return strings.TrimSpace(k), nil
 	}
-	if auth := r.Header.Get("Authorization"); auth != "" {
+	if auth := headerValue(r.Header, "Authorization"); auth != "" {
 		scheme, token, ok := strings.Cut(auth, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 			return "", hensachi.Errorf(hensachi.EInvalidAPIKey, "the Authorization header must read 'Bearer <API key>'")
@@ -31,10 +32,11 @@ func keyFromRequest(r *http.Request) (string, error) {
 type keyCache struct {
 	store hensachi.Store
 	ttl   time.Duration
-	now   func() time.Time
 
-	mu      sync.Mutex
-	entries map[[32]byte]keyEntry
+	// entries maps a key's hash to its *keyEntry. Every call reads it, and a sync.Map read writes
+	// to no memory that the other cores share, as a lock would; n counts the entries for the bound.
+	entries sync.Map
+	n       atomic.Int64
 }
 
 type keyEntry struct {
@@ -44,26 +46,32 @@ type keyEntry struct {
 	expires time.Time
 }
 
-// maxCachedKeys bounds the cache; a flood of random well-formed keys cannot grow it without end.
+// maxCachedKeys bounds the cache (give or take the lookups racing the count); a flood of random
+// well-formed keys cannot grow it without end.
 const maxCachedKeys = 100_000
 
-func newKeyCache(store hensachi.Store, ttl time.Duration, now func() time.Time) *keyCache {
-	return &keyCache{store: store, ttl: ttl, now: now, entries: map[[32]byte]keyEntry{}}
+func newKeyCache(store hensachi.Store, ttl time.Duration) *keyCache {
+	return &keyCache{store: store, ttl: ttl}
 }
 
-// authenticate returns the account of a request's key.
-func (c *keyCache) authenticate(ctx context.Context, r *http.Request) (hensachi.Account, error) {
+// authenticate returns the account of a request's key, with the cache as it stands at now.
+func (c *keyCache) authenticate(ctx context.Context, r *http.Request, now time.Time) (hensachi.Account, error) {
 	raw, err := keyFromRequest(r)
 	if err != nil {
 		return hensachi.Account{}, err
 	}
-	if !hensachi.CheckAPIKey(raw) {
-		return hensachi.Account{}, hensachi.Errorf(hensachi.EInvalidAPIKey, "this is not a valid API key")
+	hash := hensachi.HashAPIKey(raw)
+	e, ok := c.cached(hash, now)
+	if !ok {
+		// only keys that passed the check are cached, so a hit needs no check
+		if !hensachi.CheckAPIKey(raw) {
+			return hensachi.Account{}, hensachi.Errorf(hensachi.EInvalidAPIKey, "this is not a valid API key")
+		}
+		if e, err = c.fetch(ctx, hash, now); err != nil {
+			return hensachi.Account{}, err
+		}
 	}
-	e, err := c.lookup(ctx, hensachi.HashAPIKey(raw))
 	switch {
-	case err != nil:
-		return hensachi.Account{}, err
 	case e.err != nil:
 		return hensachi.Account{}, e.err
 	case e.key.Revoked():
@@ -72,39 +80,44 @@ func (c *keyCache) authenticate(ctx context.Context, r *http.Request) (hensachi.
 	return e.account, nil
 }
 
-func (c *keyCache) lookup(ctx context.Context, hash [32]byte) (keyEntry, error) {
-	now := c.now()
-	c.mu.Lock()
-	e, ok := c.entries[hash]
-	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e, nil
+// cached returns the lookup of a key's hash remembered and not expired at now.
+func (c *keyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
+	v, ok := c.entries.Load(hash)
+	if !ok {
+		return nil, false
 	}
+	e := v.(*keyEntry)
+	return e, now.Before(e.expires)
+}
+
+// fetch looks a key's hash up in the store and remembers the answer, "no such key" included.
+func (c *keyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (*keyEntry, error) {
+	e := &keyEntry{expires: now.Add(c.ttl)}
 	k, a, err := c.store.KeyByHash(ctx, hash)
 	switch code := hensachi.ErrorCode(err); {
 	case code == hensachi.ENotFound:
-		e = keyEntry{err: hensachi.Errorf(hensachi.EInvalidAPIKey, "unknown API key")}
+		e.err = hensachi.Errorf(hensachi.EInvalidAPIKey, "unknown API key")
 	case err != nil:
 		slog.ErrorContext(ctx, "look up API key", "err", err)
-		return keyEntry{}, hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly").RetryIn(5 * time.Second)
+		return nil, hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly").RetryIn(5 * time.Second)
 	default:
-		e = keyEntry{key: k, account: a}
+		e.key, e.account = k, a
 	}
-	e.expires = now.Add(c.ttl)
-	c.mu.Lock()
-	if len(c.entries) >= maxCachedKeys {
-		clear(c.entries)
+	if c.n.Load() >= maxCachedKeys {
+		c.entries.Clear()
+		c.n.Store(0)
 	}
-	c.entries[hash] = e
-	c.mu.Unlock()
+	if _, replaced := c.entries.Swap(hash, e); !replaced {
+		c.n.Add(1)
+	}
 	return e, nil
 }
 
 // forget drops cached lookups of keys, so a revocation made here takes effect at once.
 func (c *keyCache) forget(keys []hensachi.APIKey) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for _, k := range keys {
-		delete(c.entries, k.Hash)
+		if _, ok := c.entries.LoadAndDelete(k.Hash); ok {
+			c.n.Add(-1)
+		}
 	}
 }

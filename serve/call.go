@@ -3,10 +3,10 @@ package serve
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -21,10 +21,14 @@ type call struct {
 	s       *Server
 	w       http.ResponseWriter
 	r       *http.Request
+	now     time.Time // read once when the call starts, for its key lookup and its headers
 	account hensachi.Account
 	service hensachi.Service
 	town    *town // the dataset snapshot this call reads, for the statistics service
 	res     *quota.Reservation
+	// values of the fields every keyed answer sets, held here so they need no allocation of their
+	// own: net/http copies them when the header is written
+	rateLimit, contentLength [1]string
 }
 
 // errNotModified ends a call with 304; it is not an error the client sees.
@@ -34,7 +38,7 @@ var errNotModified = errors.New("not modified")
 // which does not count, else it reserves quota and produces the payload.
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
 	c.w.Header()["Etag"] = c.town.etagHeader
-	if etagMatches(c.r.Header.Get("If-None-Match"), c.town.etag) {
+	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.town.etag) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {
@@ -84,17 +88,19 @@ type apiHandler func(c *call, ps httprouter.Params) ([]byte, error)
 // the envelope with the usage that includes it. Every failure goes through writeError.
 func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		account, err := s.keys.authenticate(r.Context(), r)
+		c := &call{s: s, w: w, r: r, now: s.now(), service: service}
+		account, err := s.keys.authenticate(r.Context(), r, c.now)
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
+		c.account = account
 		reqinfo.SetAccount(r.Context(), account.ID)
-		c := &call{s: s, w: w, r: r, account: account, service: service}
+		limit := s.cfg.Limits.Daily(account.Plan, service)
 		if service == hensachi.ServiceTown {
 			snap := s.datasets.Acquire()
 			if snap == nil {
-				s.setRateLimit(w, s.cfg.Limits.Daily(account.Plan, service), s.quota.Used(account.ID, service), 0)
+				c.setRateLimit(limit, s.quota.Used(account.ID, service), 0)
 				writeError(w, r, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down").RetryIn(time.Second))
 				return
 			}
@@ -107,10 +113,9 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			}
 		}()
 		members, err := h(c, ps)
-		limit := s.cfg.Limits.Daily(account.Plan, service)
 		switch {
 		case errors.Is(err, errNotModified):
-			s.setRateLimit(w, limit, s.quota.Used(account.ID, service), 0)
+			c.setRateLimit(limit, s.quota.Used(account.ID, service), 0)
 			w.WriteHeader(http.StatusNotModified)
 			return
 		case err != nil:
@@ -121,32 +126,32 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			if errors.As(err, &e) && e.Code == hensachi.EDailyLimitExceeded {
 				used, reset = limit, e.RetryAfter
 			}
-			s.setRateLimit(w, limit, used, reset)
+			c.setRateLimit(limit, used, reset)
 			writeError(w, r, err)
 			return
 		}
 		used := c.res.Commit()
-		s.setRateLimit(w, limit, used, 0)
-		writeSuccess(w, members, account.Plan, used, limit)
+		c.setRateLimit(limit, used, 0)
+		c.writeSuccess(members, used, limit)
 	}
 }
 
 // setRateLimit sets the IETF draft RateLimit-Policy and RateLimit fields: the daily quota, what
 // remains of it, and the seconds until it resets at midnight in Tokyo (reset, when not zero).
-func (s *Server) setRateLimit(w http.ResponseWriter, limit, used int64, reset time.Duration) {
+func (c *call) setRateLimit(limit, used int64, reset time.Duration) {
 	if reset == 0 {
-		now := s.now()
-		reset = hensachi.NextReset(now).Sub(now)
+		reset = hensachi.NextReset(c.now).Sub(c.now)
 	}
-	h := w.Header()
+	h := c.w.Header()
 	// keys in canonical form, assigned directly: this runs on every keyed call
-	h["Ratelimit-Policy"] = s.policyHeader(limit)
+	h["Ratelimit-Policy"] = c.s.policyHeader(limit)
 	b := make([]byte, 0, 48)
 	b = append(b, `"daily";r=`...)
 	b = strconv.AppendInt(b, max(0, limit-used), 10)
 	b = append(b, ";t="...)
 	b = strconv.AppendInt(b, int64(wholeSeconds(reset)), 10)
-	h["Ratelimit"] = []string{string(b)}
+	c.rateLimit[0] = string(b)
+	h["Ratelimit"] = c.rateLimit[:]
 }
 
 // policyHeader is the RateLimit-Policy value of a daily limit. Limits are few (plans × services), so
@@ -165,24 +170,37 @@ var (
 	privateNoCache  = []string{"private, no-cache"}
 )
 
-// writeSuccess writes {"success":true,<members>,"usage":{…}}. The members are usually a cached
-// body shared by all calls, so they are written as they are rather than copied.
-func writeSuccess(w http.ResponseWriter, members []byte, plan hensachi.Plan, used, limit int64) {
-	const prefix = `{"success":true,`
-	suffix := make([]byte, 0, 80)
-	suffix = append(suffix, `,"usage":{"plan":"`...)
-	suffix = append(suffix, plan...)
-	suffix = append(suffix, `","used_today":`...)
-	suffix = strconv.AppendInt(suffix, used, 10)
-	suffix = append(suffix, `,"limit_today":`...)
-	suffix = strconv.AppendInt(suffix, limit, 10)
-	suffix = append(suffix, "}}"...)
-	h := w.Header()
+// successBodies recycles the buffers success bodies are assembled in, so that a body goes out in
+// one Write with its Content-Length. Most members are a cached body shared by all calls: net/http
+// copies a body of their size into its buffers as often when it comes in three parts, which cost
+// two more writes through the response.
+var successBodies = sync.Pool{New: func() any { return new([]byte) }}
+
+// writeSuccess writes {"success":true,<members>,"usage":{…}}.
+func (c *call) writeSuccess(members []byte, used, limit int64) {
+	bp := successBodies.Get().(*[]byte)
+	b := append((*bp)[:0], `{"success":true,`...)
+	b = append(b, members...)
+	b = append(b, `,"usage":{"plan":"`...)
+	b = append(b, c.account.Plan...)
+	b = append(b, `","used_today":`...)
+	b = strconv.AppendInt(b, used, 10)
+	b = append(b, `,"limit_today":`...)
+	b = strconv.AppendInt(b, limit, 10)
+	b = append(b, "}}"...)
+	h := c.w.Header()
 	h["Content-Type"] = jsonContentType
-	h["Content-Length"] = []string{strconv.Itoa(len(prefix) + len(members) + len(suffix))}
+	c.contentLength[0] = strconv.Itoa(len(b))
+	h["Content-Length"] = c.contentLength[:]
 	h["Cache-Control"] = privateNoCache
-	w.WriteHeader(http.StatusOK)
-	io.WriteString(w, prefix)
-	w.Write(members)
-	w.Write(suffix)
+	c.w.WriteHeader(http.StatusOK)
+	c.w.Write(b)
+	if cap(b) <= maxPooledBody {
+		*bp = b
+		successBodies.Put(bp)
+	}
 }
+
+// maxPooledBody bounds the buffers kept for reuse: municipalities, rankings and a prefecture's list
+// fit; the list of all municipalities does not.
+const maxPooledBody = 64 << 10

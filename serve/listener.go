@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 )
 
@@ -28,8 +27,27 @@ func (l problemListener) Accept() (net.Conn, error) {
 
 type problemConn struct{ net.Conn }
 
-// netHTTPError is the shape of net/http's own error responses (server.go, "HTTP/1.1 " + publicErr).
-var netHTTPError = regexp.MustCompile(`\AHTTP/1\.1 ([0-9]{3}) ([^\r\n]*)\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n`)
+// netHTTPError parses the head of net/http's own error responses (server.go, "HTTP/1.1 " +
+// publicErr + errorHeaders): the status, its reason phrase and the message after the head. It runs
+// on every write to every connection, so it gives up at the first byte that differs, which for a
+// handler's response is the status's first digit or the field after the status line.
+func netHTTPError(b []byte) (status int, reason, message []byte, ok bool) {
+	const fields = "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+	rest, ok := bytes.CutPrefix(b, []byte("HTTP/1.1 "))
+	if !ok || len(rest) < 4 || rest[0] < '4' || rest[0] > '5' || rest[3] != ' ' {
+		return 0, nil, nil, false
+	}
+	status, err := strconv.Atoi(string(rest[:3]))
+	if err != nil {
+		return 0, nil, nil, false
+	}
+	reason, rest, ok = bytes.Cut(rest[4:], []byte("\r\n"))
+	if !ok || bytes.ContainsAny(reason, "\r\n") {
+		return 0, nil, nil, false
+	}
+	message, ok = bytes.CutPrefix(rest, []byte(fields))
+	return status, reason, message, ok
+}
 
 // Codes of the statuses net/http answers by itself; /problems/<code> explains each.
 const (
@@ -46,20 +64,19 @@ var netHTTPCodes = map[int]string{
 }
 
 func (c problemConn) Write(b []byte) (int, error) {
-	m := netHTTPError.FindSubmatch(b)
-	if m == nil {
+	status, reason, message, ok := netHTTPError(b)
+	if !ok {
 		return c.Conn.Write(b)
 	}
-	status, _ := strconv.Atoi(string(m[1]))
 	code, ok := netHTTPCodes[status]
 	if !ok {
 		code = codeHTTPError
 	}
-	detail := string(bytes.TrimSpace(b[len(m[0]):]))
+	detail := string(bytes.TrimSpace(message))
 	body, _ := json.Marshal(problem{Type: "/problems/" + code, Title: http.StatusText(status), Status: status,
 		Detail: "The request was refused before it reached the API: " + detail + ".", Code: code})
 	var out bytes.Buffer
-	out.WriteString("HTTP/1.1 " + string(m[1]) + " " + string(m[2]) + "\r\n")
+	out.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + string(reason) + "\r\n")
 	out.WriteString("Content-Type: application/problem+json\r\nCache-Control: no-store\r\nConnection: close\r\n")
 	out.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
 	out.Write(body)

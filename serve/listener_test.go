@@ -53,3 +53,26 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 		t.Errorf("healthz through the listener: %v %v", r, err)
 	}
 }
+
+// TestNetHTTPErrorShape checks the parser that every write to a connection passes through: only
+// net/http's own error head matches, never a handler's response or a part of one.
+func TestNetHTTPErrorShape(t *testing.T) {
+	const own = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large"
+	status, reason, message, ok := netHTTPError([]byte(own))
+	if !ok || status != 431 || string(reason) != "Request Header Fields Too Large" || string(message) != "431 Request Header Fields Too Large" {
+		t.Errorf("net/http's error: %d %q %q %v", status, reason, message, ok)
+	}
+	for _, b := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nok",
+		"HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nDate: Mon, 23 Nov 2026 00:00:00 GMT\r\n\r\n{}",
+		"HTTP/1.1 400 Bad\rRequest\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n",
+		"HTTP/1.1 4x0 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n",
+		"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n",
+		`{"success":true,"data":{}}`,
+		"",
+	} {
+		if _, _, _, ok := netHTTPError([]byte(b)); ok {
+			t.Errorf("%q taken for net/http's own error", b)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,8 +44,11 @@ type routeMetrics struct {
 	route   string
 	latency prometheus.Observer
 
-	mu       sync.RWMutex
-	requests map[methodStatus]prometheus.Counter
+	// requests holds the counter of each method and status seen so far. A request reads it without
+	// a lock (a read lock would still be a write to memory every request shares); a new pair
+	// copies the map under mu, which happens a handful of times in the life of a route.
+	requests atomic.Pointer[map[methodStatus]prometheus.Counter]
+	mu       sync.Mutex
 }
 
 type methodStatus struct {
@@ -52,7 +57,9 @@ type methodStatus struct {
 }
 
 func (m *metrics) route(route string) *routeMetrics {
-	return &routeMetrics{m: m, route: route, latency: m.latency.WithLabelValues(route), requests: map[methodStatus]prometheus.Counter{}}
+	rm := &routeMetrics{m: m, route: route, latency: m.latency.WithLabelValues(route)}
+	rm.requests.Store(&map[methodStatus]prometheus.Counter{})
+	return rm
 }
 
 // methodLabel bounds the method label: methods are client input, and every new value would be a
@@ -69,14 +76,24 @@ func methodLabel(method string) string {
 func (rm *routeMetrics) observe(method string, status int, elapsed time.Duration) {
 	rm.latency.Observe(elapsed.Seconds())
 	k := methodStatus{methodLabel(method), status}
-	rm.mu.RLock()
-	c, ok := rm.requests[k]
-	rm.mu.RUnlock()
+	c, ok := (*rm.requests.Load())[k]
 	if !ok {
-		c = rm.m.requests.WithLabelValues(rm.route, k.method, strconv.Itoa(status))
-		rm.mu.Lock()
-		rm.requests[k] = c
-		rm.mu.Unlock()
+		c = rm.add(k)
 	}
 	c.Inc()
+}
+
+// add binds the counter of a method and status not seen before on this route.
+func (rm *routeMetrics) add(k methodStatus) prometheus.Counter {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	old := *rm.requests.Load()
+	if c, ok := old[k]; ok { // added while this request waited for the lock
+		return c
+	}
+	c := rm.m.requests.WithLabelValues(rm.route, k.method, strconv.Itoa(k.status))
+	next := maps.Clone(old)
+	next[k] = c
+	rm.requests.Store(&next)
+	return c
 }

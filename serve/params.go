@@ -72,14 +72,20 @@ func intParam(q map[string]string, name string, def, lo, hi int) (int, error) {
 	if !ok {
 		return def, nil
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, hensachi.ParamError(name, "%s must be a whole number from %d to %d, not %q", name, lo, hi, s)
-		}
-	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
+	if !allDigits(s) || err != nil || n < lo || n > hi {
 		return 0, hensachi.ParamError(name, "%s must be a whole number from %d to %d, not %q", name, lo, hi, s)
 	}
 	return n, nil
+}
+
+// allDigits reports whether s has only ASCII digits. Codes are checked on every call, and
+// strings.Trim with a cutset would build the set each time.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

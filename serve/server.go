@@ -54,6 +54,8 @@ type Config struct {
 	Now                 func() time.Time
 	// Login configures the login and account pages (package webui).
 	Login webui.LoginConfig
+	// DebugAddr, when set, serves Go's profiles (net/http/pprof) on this loopback address.
+	DebugAddr string
 	// DevLogin logs in through an embedded identity provider that accepts any e-mail address
 	// (package devidp), for development: refused with a real issuer in Login, or with an address
 	// or public URL off this machine.
@@ -130,7 +132,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}
-	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL, cfg.Now)
+	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL)
 	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
 		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now, OpenAPI: openAPIDoc}
 	if s.datasets != nil {
@@ -288,6 +290,14 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	go func() { s.Run(bg); close(runDone) }()
 
 	ln, err := net.Listen("tcp", srv.Addr)
+	if err == nil && s.cfg.DebugAddr != "" {
+		var debug net.Listener
+		if debug, err = listenDebug(s.cfg.DebugAddr); err == nil {
+			defer debug.Close()
+		} else {
+			ln.Close()
+		}
+	}
 	if err != nil {
 		stopBG()
 		<-runDone

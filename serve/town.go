@@ -297,7 +297,7 @@ func (t *town) prefecture(q map[string]string) (*hensachi.Prefecture, error) {
 	if p, ok := t.prefs[code]; ok {
 		return &p, nil
 	}
-	if len(code) != 2 || strings.Trim(code, "0123456789") != "" {
+	if len(code) != 2 || !allDigits(code) {
 		return nil, hensachi.ParamError("pref", "pref must be a 2-digit prefecture code such as 13, not %q", code)
 	}
 	return nil, hensachi.ParamError("pref", "there is no prefecture %s; codes run from 01 to 47", code)
@@ -310,7 +310,7 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 		return nil, err
 	}
 	code := ps.ByName("code")
-	if len(code) != 5 || strings.Trim(code, "0123456789") != "" {
+	if len(code) != 5 || !allDigits(code) {
 		return nil, hensachi.ParamError("code", "code must be a 5-digit municipality code such as 13101, not %q", truncateParam(code))
 	}
 	i := c.town.ds.Index(code)

@@ -28,6 +28,7 @@ func runServe(ctx context.Context, args []string) error {
 	retention := fs.Duration("upload-retention", 30*24*time.Hour, "how long an uploaded image is kept")
 	ff := addFaceFlags(fs)
 	lf := addLoginFlags(fs)
+	debugAddr := fs.String("debug-addr", os.Getenv("HENSACHI_DEBUG_ADDR"), "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: off (env HENSACHI_DEBUG_ADDR)")
 	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -54,7 +55,7 @@ func runServe(ctx context.Context, args []string) error {
 		}
 	}
 	cfg := serve.Config{Addr: *addr, PublicURL: *publicURL, KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits,
-		DevLogin: *lf.devLogin}
+		DebugAddr: *debugAddr, DevLogin: *lf.devLogin}
 	if cfg.Login, err = lf.config(); err != nil {
 		return err
 	}
