@@ -17,7 +17,10 @@ type Config struct {
 	DetectorPath  string // YuNet-n with dynamic input
 	GenderAgePath string // InsightFace 2018 gender-age, 112×112 aligned RGB
 	EmbeddingPath string // 512-d face embedding, 112×112 aligned
-	Scorer        Scorer // the attractiveness model; nil leaves raw_score and score out
+	// FaceResPath is HSE FaceRes on a looser 160×160 crop (FaceResTemplate), whose outputs the
+	// attribute model reads beside the others; empty: not run.
+	FaceResPath string
+	Scorer      Scorer // the attractiveness model; nil leaves raw_score and score out
 	// Attributes is the age and gender model on the per-face features; nil reads them from the
 	// gender-age model's own outputs.
 	Attributes AttributeModel
@@ -58,6 +61,7 @@ type Analyzer struct {
 	detector  *ort.DynamicAdvancedSession
 	genderAge *ort.DynamicAdvancedSession
 	embedding *ort.DynamicAdvancedSession
+	faceRes   *ort.DynamicAdvancedSession
 	jobs      chan *job
 	stop      chan struct{}
 	workers   sync.WaitGroup // the running workers, which Close waits for before releasing the sessions
@@ -124,6 +128,12 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 			return nil, err
 		}
 	}
+	if cfg.FaceResPath != "" {
+		if a.faceRes, err = open(cfg.FaceResPath, []string{"input"}, faceResOutputNames); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	// warm up: the first run of a session allocates and plans; no request should pay for that
 	warm := &RGB{W: 160, H: 120, Pix: make([]uint8, 3*160*120)}
 	if _, err := a.analyze(context.Background(), PhotoOf(warm)); err != nil {
@@ -133,6 +143,12 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 	if _, _, err := a.faceOutputs(context.Background(), make([]uint8, 3*AlignSize*AlignSize)); err != nil {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
+	}
+	if a.faceRes != nil {
+		if _, err := a.faceResOutputs(context.Background(), make([]uint8, 3*FaceResTemplate.Size*FaceResTemplate.Size)); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("warm up: %w", err)
+		}
 	}
 	turboFactors() // loads libjpeg-turbo at start-up, and logs which JPEG decoder uploads get
 	for range cfg.Workers {
@@ -148,7 +164,7 @@ func (a *Analyzer) Close() {
 		// a worker may be in the middle of a run for a caller that has given up: releasing the
 		// sessions under it would be a use after free in ONNX Runtime
 		a.workers.Wait()
-		for _, s := range []*ort.DynamicAdvancedSession{a.detector, a.genderAge, a.embedding} {
+		for _, s := range []*ort.DynamicAdvancedSession{a.detector, a.genderAge, a.embedding, a.faceRes} {
 			if s != nil {
 				s.Destroy()
 			}
@@ -264,7 +280,7 @@ func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
 		if f.W == 0 || f.H == 0 {
 			continue
 		}
-		aligned, err := alignFrom(p, d.Landmarks)
+		aligned, err := alignFrom(p, d.Landmarks, ArcFace112)
 		if err != nil {
 			return nil, err
 		}
@@ -274,6 +290,15 @@ func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
 		}
 		if !isFace(&f.Features) {
 			continue
+		}
+		if a.faceRes != nil {
+			crop, err := alignFrom(p, d.Landmarks, FaceResTemplate)
+			if err != nil {
+				return nil, err
+			}
+			if f.Features.FaceRes, err = a.faceResOutputs(ctx, crop); err != nil {
+				return nil, err
+			}
 		}
 		f.Embedding = f.Features.Embedding
 		if a.cfg.Attributes != nil {
@@ -422,6 +447,47 @@ func runOne(ctx context.Context, s *ort.DynamicAdvancedSession, data []float32) 
 	}
 	defer destroyAll(outs)
 	return slices.Clone(outs[0].(*ort.Tensor[float32]).GetData()), nil
+}
+
+// faceResOutputNames are FaceRes's outputs that the attribute model reads: its 256 dense features
+// (the layer its gender and age outputs share), P(male), and the probabilities of 100 age classes.
+var faceResOutputNames = []string{"feats/Relu", "gender_pred/Sigmoid", "age_pred/Softmax"}
+
+// FaceResFeatures is the length of Features.FaceRes.
+const FaceResFeatures = 256 + 1 + 100
+
+// faceResOutputs runs FaceRes on a crop at FaceResTemplate: BGR planes of 0–255, as the model
+// was trained (its normalisation is inside the graph), and returns its outputs end to end.
+func (a *Analyzer) faceResOutputs(ctx context.Context, crop []uint8) ([]float32, error) {
+	size := int64(FaceResTemplate.Size)
+	in, err := ort.NewTensor(ort.NewShape(1, 3, size, size), faceResInput(crop))
+	if err != nil {
+		return nil, err
+	}
+	defer in.Destroy()
+	outs := make([]ort.Value, len(faceResOutputNames))
+	defer destroyAll(outs)
+	if err := run(ctx, a.faceRes, []ort.Value{in}, outs); err != nil {
+		return nil, fmt.Errorf("faceres: %w", err)
+	}
+	out := make([]float32, 0, FaceResFeatures)
+	for _, v := range outs {
+		out = append(out, v.(*ort.Tensor[float32]).GetData()...)
+	}
+	if len(out) != FaceResFeatures {
+		return nil, fmt.Errorf("faceres: %d outputs, want %d", len(out), FaceResFeatures)
+	}
+	return out, nil
+}
+
+// faceResInput lays a packed RGB crop out as FaceRes's BGR planes.
+func faceResInput(crop []uint8) []float32 {
+	n := len(crop) / 3
+	planes := make([]float32, 3*n)
+	for i := range n {
+		planes[i], planes[n+i], planes[2*n+i] = float32(crop[3*i+2]), float32(crop[3*i+1]), float32(crop[3*i])
+	}
+	return planes
 }
 
 // decodeGenderAge reads fc1: two gender logits (female, male), then 100 pairs whose second value

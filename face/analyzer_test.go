@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -692,4 +693,50 @@ func TestQueueWithoutModels(t *testing.T) {
 	}
 	returnsWithin(t, 10*time.Second, "Close", a.Close)
 	a.Close() // a second Close does nothing
+}
+
+// TestFaceRes: with the FaceRes model, every face carries its outputs (non-negative dense
+// features, P(male), age probabilities that sum to 1), and its own gender reading is right on
+// most portraits, which it would not be in the wrong colour order or crop.
+func TestFaceRes(t *testing.T) {
+	b := modelBundle(t)
+	a := newTestAnalyzer(t, func(c *Config) { c.FaceResPath = b.Path(b.FaceRes()) })
+	paths := scutSample(t, 5)
+	right := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faces := analyze(t, a, img)
+		if len(faces) != 1 {
+			t.Fatalf("%s: %d faces", p, len(faces))
+		}
+		out := faces[0].Features.FaceRes
+		if len(out) != FaceResFeatures {
+			t.Fatalf("%s: %d FaceRes outputs, want %d", p, len(out), FaceResFeatures)
+		}
+		sum := 0.0
+		for i, v := range out {
+			if v < 0 || (i >= 256 && v > 1) {
+				t.Errorf("%s: FaceRes output %d is %v", p, i, v)
+			}
+			if i > 256 {
+				sum += float64(v)
+			}
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			t.Errorf("%s: age probabilities sum to %v", p, sum)
+		}
+		if male := filepath.Base(p)[1] == 'M'; (out[256] > 0.5) == male {
+			right++
+		}
+	}
+	if right < len(paths)*8/10 {
+		t.Errorf("FaceRes's own gender is right for %d of %d portraits", right, len(paths))
+	}
 }

@@ -120,16 +120,45 @@ var ArcFaceTemplate = []Point{
 // AlignSize is the side of an aligned face.
 const AlignSize = 112
 
-// Align warps the face with the given landmarks onto the 112×112 template: bilinear sampling,
-// black outside the image. The result is packed RGB.
-func Align(img *RGB, landmarks [5]Point) []uint8 {
-	toTemplate := EstimateSimilarity(landmarks[:], ArcFaceTemplate)
+// Template is where the five landmarks sit in a square aligned crop of Size pixels.
+type Template struct {
+	Size   int
+	Points []Point
+}
+
+// ArcFace112 is the crop the gender-age and embedding models read.
+var ArcFace112 = Template{Size: AlignSize, Points: ArcFaceTemplate}
+
+// FaceResTemplate is the looser crop FaceRes reads: the ArcFace template scaled to 160 pixels and
+// shrunk by 0.9 about the centre, so that the crop shows the hairline, ears and chin as the
+// detector boxes FaceRes was trained on do. 160 rather than its native 224 pixels costs half the
+// time; both the zoom and the colour order were chosen by the model's own gender accuracy on
+// held-out faces.
+var FaceResTemplate = zoomed(ArcFace112, 160, 0.9)
+
+func zoomed(t Template, size int, zoom float64) Template {
+	k := float64(size) / float64(t.Size) * zoom
+	c, tc := float64(size)/2, float64(t.Size)/2
+	out := Template{Size: size, Points: make([]Point, len(t.Points))}
+	for i, p := range t.Points {
+		out.Points[i] = Point{X: c + (p.X-tc)*k, Y: c + (p.Y-tc)*k}
+	}
+	return out
+}
+
+// Align warps the face with the given landmarks onto the 112×112 ArcFace template.
+func Align(img *RGB, landmarks [5]Point) []uint8 { return AlignTo(img, landmarks, ArcFace112) }
+
+// AlignTo warps the face with the given landmarks onto a template: bilinear sampling, black
+// outside the image. The result is packed RGB.
+func AlignTo(img *RGB, landmarks [5]Point, t Template) []uint8 {
+	toTemplate := EstimateSimilarity(landmarks[:], t.Points)
 	back := toTemplate.Invert()
-	out := make([]uint8, 3*AlignSize*AlignSize)
-	for v := 0; v < AlignSize; v++ {
-		for u := 0; u < AlignSize; u++ {
+	out := make([]uint8, 3*t.Size*t.Size)
+	for v := 0; v < t.Size; v++ {
+		for u := 0; u < t.Size; u++ {
 			p := back.Apply(Point{float64(u), float64(v)})
-			o := 3 * (v*AlignSize + u)
+			o := 3 * (v*t.Size + u)
 			sampleBilinear(img, p.X, p.Y, out[o:o+3])
 		}
 	}
@@ -140,6 +169,26 @@ func Align(img *RGB, landmarks [5]Point) []uint8 {
 func sampleBilinear(img *RGB, x, y float64, dst []uint8) {
 	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
 	fx, fy := x-float64(x0), y-float64(y0)
+	if x0 >= 0 && y0 >= 0 && x0+1 < img.W && y0+1 < img.H {
+		// inside: the same weights, products and sums in the same order as below, without the
+		// per-neighbour tests, so that a crop is the same to the bit either way
+		wx0, wx1, wy0, wy1 := 1-math.Abs(-fx), 1-math.Abs(1-fx), 1-math.Abs(-fy), 1-math.Abs(1-fy)
+		w00, w10, w01, w11 := wx0*wy0, wx1*wy0, wx0*wy1, wx1*wy1
+		i := 3 * (y0*img.W + x0)
+		j := i + 3*img.W
+		p := img.Pix[i : i+6 : i+6]
+		q := img.Pix[j : j+6 : j+6]
+		for c := range 3 {
+			v := w00*float64(p[c]) + w10*float64(p[3+c]) + w01*float64(q[c]) + w11*float64(q[3+c])
+			dst[c] = uint8(math.Min(255, math.Round(v)))
+		}
+		return
+	}
+	sampleNeighbours(img, x0, y0, fx, fy, dst)
+}
+
+// sampleNeighbours is sampleBilinear for any position: each neighbour in turn, black outside.
+func sampleNeighbours(img *RGB, x0, y0 int, fx, fy float64, dst []uint8) {
 	var acc [3]float64
 	for dy := 0; dy <= 1; dy++ {
 		for dx := 0; dx <= 1; dx++ {

@@ -3,6 +3,7 @@ package face
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -561,6 +562,48 @@ func TestYuNetInputMatchesResize(t *testing.T) {
 					t.Fatalf("scale %v: (%d,%d) = BGR %v %v %v, Resize gives RGB %v", scale, x, y, data[o], data[plane+o], data[2*plane+o], p)
 				}
 			}
+		}
+	}
+}
+
+// TestFaceResTemplate: the looser crop is the ArcFace template scaled to 160 pixels and shrunk by
+// 0.9 about the centre, and a face aligned to it keeps its shape.
+func TestFaceResTemplate(t *testing.T) {
+	if FaceResTemplate.Size != 160 {
+		t.Fatalf("size %d", FaceResTemplate.Size)
+	}
+	k := 160.0 / 112 * 0.9
+	for i, p := range FaceResTemplate.Points {
+		q := ArcFaceTemplate[i]
+		if math.Abs(p.X-(80+(q.X-56)*k)) > 1e-9 || math.Abs(p.Y-(80+(q.Y-56)*k)) > 1e-9 {
+			t.Errorf("point %d at %v, want %v zoomed", i, p, q)
+		}
+	}
+	// a similarity from one template to the other is a pure scale about the centres
+	s := EstimateSimilarity(ArcFaceTemplate, FaceResTemplate.Points)
+	if math.Abs(s.A-k) > 1e-9 || math.Abs(s.B) > 1e-9 {
+		t.Errorf("ArcFace → FaceRes template is %+v, want a scale of %v", s, k)
+	}
+}
+
+// TestSampleBilinearInside: the inside fast path gives the same bytes as summing the four
+// weighted neighbours one by one, so aligned crops (and the features fitted on them) stay the
+// same to the bit.
+func TestSampleBilinearInside(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	img := &RGB{W: 37, H: 29, Pix: make([]uint8, 3*37*29)}
+	for i := range img.Pix {
+		img.Pix[i] = uint8(rng.IntN(256))
+	}
+	for range 100000 {
+		x, y := rng.Float64()*float64(img.W+4)-2, rng.Float64()*float64(img.H+4)-2
+		var got [3]uint8
+		sampleBilinear(img, x, y, got[:])
+		var want [3]uint8
+		x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+		sampleNeighbours(img, x0, y0, x-float64(x0), y-float64(y0), want[:])
+		if got != want {
+			t.Fatalf("(%v, %v): %v, want %v", x, y, got, want)
 		}
 	}
 }

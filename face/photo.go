@@ -178,22 +178,22 @@ func (l level) crop(w, h int) *RGB {
 	return out
 }
 
-// alignFrom warps the face with the given landmarks (in the original's pixels) onto the 112×112
-// template, sampling the coarsest level that still has a pixel for every template pixel: the crop
-// holds no more detail than that, and a level decoded at a reduced DCT scale is a low-pass copy, so
-// a large face is not aliased as it is when every third or eighth full-size pixel is sampled.
-func alignFrom(p *Photo, landmarks [5]Point) ([]uint8, error) {
-	t := EstimateSimilarity(landmarks[:], ArcFaceTemplate)
+// alignFrom warps the face with the given landmarks (in the original's pixels) onto a template,
+// sampling the coarsest level that still has a pixel for every template pixel: the crop holds no
+// more detail than that, and a level decoded at a reduced DCT scale is a low-pass copy, so a large
+// face is not aliased as it is when every third or eighth full-size pixel is sampled.
+func alignFrom(p *Photo, landmarks [5]Point, tpl Template) ([]uint8, error) {
+	t := EstimateSimilarity(landmarks[:], tpl.Points)
 	l, err := p.pixels(math.Hypot(t.A, t.B)) // template pixels per original pixel
 	if err != nil {
 		return nil, err
 	}
 	if l.scale == 1 {
-		return Align(l.img, landmarks), nil
+		return AlignTo(l.img, landmarks, tpl), nil
 	}
 	var at [5]Point
 	for i, lm := range landmarks {
 		at[i] = l.at(lm)
 	}
-	return Align(l.img, at), nil
+	return AlignTo(l.img, at, tpl), nil
 }

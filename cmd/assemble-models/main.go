@@ -1,6 +1,7 @@
 // Command assemble puts the face-analysis model bundle described by face/models/bundle.json into a
 // directory (`make models`). Each file comes from the first source that has it: the local mirror,
-// the project's converter (the gender-age model is built from its MXNet checkpoint, never copied),
+// the project's converters (the gender-age model is built from its MXNet checkpoint, FaceRes from
+// its TensorFlow.js graph model; neither is copied),
 // an npm package, or the upstream address; whatever arrives must match the manifest's size and
 // SHA-256. Files already present and right are kept, so a second run does nothing.
 //
@@ -27,6 +28,7 @@ import (
 	"github.com/hensachi/hensachi/face/models"
 	"github.com/hensachi/hensachi/internal/mxnet"
 	"github.com/hensachi/hensachi/internal/onnxpb"
+	"github.com/hensachi/hensachi/internal/tfjs"
 )
 
 func main() {
@@ -127,18 +129,11 @@ func obtain(a *models.Artifact, mirror string) ([]byte, string, error) {
 }
 
 func convert(c *models.Conversion, mirror string) ([]byte, error) {
-	if c.From != "mxnet" {
-		return nil, fmt.Errorf("no converter from %q", c.From)
-	}
-	symbol, _, err := obtain(&c.Symbol, mirror)
+	graph, _, err := obtain(&c.Symbol, mirror)
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := obtain(&c.Params, mirror)
-	if err != nil {
-		return nil, err
-	}
-	params, err := mxnet.ParseParams(raw)
+	weights, _, err := obtain(&c.Params, mirror)
 	if err != nil {
 		return nil, err
 	}
@@ -146,9 +141,28 @@ func convert(c *models.Conversion, mirror string) ([]byte, error) {
 	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
 		meta = append(meta, onnxpb.Prop{Key: k, Value: c.Metadata[k]})
 	}
-	model, err := mxnet.Convert(symbol, params, mxnet.Options{InputShape: c.InputShape, GraphName: c.GraphName, Metadata: meta})
-	if err != nil {
-		return nil, err
+	var model *onnxpb.Model
+	switch c.From {
+	case "mxnet":
+		params, err := mxnet.ParseParams(weights)
+		if err != nil {
+			return nil, err
+		}
+		model, err = mxnet.Convert(graph, params, mxnet.Options{InputShape: c.InputShape, GraphName: c.GraphName, Metadata: meta})
+		if err != nil {
+			return nil, err
+		}
+	case "tfjs":
+		m, err := tfjs.Parse(graph, map[string][]byte{c.Params.File: weights})
+		if err != nil {
+			return nil, err
+		}
+		model, err = tfjs.Convert(m, tfjs.Options{Input: c.Input, Outputs: c.Outputs, GraphName: c.GraphName, Metadata: meta})
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("no converter from %q", c.From)
 	}
 	return model.Marshal(), nil
 }

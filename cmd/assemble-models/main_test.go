@@ -13,8 +13,8 @@ import (
 	"github.com/hensachi/hensachi/internal/testenv"
 )
 
-// TestAssemble builds the bundle from the shared mirror, which also proves that the converter still
-// produces exactly the gender-age model the manifest names.
+// TestAssemble builds the bundle from the shared mirror and npm, which also proves that the
+// converters still produce exactly the gender-age and FaceRes models the manifest names.
 func TestAssemble(t *testing.T) {
 	mirror := testenv.Shared(t, "models")
 	out := t.TempDir()
@@ -26,6 +26,9 @@ func TestAssemble(t *testing.T) {
 		!strings.Contains(log.String(), "from the mxnet converter") {
 		t.Errorf("log does not show the gender-age model being converted:\n%s", log.String())
 	}
+	if !strings.Contains(log.String(), "faceres_hse_deep.onnx (13955563 bytes") || !strings.Contains(log.String(), "from the tfjs converter") {
+		t.Errorf("log does not show FaceRes being converted:\n%s", log.String())
+	}
 	if _, err := models.Load(out); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +37,7 @@ func TestAssemble(t *testing.T) {
 	if err := assemble(out, mirror, &log); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(log.String(), "is up to date"); n != 3 || strings.Contains(log.String(), "wrote") {
+	if n := strings.Count(log.String(), "is up to date"); n != 4 || strings.Contains(log.String(), "wrote") {
 		t.Errorf("second run did work:\n%s", log.String())
 	}
 

@@ -51,9 +51,8 @@ func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
 	return f.analyzerWith(withScore, false)
 }
 
-// analyzerWith also runs the gender-age model on the mirrored face when mirrorPass is set, as
-// training the attribute model needs.
-func (f faceFlags) analyzerWith(withScore, mirrorPass bool) (*face.Analyzer, error) {
+// analyzerWith also runs FaceRes when training is set, as training the attribute model needs.
+func (f faceFlags) analyzerWith(withScore, training bool) (*face.Analyzer, error) {
 	if err := ort.Init(*f.ortLib); err != nil {
 		return nil, err
 	}
@@ -63,8 +62,9 @@ func (f faceFlags) analyzerWith(withScore, mirrorPass bool) (*face.Analyzer, err
 	}
 	cfg := face.Config{
 		DetectorPath: b.Path(b.Detector()), GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()),
-		Workers: *f.workers, IntraOpThreads: *f.threads, MirrorPass: mirrorPass,
+		Workers: *f.workers, IntraOpThreads: *f.threads,
 	}
+	readsFaceRes := training
 	if withScore {
 		p := filepath.Join(*f.modelsDir, attractivenessFile)
 		m, err := score.Load(p)
@@ -76,12 +76,21 @@ func (f faceFlags) analyzerWith(withScore, mirrorPass bool) (*face.Analyzer, err
 		}
 		cfg.Scorer = m
 		p = filepath.Join(*f.modelsDir, attributesFile)
-		if cfg.Attributes, err = attr.Load(p); err != nil {
+		at, err := attr.Load(p)
+		if err != nil {
 			if os.IsNotExist(err) {
 				return nil, fmt.Errorf("attribute model %s is missing; run 'make models'", p)
 			}
 			return nil, err
 		}
+		cfg.Attributes, readsFaceRes = at, readsFaceRes || at.FaceRes
+	}
+	if readsFaceRes {
+		x := b.FaceRes()
+		if x == nil {
+			return nil, fmt.Errorf("the attribute model reads FaceRes, which the bundle %s does not have", *f.modelsDir)
+		}
+		cfg.FaceResPath = b.Path(x)
 	}
 	return face.NewAnalyzer(cfg)
 }

@@ -40,7 +40,7 @@ func runTrainAttrs(ctx context.Context, args []string) error {
 	}
 	defer a.Close()
 	workers := ff.extractWorkers()
-	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images and of degraded copies of the held-out ones…\n", len(utk), len(sc))
+	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images and of a degraded copy of each…\n", len(utk), len(sc))
 	missed := map[string]int{}
 	var samples []attr.Sample
 	for _, set := range [][]attr.Sample{utk, attr.DegradedCopies(utk), sc, attr.DegradedCopies(sc)} {
@@ -54,7 +54,7 @@ func runTrainAttrs(ctx context.Context, args []string) error {
 		}
 		samples, missed[name] = append(samples, got...), n
 	}
-	m, err := attr.Train(samples, true)
+	m, err := attr.Train(samples, attr.Recipe{FaceRes: true})
 	if err != nil {
 		return err
 	}

@@ -118,12 +118,14 @@ func features(seed uint64) *face.Features {
 		}
 		return v
 	}
-	return &face.Features{GenderAge: vec(genderAgeOutputs), Embedding: vec(8), MirroredGenderAge: vec(genderAgeOutputs)}
+	return &face.Features{GenderAge: vec(genderAgeOutputs), Embedding: vec(8), MirroredGenderAge: vec(genderAgeOutputs),
+		FaceRes: vec(face.FaceResFeatures)}
 }
 
 func TestVector(t *testing.T) {
 	f := features(1)
-	x, err := Vector(f, true)
+	mirrored := Recipe{Mirror: true}
+	x, err := Vector(f, mirrored)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,14 +142,33 @@ func TestVector(t *testing.T) {
 	if x[genderAgeOutputs+100] != soft || x[genderAgeOutputs+101] != math.Log1p(soft) {
 		t.Errorf("soft age %v, log %v; want %v", x[genderAgeOutputs+100], x[genderAgeOutputs+101], soft)
 	}
-	if y, _ := Vector(f, false); y[5] != float64(f.GenderAge[5]) || y[len(y)-1] != x[len(x)-1] {
+	if y, _ := Vector(f, Recipe{}); y[5] != float64(f.GenderAge[5]) || y[len(y)-1] != x[len(x)-1] {
 		t.Errorf("unmirrored x[5] = %v, want %v; the embedding is not mirrored", y[5], f.GenderAge[5])
 	}
+
+	// FaceRes: its outputs as they are, then the mean age of its 100 age probabilities
+	clear(f.FaceRes[face.FaceResFeatures-100:])
+	f.FaceRes[face.FaceResFeatures-100+30], f.FaceRes[face.FaceResFeatures-100+40] = 0.5, 0.5
+	y, err := Vector(f, Recipe{Mirror: true, FaceRes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(y) != len(x)+face.FaceResFeatures+1 || !slices.Equal(y[:len(x)], x) || y[len(x)] != float64(f.FaceRes[0]) {
+		t.Errorf("with FaceRes: %d features, want %d with the others first", len(y), len(x)+face.FaceResFeatures+1)
+	}
+	if y[len(y)-1] != 35 {
+		t.Errorf("FaceRes mean age %v, want 35", y[len(y)-1])
+	}
+	f.FaceRes = f.FaceRes[:10]
+	if _, err := Vector(f, Recipe{FaceRes: true}); err == nil {
+		t.Error("no error for short FaceRes outputs")
+	}
+
 	f.MirroredGenderAge = nil
-	if _, err := Vector(f, true); err == nil {
+	if _, err := Vector(f, mirrored); err == nil {
 		t.Error("no error without the mirrored gender-age outputs")
 	}
-	if _, err := Vector(&face.Features{GenderAge: make([]float32, 10)}, false); err == nil {
+	if _, err := Vector(&face.Features{GenderAge: make([]float32, 10)}, Recipe{}); err == nil {
 		t.Error("no error for a short gender-age output")
 	}
 }
@@ -243,14 +264,15 @@ func TestFitTrainsBothHeads(t *testing.T) {
 	var samples []Sample
 	for i := range 600 {
 		f := features(uint64(i))
-		clear(f.GenderAge)
+		clear(f.GenderAge) // only the embedding's first two values carry the labels
 		clear(f.MirroredGenderAge)
+		clear(f.FaceRes)
 		age := 40 + 15*float64(f.Embedding[0])
 		male := f.Embedding[1] > 0
 		samples = append(samples, Sample{Source: SourceUTKFace, Age: int(math.Max(1, age)), Male: male, Ethnic: "White",
 			Group: string(rune('a' + i%50)), HeldOut: i%5 == 0, Features: f})
 	}
-	m, err := Train(samples, true)
+	m, err := Train(samples, Recipe{Mirror: true, FaceRes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +387,8 @@ func TestFitNetworkLearnsWhatALineCannot(t *testing.T) {
 func BenchmarkAttributes(b *testing.B) {
 	f := features(1)
 	f.Embedding = make([]float32, 512)
-	x, err := Vector(f, true)
+	recipe := Recipe{Mirror: true, FaceRes: true}
+	x, err := Vector(f, recipe)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -378,7 +401,7 @@ func BenchmarkAttributes(b *testing.B) {
 		}
 		return w
 	}
-	m := &Model{Mirror: true, AgeCalibrationShare: 0.5,
+	m := &Model{Recipe: recipe, AgeCalibrationShare: 0.5,
 		Network: Network{Standardizer: NewStandardizer([][]float64{x}), Hidden: h,
 			W1: random(d * h), B1: random(h), W2: random(h * outputs), B2: random(outputs)},
 		GenderCalibration: Logistic{Linear{Standardizer: Standardizer{Mean: []float64{0}, Scale: []float64{1}}, Weights: []float64{1}}},

@@ -29,13 +29,14 @@ func (m *Model) writeCommon(b *strings.Builder, what string) {
 		missed = append(missed, fmt.Sprintf("%s %d", s, n))
 	}
 	slices.Sort(missed)
-	fmt.Fprintf(b, "\nFaces fitted on: %s. Images where no face was found (all images, held out or not, and the\n",
+	fmt.Fprintf(b, "\nFaces fitted on: %s. Images where no face was found (all images, held out or not, and their\n",
 		strings.Join(srcs, ", "))
-	fmt.Fprintf(b, "degraded copies of the held-out ones): %s.\n\n", strings.Join(missed, ", "))
+	fmt.Fprintf(b, "degraded copies): %s.\n\n", strings.Join(missed, ", "))
 	fmt.Fprintf(b, "Licence: %s.\n\n", m.Training.Licence)
 	b.WriteString("**An operator offering a paid plan must supply a model they are entitled to use commercially.**\n")
 	b.WriteString("The training images are licensed for non-commercial research only, the gender-age feature model is\n")
-	b.WriteString("InsightFace's (non-commercial research only) and the embedding model's provenance is unclear. To replace\n")
+	b.WriteString("InsightFace's (non-commercial research only), FaceRes's base was trained on VGGFace2 (research use) and\n")
+	b.WriteString("the embedding model's provenance is unclear. To replace\n")
 	fmt.Fprintf(b, "the %s head, train on data you hold the rights to with `hensachi train-attrs` (or write a file of the\n", what)
 	b.WriteString("same format) and put it in the bundle directory as `attributes.json`; the server loads it at start-up.\n")
 	b.WriteString("Replacing the feature models means retraining this file too.\n\n")
@@ -141,10 +142,11 @@ func ageColumns(x Metrics) string { return fmt.Sprintf("%.2f | %+.2f", x.AgeMAE,
 // writeDegradedHeader introduces the figures on the degraded copies of the held-out faces.
 func writeDegradedHeader(b *strings.Builder) {
 	b.WriteString("## Held out, degraded: small and recompressed faces\n\n")
-	b.WriteString("Uploads are often small faces in larger photos, recompressed on the way. Each held-out image is also\n")
-	fmt.Fprintf(b, "evaluated as a degraded copy: shrunk %g–%g×, saved as a JPEG of quality %d–%d and enlarged back (drawn\n",
+	b.WriteString("Uploads are often small faces in larger photos, recompressed on the way. Each image has a degraded\n")
+	fmt.Fprintf(b, "copy: shrunk %g–%g×, saved as a JPEG of quality %d–%d and enlarged back (drawn per file name, so the\n",
 		minShrink, maxShrink, minQuality, maxQuality)
-	b.WriteString("per file name, so the copies are the same in every run; never fitted on):\n\n")
+	b.WriteString("copies are the same in every run). The copies of the fitted images are fitted on beside them; those\n")
+	b.WriteString("of the held-out images, evaluated here, never are:\n\n")
 }
 
 // WriteAgeCard writes the age head's model card in Markdown.

@@ -1,6 +1,6 @@
-// Package attr is the age and gender model: heads fitted on the per-face features the bundle's
-// models compute (the gender-age model's outputs and the face embedding, on the face and on its
-// mirror image), with the datasets they are trained and validated on.
+// Package attr is the age and gender model: a network fitted on the per-face features the bundle's
+// models compute (the gender-age model's outputs, the face embedding and FaceRes's outputs), with
+// the datasets it is trained and validated on.
 package attr
 
 import (

@@ -20,8 +20,7 @@ type Model struct {
 	Name          string `json:"name"`
 	// Features is the recipe of the feature vector (see Vector).
 	Features string `json:"features"`
-	// Mirror says the features are the mean of the face's and its mirror image's.
-	Mirror  bool    `json:"mirrored"`
+	Recipe
 	Network Network `json:"network"`
 	// GenderCalibration turns the network's logit into P(male); AgeCalibration its age into an
 	// unbiased one, of which AgeCalibrationShare is applied (see calibrationShare).
@@ -80,7 +79,7 @@ func (m *Model) Mirrored() bool { return m.Mirror }
 
 // Attributes implements face.AttributeModel.
 func (m *Model) Attributes(f *face.Features) (age, male float64, err error) {
-	x, err := Vector(f, m.Mirror)
+	x, err := Vector(f, m.Recipe)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -15,7 +15,7 @@ const Folds = 5
 // Dropouts are the networks' input dropout rates that cross-validation chooses among, the
 // regularisation that mattered most in trials (weight decay and the epoch count changed the
 // held-out figures less).
-var Dropouts = []float64{0.1, 0.2, 0.3, 0.5}
+var Dropouts = []float64{0.3, 0.5, 0.6, 0.7}
 
 // calibrationBlock is the least number of faces behind one knot of the age calibration.
 const calibrationBlock = 40
@@ -26,10 +26,10 @@ type design struct {
 	fold []int
 }
 
-func newDesign(samples []Sample, mirrored bool) (*design, error) {
+func newDesign(samples []Sample, r Recipe) (*design, error) {
 	d := &design{x: make([][]float64, len(samples)), fold: make([]int, len(samples))}
 	for i := range samples {
-		x, err := Vector(samples[i].Features, mirrored)
+		x, err := Vector(samples[i].Features, r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", samples[i].Path, err)
 		}
@@ -83,7 +83,7 @@ func forFolds(fn func(k int) error) error {
 // Fit trains the network on the samples that are not held out, its dropout chosen by grouped
 // k-fold cross-validation, and calibrates its outputs on the out-of-fold predictions at that
 // dropout: P(male) by a logistic fit on the logit, the age by an inverted isotonic fit.
-func Fit(samples []Sample, mirrored bool) (*Model, error) {
+func Fit(samples []Sample, r Recipe) (*Model, error) {
 	var train []Sample
 	for _, s := range samples {
 		if !s.HeldOut {
@@ -93,16 +93,20 @@ func Fit(samples []Sample, mirrored bool) (*Model, error) {
 	if len(train) < 20*Folds {
 		return nil, fmt.Errorf("%d training samples are too few for %d folds", len(train), Folds)
 	}
-	d, err := newDesign(train, mirrored)
+	d, err := newDesign(train, r)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{FormatVersion: FormatVersion, Mirror: mirrored}
+	m := &Model{FormatVersion: FormatVersion, Recipe: r}
 	m.Training.Folds, m.Training.Images = Folds, map[string]int{}
 	all := make([]int, len(train))
 	y := make([]Target, len(train))
 	for i, s := range train {
-		m.Training.Images[s.Source]++
+		key := s.Source
+		if s.Degraded {
+			key += " (degraded copies)"
+		}
+		m.Training.Images[key]++
 		all[i], y[i] = i, Target{Male: s.Male, Age: float64(s.Age), HasAge: s.HasAge()}
 	}
 	// out-of-fold outputs per dropout and row: the logit of P(male) and the age
@@ -235,14 +239,17 @@ func calibrate(raw, age []float64) Curve {
 }
 
 // Train fits the model (see Fit) and evaluates it on the held-out samples of each source.
-func Train(samples []Sample, mirrored bool) (*Model, error) {
-	m, err := Fit(samples, mirrored)
+func Train(samples []Sample, r Recipe) (*Model, error) {
+	m, err := Fit(samples, r)
 	if err != nil {
 		return nil, err
 	}
-	m.Name = "hensachi-age-gender-v2"
+	m.Name = "hensachi-age-gender-v3"
 	m.Features = "the gender-age model's 202 outputs (genderage_insightface2018_112.onnx), σ of each of its 100 age-pair differences, their sum and its log, and the 512-d embedding (face_embedding_512_faceplugin.onnx), on the YuNet-detected face aligned to the ArcFace 112×112 template"
-	if mirrored {
+	if r.FaceRes {
+		m.Features += ", and FaceRes's 256 dense features, P(male), 100 age probabilities and their mean age (faceres_hse_deep.onnx) on a looser 160×160 crop"
+	}
+	if r.Mirror {
 		m.Features += "; the gender-age outputs are the mean over the face and its mirror image"
 	}
 	m.Training.Datasets = []string{"UTKFace (training pool of 9,205 chips: age, gender, ethnicity)", "SCUT-FBP5500 v2 (gender from the file-name prefix; official training split only)"}

@@ -12,20 +12,32 @@ import (
 // logits per year of age 0–99 whose second value wins when the face is older than that year.
 const genderAgeOutputs = 202
 
+// Recipe says which of the optional features a model reads.
+type Recipe struct {
+	// Mirror: the gender-age outputs are the mean of the face's and its mirror image's.
+	Mirror bool `json:"mirrored"`
+	// FaceRes: FaceRes's outputs follow the embedding.
+	FaceRes bool `json:"faceres"`
+}
+
 // Vector lays a face's features out for the heads: the gender-age model's outputs, each year's
-// probability σ(pair difference), their sum (the model's own soft age) and its log, and the
-// embedding; with mirrored, the gender-age outputs are the mean of the face's and its mirror's.
-func Vector(f *face.Features, mirrored bool) ([]float64, error) {
+// probability σ(pair difference), their sum (the model's own soft age) and its log, the
+// embedding, and with FaceRes that model's dense features, P(male), age probabilities and their
+// mean age.
+func Vector(f *face.Features, r Recipe) ([]float64, error) {
 	ga, emb := f.GenderAge, f.Embedding
 	if len(ga) != genderAgeOutputs || len(emb) == 0 {
 		return nil, fmt.Errorf("features: %d gender-age outputs and a %d-d embedding, want %d and an embedding", len(ga), len(emb), genderAgeOutputs)
 	}
-	if mirrored && len(f.MirroredGenderAge) != len(ga) {
+	if r.Mirror && len(f.MirroredGenderAge) != len(ga) {
 		return nil, errors.New("features: the gender-age outputs of the mirrored face are missing")
 	}
-	x := make([]float64, 0, genderAgeOutputs+100+2+len(emb))
+	if r.FaceRes && len(f.FaceRes) != face.FaceResFeatures {
+		return nil, fmt.Errorf("features: %d FaceRes outputs, want %d (is the FaceRes model in the bundle?)", len(f.FaceRes), face.FaceResFeatures)
+	}
+	x := make([]float64, 0, genderAgeOutputs+100+2+len(emb)+face.FaceResFeatures+1)
 	for i, v := range ga {
-		if mirrored {
+		if r.Mirror {
 			x = append(x, (float64(v)+float64(f.MirroredGenderAge[i]))/2)
 		} else {
 			x = append(x, float64(v))
@@ -40,6 +52,16 @@ func Vector(f *face.Features, mirrored bool) ([]float64, error) {
 	x = append(x, soft, math.Log1p(soft))
 	for _, v := range emb {
 		x = append(x, float64(v))
+	}
+	if r.FaceRes {
+		mean := 0.0
+		for i, v := range f.FaceRes {
+			x = append(x, float64(v))
+			if i >= face.FaceResFeatures-100 {
+				mean += float64(i-(face.FaceResFeatures-100)) * float64(v)
+			}
+		}
+		x = append(x, mean)
 	}
 	return x, nil
 }

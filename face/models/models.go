@@ -29,6 +29,9 @@ const (
 	RoleDetector  = "detector"
 	RoleGenderAge = "genderage"
 	RoleEmbedding = "embedding"
+	// RoleFaceRes is the optional second source of age and gender features (HSE FaceRes); the
+	// attribute model says whether it reads it.
+	RoleFaceRes = "faceres"
 )
 
 // Manifest is the parsed bundle.json.
@@ -72,16 +75,23 @@ type NPMFile struct {
 	Path    string `json:"path"`
 }
 
-// Conversion is a model built from another framework's checkpoint.
+// Conversion is a model built from another framework's checkpoint: "mxnet" (internal/mxnet) or
+// "tfjs" (internal/tfjs).
 type Conversion struct {
-	From       string  `json:"from"`
-	InputShape []int64 `json:"input_shape"`
-	GraphName  string  `json:"graph_name"`
+	From string `json:"from"`
+	// InputShape is one sample's shape (mxnet, which does not record it).
+	InputShape []int64 `json:"input_shape,omitempty"`
+	// Input is the graph's Placeholder and Outputs the nodes exported under their names (tfjs).
+	Input     string   `json:"input,omitempty"`
+	Outputs   []string `json:"outputs,omitempty"`
+	GraphName string   `json:"graph_name"`
 	// Metadata is written into the model; it is part of the build input, so changing it changes
 	// the model's digest.
 	Metadata map[string]string `json:"metadata"`
-	Symbol   Artifact          `json:"symbol"`
-	Params   Artifact          `json:"params"`
+	// Symbol is the graph (an MXNet symbol JSON, a TF.js model.json) and Params its weights (an
+	// MXNet .params file, the TF.js weight file the model.json names).
+	Symbol Artifact `json:"symbol"`
+	Params Artifact `json:"params"`
 }
 
 // Model is one model of the bundle.
@@ -175,6 +185,12 @@ func (x *Model) validate() error {
 		return fmt.Errorf("input %+v, outputs %v: want a named NCHW input in RGB or BGR and at least one output", in, x.Outputs)
 	}
 	if c := x.Source.Convert; c != nil {
+		if c.From != "mxnet" && c.From != "tfjs" {
+			return fmt.Errorf("conversion from %q: only mxnet and tfjs are known", c.From)
+		}
+		if c.From == "tfjs" && (c.Input == "" || len(c.Outputs) == 0) {
+			return errors.New("a tfjs conversion names its input and outputs")
+		}
 		if err := c.Symbol.validate(); err != nil {
 			return fmt.Errorf("conversion symbol: %w", err)
 		}
@@ -266,6 +282,9 @@ func (b *Bundle) Model(role string) *Model {
 func (b *Bundle) Detector() *Model  { return b.Model(RoleDetector) }
 func (b *Bundle) GenderAge() *Model { return b.Model(RoleGenderAge) }
 func (b *Bundle) Embedding() *Model { return b.Model(RoleEmbedding) }
+
+// FaceRes returns the FaceRes model, or nil when the manifest has none.
+func (b *Bundle) FaceRes() *Model { return b.Model(RoleFaceRes) }
 
 // Path is where the model's file is.
 func (b *Bundle) Path(x *Model) string { return filepath.Join(b.Dir, x.File) }

@@ -42,8 +42,12 @@ func Analyzer(t testing.TB) *face.Analyzer {
 		if at, err = attr.Load(filepath.Join(dir, "attributes.json")); err != nil {
 			return
 		}
-		analyzer, err = face.NewAnalyzer(face.Config{DetectorPath: b.Path(b.Detector()),
-			GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()), Scorer: m, Attributes: at})
+		cfg := face.Config{DetectorPath: b.Path(b.Detector()),
+			GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()), Scorer: m, Attributes: at}
+		if at.FaceRes {
+			cfg.FaceResPath = b.Path(b.FaceRes())
+		}
+		analyzer, err = face.NewAnalyzer(cfg)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -21,9 +21,10 @@ type AttrType int32
 
 // The attribute types the converter emits.
 const (
-	AttrFloat AttrType = 1
-	AttrInt   AttrType = 2
-	AttrInts  AttrType = 7
+	AttrFloat  AttrType = 1
+	AttrInt    AttrType = 2
+	AttrString AttrType = 3
+	AttrInts   AttrType = 7
 )
 
 // Model is a ModelProto whose operators all come from the default domain at OpsetVersion.
@@ -63,6 +64,7 @@ type Attr struct {
 	Type AttrType
 	F    float32
 	I    int64
+	S    string
 	Ints []int64
 }
 
@@ -87,10 +89,11 @@ type Dim struct {
 	Param string
 }
 
-// IntAttr, IntsAttr and FloatAttr build attributes.
+// IntAttr, IntsAttr, FloatAttr and StringAttr build attributes.
 func IntAttr(name string, v int64) Attr     { return Attr{Name: name, Type: AttrInt, I: v} }
 func IntsAttr(name string, v ...int64) Attr { return Attr{Name: name, Type: AttrInts, Ints: v} }
 func FloatAttr(name string, v float32) Attr { return Attr{Name: name, Type: AttrFloat, F: v} }
+func StringAttr(name, v string) Attr        { return Attr{Name: name, Type: AttrString, S: v} }
 
 // FloatTensor builds a float32 tensor; data must hold the product of dims values.
 func FloatTensor(name string, dims []int64, data []float32) Tensor {
@@ -164,6 +167,8 @@ func (a *Attr) marshal() []byte {
 		b = protowire.AppendFixed32(b, math.Float32bits(a.F))
 	case AttrInt:
 		b = appendVarint(b, 3, uint64(a.I))
+	case AttrString:
+		b = appendString(b, 4, a.S)
 	case AttrInts:
 		for _, v := range a.Ints {
 			b = appendVarint(b, 8, uint64(v))
