@@ -55,11 +55,11 @@ func Vector(f *face.Features, r Recipe) ([]float64, error) {
 	}
 	if r.FaceRes {
 		mean := 0.0
-		for i, v := range f.FaceRes {
+		for age, p := range f.FaceRes[face.FaceResFeatures-100:] {
+			mean += float64(age) * float64(p)
+		}
+		for _, v := range f.FaceRes {
 			x = append(x, float64(v))
-			if i >= face.FaceResFeatures-100 {
-				mean += float64(i-(face.FaceResFeatures-100)) * float64(v)
-			}
 		}
 		x = append(x, mean)
 	}

@@ -39,15 +39,16 @@ type Options struct {
 // fuses into the convolution. Unfused, those elementwise passes made a MobileNet a third slower.
 func Convert(m *Model, opt Options) (*onnxpb.Model, error) {
 	c := &converter{model: m, rank: map[string]int{}, nodes: map[string]*Node{}, emitted: map[string]bool{},
-		uses: map[string]int{}, fused: map[string]bool{}}
+		readers: map[string][]*Node{}, fused: map[string]bool{}}
 	for i := range m.Nodes {
-		c.nodes[m.Nodes[i].Name] = &m.Nodes[i]
-		for _, in := range m.Nodes[i].Inputs {
-			c.uses[in]++
+		n := &m.Nodes[i]
+		c.nodes[n.Name] = n
+		for _, in := range n.Inputs {
+			c.readers[in] = append(c.readers[in], n)
 		}
 	}
 	for _, o := range opt.Outputs {
-		c.uses[o]++ // an output is used outside the graph: never fused away
+		c.readers[o] = append(c.readers[o], nil) // read outside the graph: never fused away
 	}
 	if n, ok := c.nodes[opt.Input]; !ok || n.Op != "Placeholder" {
 		return nil, fmt.Errorf("tfjs: input %q is not a Placeholder of the graph", opt.Input)
@@ -85,26 +86,17 @@ type converter struct {
 	model   *Model
 	nodes   map[string]*Node
 	graph   onnxpb.Graph
-	rank    map[string]int    // the rank of each computed value
-	alias   map[string]string // node → ONNX value, where they differ (the input, Identity)
-	emitted map[string]bool   // initializers written
-	uses    map[string]int    // how many nodes read each node's value
-	fused   map[string]bool   // nodes folded into an earlier one, which computes their value
+	rank    map[string]int     // the rank of each computed value
+	alias   map[string]string  // node → ONNX value, where they differ (the input, Identity)
+	emitted map[string]bool    // initializers written
+	readers map[string][]*Node // the nodes that read each node's value (nil: a graph output)
+	fused   map[string]bool    // nodes folded into an earlier one, which computes their value
 }
 
 // next returns the one node that reads n's value when it is of the given operator, nil otherwise.
 func (c *converter) next(n, op string) *Node {
-	if c.uses[n] != 1 {
-		return nil
-	}
-	for i := range c.model.Nodes {
-		m := &c.model.Nodes[i]
-		if slices.Contains(m.Inputs, n) {
-			if m.Op == op {
-				return m
-			}
-			return nil
-		}
+	if r := c.readers[n]; len(r) == 1 && r[0] != nil && r[0].Op == op {
+		return r[0]
 	}
 	return nil
 }
