@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -31,6 +32,10 @@ type Config struct {
 	// IntraOpThreads threads (default: the CPUs divided among the workers).
 	Workers        int
 	IntraOpThreads int
+	// PhotoParallelism is how many goroutines may run one photo's per-face models at once
+	// (default: one per CPU). A photo borrows CPUs only while no other photo is using them, so
+	// under full load each photo runs on one, whatever this says; 1 never borrows.
+	PhotoParallelism int
 	// QueueSize is how many images may wait for a worker; beyond it a call is refused at once.
 	QueueSize int
 	// MaxFaces bounds the faces analysed per image, largest first.
@@ -62,6 +67,7 @@ type Analyzer struct {
 	genderAge *ort.DynamicAdvancedSession
 	embedding *ort.DynamicAdvancedSession
 	faceRes   *ort.DynamicAdvancedSession
+	cpus      cpuBudget
 	jobs      chan *job
 	stop      chan struct{}
 	workers   sync.WaitGroup // the running workers, which Close waits for before releasing the sessions
@@ -93,6 +99,9 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 	if cfg.QueueSize <= 0 {
 		cfg.QueueSize = 2 * cfg.Workers
 	}
+	if cfg.PhotoParallelism <= 0 {
+		cfg.PhotoParallelism = runtime.NumCPU()
+	}
 	if cfg.MaxFaces <= 0 {
 		cfg.MaxFaces = 100
 	}
@@ -107,7 +116,12 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, err
 	}
-	a := &Analyzer{cfg: cfg, jobs: make(chan *job, cfg.QueueSize), stop: make(chan struct{})}
+	a := &Analyzer{
+		cfg:  cfg,
+		cpus: cpuBudget{limit: int32(runtime.NumCPU()), perRun: int32(cfg.IntraOpThreads)},
+		jobs: make(chan *job, cfg.QueueSize),
+		stop: make(chan struct{}),
+	}
 	open := func(path string, in, out []string) (*ort.DynamicAdvancedSession, error) {
 		s, err := ort.NewDynamicAdvancedSession(path, in, out, opts)
 		if err != nil {
@@ -220,7 +234,9 @@ func (a *Analyzer) work() {
 			if err := j.ctx.Err(); err != nil {
 				j.err = err // the client is gone: do not spend the pool on it
 			} else {
+				a.cpus.hold()
 				j.faces, j.err = a.analyze(j.ctx, j.photo)
+				a.cpus.giveBack()
 			}
 			close(j.done)
 		}
@@ -273,7 +289,11 @@ func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
 	if len(dets) > a.cfg.MaxFaces {
 		dets = dets[:a.cfg.MaxFaces]
 	}
-	faces := make([]Face, 0, len(dets))
+	// The crops are taken here, in order of size, before any model runs: a crop may decode a
+	// finer level of the photo, and which level each crop then finds must not depend on how the
+	// models' runs were scheduled, or the same photo could get different answers. The price is
+	// FaceRes's crop of a detection that the verification then drops.
+	work := make([]faceWork, 0, len(dets))
 	for _, d := range dets {
 		f := Face{Detection: d}
 		f.X, f.Y, f.W, f.H = ClipBox(d.Box, p.W, p.H)
@@ -284,22 +304,25 @@ func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
 		if err != nil {
 			return nil, err
 		}
-		mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
-		if f.Features, err = a.features(ctx, aligned, mirrored); err != nil {
-			return nil, err
+		var crop []uint8
+		if a.faceRes != nil {
+			if crop, err = alignFrom(p, d.Landmarks, FaceResTemplate); err != nil {
+				return nil, err
+			}
 		}
-		if !isFace(&f.Features) {
+		work = append(work, faceWork{Face: f, aligned: aligned, crop: crop})
+	}
+	if err := a.runFaceModels(ctx, work); err != nil {
+		return nil, err
+	}
+	faces := make([]Face, 0, len(work))
+	for i := range work {
+		w := &work[i]
+		if w.verdict.Load() != verdictFace {
 			continue
 		}
-		if a.faceRes != nil {
-			crop, err := alignFrom(p, d.Landmarks, FaceResTemplate)
-			if err != nil {
-				return nil, err
-			}
-			if f.Features.FaceRes, err = a.faceResOutputs(ctx, crop); err != nil {
-				return nil, err
-			}
-		}
+		f := w.Face
+		f.Features.FaceRes = w.faceRes
 		f.Embedding = f.Features.Embedding
 		if a.cfg.Attributes != nil {
 			age, male, err := a.cfg.Attributes.Attributes(&f.Features)
@@ -317,6 +340,95 @@ func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
 		faces = append(faces, f)
 	}
 	return faces, nil
+}
+
+// faceWork is one detection on its way to a Face: its crops, then its models' outputs.
+type faceWork struct {
+	Face
+	aligned, crop []uint8 // at ArcFace112 and at FaceResTemplate
+	faceRes       []float32
+	verdict       atomic.Int32 // 0 until the per-face models have checked the detection
+}
+
+const (
+	verdictFace = iota + 1
+	verdictNotFace
+)
+
+// runFaceModels runs the per-face models on every face: the gender-age and embedding models,
+// whose outputs verify the detection (isFace), and FaceRes. The runs are tasks taken in order by
+// the calling worker and by helpers on CPUs that no other photo is using (photoTasks), so that a
+// photo analysed while the machine is otherwise idle uses all of it. FaceRes's run on a face is
+// skipped when the face has already been found not to be one; a helper may have run it before
+// the verdict, which only costs a CPU that was idle.
+func (a *Analyzer) runFaceModels(ctx context.Context, work []faceWork) error {
+	mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
+	perFace := 1
+	if a.faceRes != nil {
+		perFace = 2
+	}
+	return a.photoTasks(ctx, perFace*len(work), func(ctx context.Context, i int) error {
+		w := &work[i/perFace]
+		if i%perFace == 0 {
+			features, err := a.features(ctx, w.aligned, mirrored)
+			if err != nil {
+				return err
+			}
+			w.Features = features
+			if isFace(&w.Features) {
+				w.verdict.Store(verdictFace)
+			} else {
+				w.verdict.Store(verdictNotFace)
+			}
+			return nil
+		}
+		if w.verdict.Load() == verdictNotFace {
+			return nil
+		}
+		var err error
+		w.faceRes, err = a.faceResOutputs(ctx, w.crop)
+		return err
+	})
+}
+
+// photoTasks runs task(0) … task(n−1), each once and in order of taking, on the calling goroutine
+// and on up to PhotoParallelism−1 helpers, each of which must first borrow a CPU from the
+// analyzer's budget: under full load there is none to borrow and the photo's tasks run one after
+// another, as they would with a single goroutine. A helper steps back between tasks when a worker
+// has started on another photo meanwhile and the CPUs are overcommitted. The first error stops the
+// others' runs.
+func (a *Analyzer) photoTasks(ctx context.Context, n int, task func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	take := func(helper bool) {
+		for {
+			if helper && a.cpus.overcommitted() {
+				return
+			}
+			i := int(next.Add(1)) - 1
+			if i >= n || ctx.Err() != nil {
+				return
+			}
+			if err := task(ctx, i); err != nil {
+				cancel(err)
+				return
+			}
+		}
+	}
+	var helpers sync.WaitGroup
+	for range min(n, a.cfg.PhotoParallelism) - 1 {
+		if !a.cpus.borrow() {
+			break
+		}
+		helpers.Go(func() {
+			defer a.cpus.giveBack()
+			take(true)
+		})
+	}
+	take(false)
+	helpers.Wait()
+	return context.Cause(ctx)
 }
 
 func cmpDesc(x, y float64) int {

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -738,5 +739,42 @@ func TestFaceRes(t *testing.T) {
 	}
 	if right < len(paths)*8/10 {
 		t.Errorf("FaceRes's own gender is right for %d of %d portraits", right, len(paths))
+	}
+}
+
+// TestPhotoParallelismSameFaces analyses a group photo whose small faces need finer levels of the
+// JPEG with the per-face models spread over idle CPUs and with them one after another: the faces
+// must be the same to the last bit, whatever order the runs took.
+func TestPhotoParallelismSameFaces(t *testing.T) {
+	b := modelBundle(t)
+	withFaceRes := func(parallelism int) func(*Config) {
+		return func(c *Config) { c.FaceResPath, c.PhotoParallelism = b.Path(b.FaceRes()), parallelism }
+	}
+	serial, spread := newTestAnalyzer(t, withFaceRes(1)), newTestAnalyzer(t, withFaceRes(4))
+	img := canvas(2400, 1800, 150)
+	for i, name := range []string{"AF1.jpg", "AM2.jpg", "CF3.jpg", "CM4.jpg", "AF11.jpg", "AM6.jpg"} {
+		side := 100 + 40*i
+		paste(img, Resize(scutImage(t, name), side, side), 100+380*i, 300+200*(i%3))
+	}
+	data := encodeJPEG(t, img.image(), 90)
+	analyzeJPEG := func(a *Analyzer) []Face {
+		p, err := DecodePhoto(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faces, err := a.AnalyzePhoto(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return faces
+	}
+	want := analyzeJPEG(serial)
+	if len(want) != 6 {
+		t.Fatalf("%d faces, want 6", len(want))
+	}
+	for range 3 {
+		if got := analyzeJPEG(spread); !reflect.DeepEqual(got, want) {
+			t.Fatalf("spread over CPUs:\n%+v\none after another:\n%+v", got, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package face
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // minRowsPerWorker keeps small images on one goroutine, where splitting costs more than it saves.
@@ -24,3 +25,33 @@ func forRows(h int, fn func(y0, y1 int)) {
 	}
 	wg.Wait()
 }
+
+// cpuBudget counts the CPUs that the analyzer's model runs occupy: each worker analysing a photo
+// holds perRun (its runs' intra-op threads), and a photo's helper may borrow as much only while
+// the total stays within limit, the machine's CPUs.
+type cpuBudget struct {
+	limit, perRun int32
+	held          atomic.Int32
+}
+
+// hold takes a worker's CPUs unconditionally: the workers are sized to the machine already.
+func (b *cpuBudget) hold() { b.held.Add(b.perRun) }
+
+// borrow takes a helper's CPUs if they are free.
+func (b *cpuBudget) borrow() bool {
+	for {
+		held := b.held.Load()
+		if held+b.perRun > b.limit {
+			return false
+		}
+		if b.held.CompareAndSwap(held, held+b.perRun) {
+			return true
+		}
+	}
+}
+
+// overcommitted reports whether more CPUs are held than there are.
+func (b *cpuBudget) overcommitted() bool { return b.held.Load() > b.limit }
+
+// giveBack returns what hold or borrow took.
+func (b *cpuBudget) giveBack() { b.held.Add(-b.perRun) }
