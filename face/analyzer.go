@@ -25,9 +25,6 @@ type Config struct {
 	// Attributes is the age and gender model on the per-face features; nil reads them from the
 	// gender-age model's own outputs.
 	Attributes AttributeModel
-	// MirrorPass runs the gender-age model on the mirrored face too, for training; it is on
-	// whenever Attributes reads the mirrored outputs.
-	MirrorPass bool
 	// Workers is how many images are analysed at once (default: one per CPU); each ONNX run uses
 	// IntraOpThreads threads (default: the CPUs divided among the workers).
 	Workers        int
@@ -362,7 +359,7 @@ const (
 // skipped when the face has already been found not to be one; a helper may have run it before
 // the verdict, which only costs a CPU that was idle.
 func (a *Analyzer) runFaceModels(ctx context.Context, work []faceWork) error {
-	mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
+	mirrored := a.readsMirror()
 	perFace := 1
 	if a.faceRes != nil {
 		perFace = 2
@@ -389,6 +386,12 @@ func (a *Analyzer) runFaceModels(ctx context.Context, work []faceWork) error {
 		w.faceRes, err = a.faceResOutputs(ctx, w.crop)
 		return err
 	})
+}
+
+// readsMirror reports whether the attribute model reads the gender-age model's outputs on the
+// mirrored face, which then costs a second run of that model.
+func (a *Analyzer) readsMirror() bool {
+	return a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored()
 }
 
 // photoTasks runs task(0) … task(n−1), each once and in order of taking, on the calling goroutine

@@ -53,7 +53,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer a.Close()
-	before, err := startAnalyzer(b, func(c *Config) { c.MirrorPass, c.PhotoParallelism = true, 1 })
+	before, err := startAnalyzer(b, func(c *Config) { c.Attributes, c.PhotoParallelism = mirroredGenderAge{}, 1 })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -123,6 +123,17 @@ func BenchmarkAnalyze(b *testing.B) {
 			b.ReportMetric(float64(decoded)/float64(photo.W*photo.H), "decoded/pixels")
 		})
 	}
+}
+
+// mirroredGenderAge is an attribute model that reads the gender-age model's outputs on the face
+// and on its mirror image, as the service's did before FaceRes: the baseline's per-face runs.
+type mirroredGenderAge struct{}
+
+func (mirroredGenderAge) Mirrored() bool { return true }
+
+func (mirroredGenderAge) Attributes(f *Features) (age, male float64, err error) {
+	years, male := decodeGenderAge(f.GenderAge)
+	return float64(years), male, nil
 }
 
 // BenchmarkDecode measures decoding alone, with its allocations: DecodePhoto as the service
@@ -196,7 +207,7 @@ func (a *Analyzer) inferenceFloor(ctx context.Context, p *Photo) (time.Duration,
 	if len(dets) > a.cfg.MaxFaces {
 		dets = dets[:a.cfg.MaxFaces]
 	}
-	mirrored := a.cfg.MirrorPass || (a.cfg.Attributes != nil && a.cfg.Attributes.Mirrored())
+	mirrored := a.readsMirror()
 	for _, d := range dets {
 		aligned, err := alignFrom(p, d.Landmarks, ArcFace112)
 		if err != nil {

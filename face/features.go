@@ -9,8 +9,8 @@ import (
 type Features struct {
 	GenderAge []float32 // fc1 of the gender-age model: 202 values
 	Embedding []float32 // the 512-d embedding; nil without the embedding model
-	// MirroredGenderAge is fc1 on the horizontally mirrored face; nil unless a mirrored pass was
-	// asked for (Config.MirrorPass, AttributeModel.Mirrored). Only the gender-age model runs twice:
+	// MirroredGenderAge is fc1 on the horizontally mirrored face; nil unless the attribute model
+	// reads it (AttributeModel.Mirrored). Only the gender-age model runs twice:
 	// it costs 0.7 ms a face, the embedding 4.6 ms, and a second embedding improved the heads by
 	// less than half a point.
 	MirroredGenderAge []float32
