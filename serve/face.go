@@ -110,8 +110,9 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	a, err := s.analyzeUpload(c.r.Context(), c.account.ID, func() ([]byte, error) { return readUpload(c.w, c.r) }, c.reserve)
 	if err != nil {
 		if errors.Is(err, errRefusedBeforeBody) {
-			// closing the connection spares reading (and the client sending) the rest of an
-			// upload of up to 10 MiB
+			// net/http would otherwise read up to 256 KiB of the body before answering, which a
+			// client that sends slowly makes wait; closing instead, apiConn lingers so that a client
+			// still sending reads the answer
 			c.w.Header().Set("Connection", "close")
 		}
 		return nil, err

@@ -3,29 +3,73 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
+	"time"
 )
 
-// problemListener hands out connections that turn the errors net/http writes by itself, before any
-// handler runs (431 for oversized headers, 400 for a request without Host or malformed, 505 for an
-// unsupported protocol version), into problem documents like every other error of the API.
-// net/http writes each such error in one Write of a fixed shape, which no handler's response has
-// (those always carry a Date header first), so the rewrite cannot touch a real response. What it
-// cannot reach: failures below HTTP (TLS handshakes, connections cut mid-request), which get no
-// response at all.
-type problemListener struct{ net.Listener }
+// apiListener hands out the server's connections, which do two things net/http does not.
+//
+// They turn the errors net/http writes by itself, before any handler runs (431 for oversized
+// headers, 400 for a request without Host or malformed, 505 for an unsupported protocol version),
+// into problem documents like every other error of the API. net/http writes each such error in one
+// Write of a fixed shape, which no handler's response has (those always carry a Date header first),
+// so the rewrite cannot touch a real response. What it cannot reach: failures below HTTP (TLS
+// handshakes, connections cut mid-request), which get no response at all.
+//
+// And they linger on close after answering a request whose body was not read (an upload refused
+// before its body, a body over the limit): net/http sends its FIN and closes half a second later,
+// and closing a socket with unread data sends a reset, which makes the client's kernel drop the
+// answer it has not read yet. A client still sending its body then sees "connection reset" instead
+// of the 503 or 413 it was sent. Reading and discarding what the client still sends, for a bounded
+// time and number of bytes, lets it finish and read the answer (RFC 9112 §9.6).
+type apiListener struct{ net.Listener }
 
-func (l problemListener) Accept() (net.Conn, error) {
+func (l apiListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return problemConn{c}, nil
+	return &apiConn{Conn: c}, nil
 }
 
-type problemConn struct{ net.Conn }
+// Lingering is bounded like a request: no longer than a whole upload may take to arrive, and no
+// more bytes than the largest body the API reads, so a client cannot hold a connection or the CPU
+// longer through it than through a request.
+const (
+	lingerTime  = 10 * time.Second
+	lingerBytes = maxBody
+)
+
+type apiConn struct {
+	net.Conn
+	halfClosed atomic.Bool // net/http has sent its FIN after an answer, leaving the request's body unread
+}
+
+// CloseWrite is how net/http says it is closing after an answer without reading the whole request.
+func (c *apiConn) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return nil
+	}
+	c.halfClosed.Store(true)
+	return cw.CloseWrite()
+}
+
+// Close reads what the client still sends after a half close, until it closes its side, until
+// lingerTime or lingerBytes, then closes. Only the first Close lingers; another one (http.Server's
+// Close from its own goroutine) closes at once and so ends the lingering too.
+func (c *apiConn) Close() error {
+	if c.halfClosed.Swap(false) {
+		if err := c.Conn.SetReadDeadline(time.Now().Add(lingerTime)); err == nil {
+			io.Copy(io.Discard, io.LimitReader(c.Conn, lingerBytes))
+		}
+	}
+	return c.Conn.Close()
+}
 
 // netHTTPError parses the head of net/http's own error responses (server.go, "HTTP/1.1 " +
 // publicErr + errorHeaders): the status, its reason phrase and the message after the head. It runs
@@ -63,7 +107,7 @@ var netHTTPCodes = map[int]string{
 	http.StatusHTTPVersionNotSupported:     codeVersionNotHandled,
 }
 
-func (c problemConn) Write(b []byte) (int, error) {
+func (c *apiConn) Write(b []byte) (int, error) {
 	status, reason, message, ok := netHTTPError(b)
 	if !ok {
 		return c.Conn.Write(b)

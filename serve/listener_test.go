@@ -3,11 +3,15 @@ package serve
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNetHTTPErrorsAreProblems sends requests that net/http refuses before any handler runs and
@@ -15,7 +19,7 @@ import (
 func TestNetHTTPErrorsAreProblems(t *testing.T) {
 	ts := newTestServer(t)
 	srv := httptest.NewUnstartedServer(ts.Handler())
-	srv.Listener = problemListener{srv.Listener}
+	srv.Listener = apiListener{srv.Listener}
 	srv.Config.MaxHeaderBytes = 32 << 10
 	srv.Start()
 	defer srv.Close()
@@ -74,5 +78,72 @@ func TestNetHTTPErrorShape(t *testing.T) {
 		if _, _, _, ok := netHTTPError([]byte(b)); ok {
 			t.Errorf("%q taken for net/http's own error", b)
 		}
+	}
+}
+
+// refusingServer answers every request 503 without reading its body, as the face service refuses
+// an upload when it has no slot for it.
+func refusingServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Connection", "close")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	srv.Listener = apiListener{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String()
+}
+
+// TestRefusedUploadIsAnswered is a client that sends its whole body before it reads the answer,
+// for longer than net/http waits before closing: it must be able to finish and read the 503, where
+// a close with unread data would have reset the connection and dropped the answer.
+func TestRefusedUploadIsAnswered(t *testing.T) {
+	conn, err := net.Dial("tcp", refusingServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const chunks, chunk = 40, 64 << 10
+	if _, err := io.WriteString(conn, "POST /face/v1/predict HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(chunks*chunk)+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, chunk)
+	for i := range chunks {
+		time.Sleep(25 * time.Millisecond) // a second in all, twice net/http's wait before it closes
+		if _, err := conn.Write(body); err != nil {
+			t.Fatalf("writing the body, %d KiB sent: %v", i*chunk>>10, err)
+		}
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer after the body: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503", resp.StatusCode)
+	}
+}
+
+// TestLingeringIsBounded is a client that sends far more than any request body may be after its
+// answer: the server stops reading and closes, so the client's writes fail.
+func TestLingeringIsBounded(t *testing.T) {
+	conn, err := net.Dial("tcp", refusingServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, 256<<10)
+	sent := 0
+	for ; sent < 4*lingerBytes; sent += len(body) {
+		if _, err = conn.Write(body); err != nil {
+			break
+		}
+	}
+	if err == nil || !(errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "reset") || strings.Contains(err.Error(), "broken pipe")) {
+		t.Errorf("%d MiB sent after the answer (lingering reads %d MiB at most): %v", sent>>20, lingerBytes>>20, err)
 	}
 }

@@ -305,7 +305,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 		return err
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(problemListener{ln}) }()
+	go func() { errc <- srv.Serve(apiListener{ln}) }()
 	slog.Info("listening", "addr", ln.Addr().String(), "public_url", s.cfg.PublicURL)
 	select {
 	case err = <-errc:
