@@ -21,9 +21,13 @@ BARE_PORT=${BARE_PORT:-18483}
 POSTGRES=${POSTGRES:-true}
 ROUNDS=${ROUNDS:-3}
 
-for tool in wrk nginx curl; do
-  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install wrk nginx-light curl)" >&2; exit 1; }
-done
+missing=$(for tool in wrk nginx curl; do command -v "$tool" >/dev/null || echo "$tool"; done)
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq wrk nginx-light curl >/dev/null
+elif [ -n "$missing" ]; then
+  echo "bench: missing" $missing "(apt-get install wrk nginx-light curl)" >&2
+  exit 1
+fi
 make -s build runtime >/dev/null
 # `make models` also re-checks the trained models by training them again where their datasets are,
 # which takes long; the benchmark needs only the bundle
