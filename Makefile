@@ -56,7 +56,7 @@ MODELS_DIR ?= models
 SCUT_FBP5500 ?= ../shared/datasets/scut-fbp5500
 UTKFACE      ?= ../shared/datasets/utkface-train
 export SCUT_FBP5500 UTKFACE
-models: build
+models: build runtime
 	$(GO) run ./cmd/assemble-models -out $(MODELS_DIR)
 	cp face/models/attractiveness.json face/models/attributes.json $(MODELS_DIR)/
 	@if [ -d "$(SCUT_FBP5500)" ]; then $(MAKE) --no-print-directory $(MODELS_DIR)/.attractiveness-reproduced; \
