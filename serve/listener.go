@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 )
 
@@ -44,31 +43,25 @@ const (
 	lingerBytes = maxBody
 )
 
-type apiConn struct {
-	net.Conn
-	halfClosed atomic.Bool // net/http has sent its FIN after an answer, leaving the request's body unread
-}
+type apiConn struct{ net.Conn }
 
-// CloseWrite is how net/http says it is closing after an answer without reading the whole request.
+// CloseWrite is how net/http says that it is closing after an answer without reading the whole
+// request: it sends the FIN and then reads what the client still sends, until the client closes
+// its side, until lingerTime or lingerBytes. net/http closes the connection after it returns. A
+// Close from another goroutine (http.Server's Close) ends the lingering at once.
 func (c *apiConn) CloseWrite() error {
 	cw, ok := c.Conn.(interface{ CloseWrite() error })
 	if !ok {
 		return nil
 	}
-	c.halfClosed.Store(true)
-	return cw.CloseWrite()
-}
-
-// Close reads what the client still sends after a half close, until it closes its side, until
-// lingerTime or lingerBytes, then closes. Only the first Close lingers; another one (http.Server's
-// Close from its own goroutine) closes at once and so ends the lingering too.
-func (c *apiConn) Close() error {
-	if c.halfClosed.Swap(false) {
-		if err := c.Conn.SetReadDeadline(time.Now().Add(lingerTime)); err == nil {
-			io.Copy(io.Discard, io.LimitReader(c.Conn, lingerBytes))
-		}
+	if err := cw.CloseWrite(); err != nil {
+		return err
 	}
-	return c.Conn.Close()
+	if err := c.Conn.SetReadDeadline(time.Now().Add(lingerTime)); err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(c.Conn, lingerBytes))
+	return nil
 }
 
 // netHTTPError parses the head of net/http's own error responses (server.go, "HTTP/1.1 " +
