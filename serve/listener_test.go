@@ -147,3 +147,45 @@ func TestLingeringIsBounded(t *testing.T) {
 		t.Errorf("%d MiB sent after the answer (lingering reads %d MiB at most): %v", sent>>20, lingerBytes>>20, err)
 	}
 }
+
+// TestCloseEndsLingering: http.Server's Close, from another goroutine, ends a lingering connection
+// at once instead of waiting for the client.
+func TestCloseEndsLingering(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Connection", "close")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	})}
+	go srv.Serve(apiListener{ln})
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// a body far larger than net/http reads on its own, of which the client sends a part and stops
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"+strings.Repeat("x", 1000)); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	if _, err := r.ReadByte(); err != io.EOF {
+		t.Fatalf("after the answer: %v, want the server's FIN", err)
+	}
+	time.Sleep(100 * time.Millisecond) // the server is lingering now, reading the rest of the body
+	srv.Close()
+	// while the server lingers, it reads what the client sends; once closed, a write fails
+	chunk := make([]byte, 1000)
+	for deadline := time.Now().Add(lingerTime / 2); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := conn.Write(chunk); err != nil {
+			return
+		}
+	}
+	t.Error("the connection still lingers after the server's Close")
+}
