@@ -159,6 +159,20 @@ func analyze(t *testing.T, a *Analyzer, img *RGB) []Face {
 	return faces
 }
 
+// analyzeUpload decodes an upload as the service does and analyses it.
+func analyzeUpload(tb testing.TB, a *Analyzer, data []byte) (*Photo, []Face) {
+	tb.Helper()
+	p, err := DecodePhoto(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	faces, err := a.AnalyzePhoto(context.Background(), p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p, faces
+}
+
 // checkFaces checks what holds for any result: boxes inside the image, largest first, plausible
 // attributes.
 func checkFaces(t *testing.T, img *RGB, faces []Face) {
@@ -760,23 +774,12 @@ func TestPhotoParallelismSameFaces(t *testing.T) {
 		paste(img, Resize(scutImage(t, name), side, side), 100+380*i, 300+200*(i%3))
 	}
 	data := encodeJPEG(t, img.image(), 90)
-	analyzeJPEG := func(a *Analyzer) []Face {
-		p, err := DecodePhoto(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		faces, err := a.AnalyzePhoto(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return faces
-	}
-	want := analyzeJPEG(serial)
+	_, want := analyzeUpload(t, serial, data)
 	if len(want) != 6 {
 		t.Fatalf("%d faces, want 6", len(want))
 	}
 	for range 3 {
-		if got := analyzeJPEG(spread); !reflect.DeepEqual(got, want) {
+		if _, got := analyzeUpload(t, spread, data); !reflect.DeepEqual(got, want) {
 			t.Fatalf("spread over CPUs:\n%+v\none after another:\n%+v", got, want)
 		}
 	}

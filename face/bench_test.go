@@ -69,14 +69,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			// analyzed decodes and analyses the photo as the service does, on an, and times it
 			analyzed := func(an *Analyzer, lat *[]time.Duration) {
 				start := time.Now()
-				p, err := DecodePhoto(data)
-				if err != nil {
-					b.Fatal(err)
-				}
-				found, err := an.AnalyzePhoto(context.Background(), p)
-				if err != nil {
-					b.Fatal(err)
-				}
+				p, found := analyzeUpload(b, an, data)
 				*lat = append(*lat, time.Since(start))
 				if an == a {
 					faces, decoded = len(found), p.decodedPixels

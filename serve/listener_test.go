@@ -81,14 +81,17 @@ func TestNetHTTPErrorShape(t *testing.T) {
 	}
 }
 
-// refusingServer answers every request 503 without reading its body, as the face service refuses
-// an upload when it has no slot for it.
+// refuse answers 503 without reading the request's body, as the face service refuses an upload
+// when it has no slot for it.
+var refuse = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, "busy", http.StatusServiceUnavailable)
+})
+
+// refusingServer serves refuse through the server's listener.
 func refusingServer(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Connection", "close")
-		http.Error(w, "busy", http.StatusServiceUnavailable)
-	}))
+	srv := httptest.NewUnstartedServer(refuse)
 	srv.Listener = apiListener{srv.Listener}
 	srv.Start()
 	t.Cleanup(srv.Close)
@@ -155,10 +158,7 @@ func TestCloseEndsLingering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Connection", "close")
-		http.Error(w, "busy", http.StatusServiceUnavailable)
-	})}
+	srv := &http.Server{Handler: refuse}
 	go srv.Serve(apiListener{ln})
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
