@@ -15,7 +15,7 @@ import (
 	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/ingest"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

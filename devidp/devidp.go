@@ -5,7 +5,7 @@
 // checks the client, the redirect URI and the verifier before it signs an RS256 ID token — so the
 // server's ordinary relying party (package oidc) logs in through it on the production code path.
 //
-// Tests build their provider on it (internal/testidp) with the two hooks of Config: approving at
+// Tests build their provider on it (internal/testrig/testidp) with the two hooks of Config: approving at
 // once, and spoiling the tokens it signs.
 package devidp
 

@@ -21,7 +21,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face/models"
 	"github.com/hensachi/hensachi/face/ort"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	onnx "github.com/yalue/onnxruntime_go"
 )
 

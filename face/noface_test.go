@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // maxFalseShare is the goal for photos without people: at most one in twenty gets a face.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/fixtures"
+	"github.com/hensachi/hensachi/internal/testrig/fixtures"
 )
 
 // The property every parser must have on any input: no panic, no hang, and either an error that

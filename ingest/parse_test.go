@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/internal/fixtures"
+	"github.com/hensachi/hensachi/internal/testrig/fixtures"
 )
 
 // Rows of the Default fixture, which lists municipalities in code order:

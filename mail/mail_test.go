@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hensachi/hensachi/internal/testsmtp"
+	"github.com/hensachi/hensachi/internal/testrig/testsmtp"
 	"github.com/hensachi/hensachi/mail"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/hensachi/hensachi/internal/testidp"
+	"github.com/hensachi/hensachi/internal/testrig/testidp"
 	"github.com/hensachi/hensachi/oidc"
 )
 

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/internal/pgtest"
-	"github.com/hensachi/hensachi/internal/storetest"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/pgtest"
+	"github.com/hensachi/hensachi/internal/testrig/storetest"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	"github.com/hensachi/hensachi/postgres"
 )
 

@@ -13,7 +13,7 @@ import (
 )
 
 // memQuota is an in-memory hensachi.QuotaStore with the grant rules of the real ones (which
-// internal/storetest checks), for testing Leased's side of the protocol: blocks, waiting calls,
+// internal/testrig/storetest checks), for testing Leased's side of the protocol: blocks, waiting calls,
 // idle return, failures. The PostgreSQL store runs the whole protocol across processes in
 // cmd/hensachi's replica tests.
 type memQuota struct {
@@ -26,7 +26,7 @@ type memQuota struct {
 
 func newMemQuota() *memQuota { return &memQuota{rows: map[hensachi.UsageKey]*hensachi.QuotaState{}} }
 
-// QuotaLeaseTTL: memQuota's leases do not expire (the stores' expiry is checked by internal/storetest).
+// QuotaLeaseTTL: memQuota's leases do not expire (the stores' expiry is checked by internal/testrig/storetest).
 func (q *memQuota) QuotaLeaseTTL() time.Duration { return hensachi.DefaultQuotaLeaseTTL }
 
 func (q *memQuota) SyncQuota(_ context.Context, _ string, syncs []hensachi.QuotaSync) ([]hensachi.QuotaState, error) {

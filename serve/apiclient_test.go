@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/apiclient"
+	"github.com/hensachi/hensachi/internal/testrig/apiclient"
 )
 
 // TestGeneratedClient runs every operation of openapi.json through the client oapi-codegen
-// generates from it (internal/apiclient) against a live server: the document has to be one that
+// generates from it (internal/testrig/apiclient) against a live server: the document has to be one that
 // generators understand, and the answers have to decode into what they generate.
 func TestGeneratedClient(t *testing.T) {
 	ts := newTestServer(t, withFaces(t))

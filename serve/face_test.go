@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/internal/facetest"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/facetest"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	"github.com/hensachi/hensachi/uploads"
 )
 

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/internal/testidp"
-	"github.com/hensachi/hensachi/internal/testsmtp"
+	"github.com/hensachi/hensachi/internal/testrig/testidp"
+	"github.com/hensachi/hensachi/internal/testrig/testsmtp"
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/sqlite"
 	"github.com/hensachi/hensachi/webui"

@@ -18,7 +18,7 @@ import (
 	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/ingest"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	"github.com/hensachi/hensachi/sqlite"
 )
 

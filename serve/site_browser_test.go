@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // TestBrowserSite walks every kind of page in a real Chromium as a newcomer does after `make

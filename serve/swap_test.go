@@ -12,7 +12,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // TestSwapUnderLoad replaces the dataset file while clients read; every response must be complete

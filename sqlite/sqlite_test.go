@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/internal/storetest"
+	"github.com/hensachi/hensachi/internal/testrig/storetest"
 	"github.com/hensachi/hensachi/sqlite"
 )
 

@@ -25,10 +25,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hensachi/hensachi/cmd/assemble-models/internal/mxnet"
+	"github.com/hensachi/hensachi/cmd/assemble-models/internal/onnxpb"
+	"github.com/hensachi/hensachi/cmd/assemble-models/internal/tfjs"
 	"github.com/hensachi/hensachi/face/models"
-	"github.com/hensachi/hensachi/internal/mxnet"
-	"github.com/hensachi/hensachi/internal/onnxpb"
-	"github.com/hensachi/hensachi/internal/tfjs"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/face/models"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // TestAssemble builds the bundle from the shared mirror and npm, which also proves that the

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // floodRSSCeiling is the peak resident memory the face service may reach under an upload flood:

@@ -23,9 +23,9 @@ import (
 	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/ingest"
-	"github.com/hensachi/hensachi/internal/fixtures"
-	"github.com/hensachi/hensachi/internal/pgtest"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/fixtures"
+	"github.com/hensachi/hensachi/internal/testrig/pgtest"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	"github.com/hensachi/hensachi/postgres"
 )
 

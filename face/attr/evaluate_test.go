@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/face/attr"
-	"github.com/hensachi/hensachi/internal/facetest"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/facetest"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // Floors are the held-out figures of the committed model (face/models/GENDER.md, AGE.md) less a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 func TestInit(t *testing.T) {

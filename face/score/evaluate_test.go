@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/face/score"
-	"github.com/hensachi/hensachi/internal/facetest"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/facetest"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // pearsonFloor is the measured test-split Pearson correlation (0.889) minus a margin for

@@ -15,7 +15,7 @@ func TestUpToDate(t *testing.T) {
 		t.Skip("builds and runs oapi-codegen")
 	}
 	out := filepath.Join(t.TempDir(), "client.gen.go")
-	cmd := exec.Command("go", "tool", "oapi-codegen", "-config", "config.yaml", "-o", out, "../../serve/openapi.json")
+	cmd := exec.Command("go", "tool", "oapi-codegen", "-config", "config.yaml", "-o", out, "../../../serve/openapi.json")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("oapi-codegen: %v\n%s", err, b)
 	}
@@ -28,6 +28,6 @@ func TestUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, committed) {
-		t.Error("client.gen.go is not what serve/openapi.json generates; run go generate ./internal/apiclient")
+		t.Error("client.gen.go is not what serve/openapi.json generates; run go generate ./internal/testrig/apiclient")
 	}
 }

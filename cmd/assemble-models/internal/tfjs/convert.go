@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hensachi/hensachi/internal/onnxpb"
+	"github.com/hensachi/hensachi/cmd/assemble-models/internal/onnxpb"
 )
 
-// The ONNX versions written, as internal/mxnet writes them: every operator below is in opset 11.
+// The ONNX versions written, as cmd/assemble-models/internal/mxnet writes them: every operator below is in opset 11.
 const (
 	irVersion    = 6
 	opsetVersion = 11
@@ -78,7 +78,7 @@ func Convert(m *Model, opt Options) (*onnxpb.Model, error) {
 		}
 		g.Outputs = append(g.Outputs, onnxpb.ValueInfo{Name: c.name(o), ElemType: onnxpb.Float, Shape: shape})
 	}
-	return &onnxpb.Model{IRVersion: irVersion, OpsetVersion: opsetVersion, ProducerName: "hensachi internal/tfjs",
+	return &onnxpb.Model{IRVersion: irVersion, OpsetVersion: opsetVersion, ProducerName: "hensachi cmd/assemble-models/internal/tfjs",
 		Metadata: opt.Metadata, Graph: *g}, nil
 }
 

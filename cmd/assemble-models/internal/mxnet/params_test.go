@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // record is one NDArray as MXNet 1.x writes it; the fields other than name, shape and data let a

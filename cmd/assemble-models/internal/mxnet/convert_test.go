@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hensachi/hensachi/cmd/assemble-models/internal/onnxpb"
 	"github.com/hensachi/hensachi/face/ort"
-	"github.com/hensachi/hensachi/internal/onnxpb"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	onnxruntime "github.com/yalue/onnxruntime_go"
 )
 

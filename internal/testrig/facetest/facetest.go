@@ -12,7 +12,7 @@ import (
 	"github.com/hensachi/hensachi/face/models"
 	"github.com/hensachi/hensachi/face/ort"
 	"github.com/hensachi/hensachi/face/score"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 var (

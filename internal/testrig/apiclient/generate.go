@@ -3,4 +3,4 @@
 // clients (TestUpToDate here, and serve's test that runs every operation against a live server).
 package apiclient
 
-//go:generate go tool oapi-codegen -config config.yaml -o client.gen.go ../../serve/openapi.json
+//go:generate go tool oapi-codegen -config config.yaml -o client.gen.go ../../../serve/openapi.json

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/face/ort"
-	"github.com/hensachi/hensachi/internal/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	onnxruntime "github.com/yalue/onnxruntime_go"
 )
 

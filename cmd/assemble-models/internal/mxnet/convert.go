@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hensachi/hensachi/internal/onnxpb"
+	"github.com/hensachi/hensachi/cmd/assemble-models/internal/onnxpb"
 )
 
 // The ONNX versions written: IR 6 and opset 11 are read by every ONNX Runtime since 1.0 and

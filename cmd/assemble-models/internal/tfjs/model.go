@@ -1,6 +1,6 @@
 // Package tfjs reads TensorFlow.js graph models (model.json and its weight files) and converts the
 // small set of operators that MobileNet-style face models use to ONNX, at build time, as
-// internal/mxnet does for MXNet checkpoints.
+// cmd/assemble-models/internal/mxnet does for MXNet checkpoints.
 package tfjs
 
 import (
