@@ -64,6 +64,7 @@ func NoFacePhotos(t testing.TB) string {
 // cluster.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
+	Slow(t, "a PostgreSQL database")
 	u := os.Getenv("HENSACHI_TEST_DATABASE_URL")
 	if u == "" {
 		err := errors.New("HENSACHI_TEST_DATABASE_URL is not set")
@@ -77,6 +78,7 @@ func PostgresURL(t testing.TB) string {
 // /usr/lib/postgresql/*/bin, where Debian's postgresql package puts them.
 func PostgresBin(t testing.TB) string {
 	t.Helper()
+	Slow(t, "PostgreSQL clusters of its own")
 	dir := os.Getenv("PG_BIN")
 	if dir == "" {
 		dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
@@ -135,15 +137,27 @@ func Soak() int {
 	return n
 }
 
-// Evaluation marks a test that measures a model on thousands of images: such a test checks
-// figures, not concurrency, and takes many times longer under the race detector, so it is skipped
-// there. `make test` runs these tests in a second pass without it.
+// SlowTierEnv is the variable `make test-all` sets to run the slow tier.
+const SlowTierEnv = "HENSACHI_TEST_ALL"
+
+// Slow marks a test of the slow tier: browsers and Lighthouse, PostgreSQL clusters, floods and
+// soaks, full model evaluations, the reproduction of trained models, fuzz seeds. `make test` skips
+// it, so that the README's command answers in minutes; `make test-all` (and CI, through .ci/run)
+// sets HENSACHI_TEST_ALL=1 and runs it. what says what the test needs the time for.
+func Slow(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv(SlowTierEnv) == "" {
+		t.Skipf("slow tier (%s): make test-all runs it (%s=1)", what, SlowTierEnv)
+	}
+}
+
+// Evaluation marks a test that measures a model on thousands of images, a test of the slow tier:
+// such a test checks figures, not concurrency, and takes many times longer under the race
+// detector, so it is skipped there too. `make test-all` runs these tests in a pass without it.
 func Evaluation(t testing.TB) {
 	t.Helper()
 	if raceDetector {
-		t.Skip("a model evaluation: run without -race (make test does, in a second pass)")
+		t.Skip("a model evaluation: run without -race (make test-all does, in a pass of its own)")
 	}
-	if testing.Short() {
-		t.Skip("a model evaluation over thousands of images")
-	}
+	Slow(t, "a model evaluation over thousands of images")
 }
