@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // TestDamagedFileRefused changes 50 random bytes in the middle of the real dataset file, as a
@@ -55,6 +56,7 @@ func TestDamagedFileRefused(t *testing.T) {
 // FuzzOpen feeds mutated dataset files to Open: it must return a dataset or an error, never
 // panic, and a dataset it returns must decode every row.
 func FuzzOpen(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	_, _, data := buildReal(f, f.TempDir())
 	f.Add(data)
 	f.Add(data[:len(data)/2])

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // fuzzSeeds are small valid images of every layout the decoder meets, some with EXIF.
@@ -50,6 +51,7 @@ func fuzzSeeds(t testing.TB) [][]byte {
 // FuzzDecode feeds arbitrary bytes to Decode: it never panics, fails only with the two codes of a
 // bad upload, and a decoded image is within the limits with its pixels all there.
 func FuzzDecode(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
@@ -84,6 +86,7 @@ func FuzzDecode(f *testing.F) {
 // is within the limits, with levels of the size their scale says and full-size pixels to be had
 // (or, when libjpeg-turbo read a coarse level that image/jpeg refuses in full, Decode's error).
 func FuzzDecodePhoto(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
@@ -129,6 +132,7 @@ func FuzzDecodePhoto(f *testing.F) {
 // FuzzJPEGOrientation feeds arbitrary bytes after a JPEG's start-of-image marker to the EXIF
 // reader: it never panics and always answers a valid orientation.
 func FuzzJPEGOrientation(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	for _, s := range fuzzSeeds(f) {
 		if len(s) > 2 && s[0] == 0xFF && s[1] == 0xD8 {
 			f.Add(s[2:])

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/internal/testrig/fixtures"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // The property every parser must have on any input: no panic, no hang, and either an error that
@@ -176,6 +177,7 @@ func fuzzTable(f *testing.F, seeds [][]byte, parse func(r io.Reader, cl *CodeLis
 }
 
 func FuzzParseSSDSE(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	cols := ssdseColumns()
 	fuzzTable(f, fixtureSeeds(f, fixtures.PathSSDSE), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParseSSDSE(fuzzFile, r, cl, cols...)
@@ -183,30 +185,35 @@ func FuzzParseSSDSE(f *testing.F) {
 }
 
 func FuzzParseSSDS(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, fixtureSeeds(f, fixtures.PathSSDS), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParseSSDS(fuzzFile, r, cl)
 	})
 }
 
 func FuzzParseFurusatoDetail(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, fixtureSeeds(f, fixtures.PathFurusatoDetail), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParseFurusatoDetail(fuzzFile, r, cl)
 	})
 }
 
 func FuzzParsePortal(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, fixtureSeeds(f, fixtures.PathPortal), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParsePortal(fuzzFile, r, cl)
 	})
 }
 
 func FuzzParseFurusatoHistory(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, fixtureSeeds(f, fixtures.PathFurusatoHistory), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParseFurusatoHistory(fuzzFile, r, cl)
 	})
 }
 
 func FuzzParseFurusatoDeductions(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, fixtureSeeds(f, fixtures.PathFurusatoDeductions), func(r io.Reader, cl *CodeList) (*Table, error) {
 		tb, _, err := ParseFurusatoDeductions(fuzzFile, r, cl)
 		return tb, err
@@ -224,12 +231,14 @@ func xlsxSeeds(t testing.TB, path string) [][]byte {
 }
 
 func FuzzParseFinance(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, xlsxSeeds(f, fixtures.PathFinance), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParseFinance(fuzzFile, r, cl)
 	})
 }
 
 func FuzzParseCodeList(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	for _, s := range xlsxSeeds(f, fixtures.PathCodes) {
 		f.Add(s)
 	}
@@ -276,6 +285,7 @@ func cellValue(s string, asNumber bool) any {
 }
 
 func FuzzParseCodeListCells(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	// Rows of the seed code list: 0 header, 1 prefecture 01, 2 01100, 3 01202, 4 prefecture 13,
 	// 5 13101; designated sheet: 0 header, 1 01100, 2 01101, 3 01102.
 	f.Add("012025", "北辺道", "青葉市", "011011", false, "11029")
@@ -304,6 +314,7 @@ func FuzzParseCodeListCells(f *testing.F) {
 }
 
 func FuzzParseFinanceCells(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	// Rows of the seed workbook: 0 title, 1 header, 2 01100, 3 01202, 4 13101, 5 全国市町村平均.
 	f.Add("全市町村の主要財政指標（令和４年度）", "012025", "0.46", false)
 	f.Add("（）", "12025", "-", true)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // chromiumPath is Debian's Chromium, which .ci/run installs.
@@ -23,6 +25,7 @@ type chromium struct {
 // newChromium starts Chromium for a test that may take up to timeout. It skips the test without
 // Chromium, or fails it under CI=true. Screenshots go to $SCREENSHOT_DIR when it is set.
 func newChromium(t *testing.T, timeout time.Duration) *chromium {
+	testenv.Slow(t, "a real Chromium")
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {

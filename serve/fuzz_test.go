@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 func FuzzParseQuery(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	for _, s := range []string{"", "limit=20", "limit=1&limit=2", "pref=%zz", "a=b&c", "order=asc&pref=13&limit=100&offset=0", "%", "&&&", "limit=" + strings.Repeat("9", 80)} {
 		f.Add(s)
 	}
@@ -42,6 +44,7 @@ func FuzzParseQuery(f *testing.F) {
 // never a server error, under the API's paths always a JSON document, and elsewhere (the web
 // pages) a JSON document whenever its Content-Type says so.
 func FuzzTownRequest(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	for _, s := range []string{"/town/v1/municipalities/01100", "/town/v1/rankings/young?limit=5&order=asc", "/town/v1/municipalities?pref=13",
 		"/town/v1/meta", "/town/v1/rankings/%00", "/town/v1/municipalities/０１１００", "/town/v1/rankings/young?offset=1741&limit=100"} {
 		f.Add(s)
@@ -70,6 +73,7 @@ func FuzzTownRequest(f *testing.F) {
 // returns an image of 1 byte to 10 MiB or a missing_file or file_too_large error, never anything
 // else.
 func FuzzReadUpload(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	const ct = "multipart/form-data; boundary=x"
 	for _, seed := range []struct{ ct, body string }{
 		{ct, "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n\r\nPNG\r\n--x--\r\n"},

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // lighthouseCLI is where `make lighthouse` installs Lighthouse from npm.
@@ -15,9 +17,7 @@ const lighthouseCLI = "../build/lighthouse/node_modules/lighthouse/cli/index.js"
 // Chromium: accessibility, best practices and SEO must score at least 95, performance at least 90.
 // The reports are kept beside the screenshots ($SCREENSHOT_DIR).
 func TestLighthouse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Lighthouse")
-	}
+	testenv.Slow(t, "Lighthouse audits in Chromium")
 	_, errCLI := os.Stat(lighthouseCLI)
 	_, errChromium := os.Stat(chromiumPath)
 	if errCLI != nil || errChromium != nil {

@@ -32,9 +32,7 @@ const floodRSSCeiling = 1200 << 20
 // asking to retry, work still gets done, the process stays up, and its peak resident memory stays
 // under the ceiling. The flood lasts 15 s; HENSACHI_SOAK multiplies that.
 func TestUploadFloodMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and analyses hundreds of megapixels")
-	}
+	testenv.Slow(t, "builds the command and analyses hundreds of megapixels")
 	bin := buildCommand(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "hensachi.db")

@@ -136,6 +136,7 @@ func TestParseParamsShared(t *testing.T) {
 }
 
 func FuzzParseParams(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	f.Add(writeParams(record{name: "arg:w", shape: []int64{2, 2}, data: []float32{1, 2, 3, 4}}, record{name: "aux:x"}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ParseParams(b)

@@ -365,6 +365,7 @@ func TestConvertErrors(t *testing.T) {
 // FuzzParseConvert: whatever the model JSON and weight file hold, reading and converting them
 // ends in a model or an error, never a panic.
 func FuzzParseConvert(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
 	g := testGraph()
 	f.Add(g.json(), g.bin)
 	f.Add([]byte(`{"format":"graph-model","modelTopology":{"node":[{"name":"x","op":"Placeholder"},{"name":"k","op":"Const"},{"name":"c","op":"Conv2D","input":["x","k"]}]},"weightsManifest":[{"paths":["w.bin"],"weights":[{"name":"k","shape":[0,1,1,1],"dtype":"float32"}]}]}`), []byte{})
