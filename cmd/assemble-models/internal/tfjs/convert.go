@@ -78,7 +78,9 @@ func Convert(m *Model, opt Options) (*onnxpb.Model, error) {
 		}
 		g.Outputs = append(g.Outputs, onnxpb.ValueInfo{Name: c.name(o), ElemType: onnxpb.Float, Shape: shape})
 	}
-	return &onnxpb.Model{IRVersion: irVersion, OpsetVersion: opsetVersion, ProducerName: "hensachi cmd/assemble-models/internal/tfjs",
+	// The producer name is in the file, so in face/models/bundle.json's hash: it keeps the
+	// converter's first path rather than follow it around the tree.
+	return &onnxpb.Model{IRVersion: irVersion, OpsetVersion: opsetVersion, ProducerName: "hensachi internal/tfjs",
 		Metadata: opt.Metadata, Graph: *g}, nil
 }
 
