@@ -32,6 +32,7 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/face/...", []string{"github.com/apache/arrow-go", mod + "/dataset", mod + "/serve", mod + "/webui", mod + "/quota", mod + "/ingest"}, "face analysis needs no statistics, HTTP or quota"},
 		{mod + "/webui", []string{mod + "/serve"}, "the pages receive narrow interfaces, never the server"},
 		{mod + "/quota", []string{"net/http", mod + "/serve", mod + "/sqlite", mod + "/postgres"}, "the quota engine has no HTTP and no store of its own"},
+		{mod + "/town", []string{"net/http", mod + "/serve", mod + "/webui"}, "the dataset's read model serves both transports and knows neither"},
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
 		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
 		{mod + "/uploads", []string{mod + "/face", mod + "/serve"}, "the upload store keeps bytes, whatever they are"},

@@ -14,6 +14,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
+	"github.com/hensachi/hensachi/town"
 )
 
 // call is one keyed API request in progress.
@@ -24,11 +25,11 @@ type call struct {
 	now     time.Time // read once when the call starts, for its key lookup and its headers
 	account hensachi.Account
 	service hensachi.Service
-	town    *town // the dataset snapshot this call reads, for the statistics service
+	town    *town.Catalog // the dataset snapshot this call reads, for the statistics service
 	res     *quota.Reservation
 	// values of the fields every keyed answer sets, held here so they need no allocation of their
 	// own: net/http copies them when the header is written
-	rateLimit, contentLength [1]string
+	rateLimit, contentLength, etag [1]string
 }
 
 // errNotModified ends a call with 304; it is not an error the client sees.
@@ -37,8 +38,9 @@ var errNotModified = errors.New("not modified")
 // serve answers a conditional read of the call's dataset: 304 when the client holds its version,
 // which does not count, else it reserves quota and produces the payload.
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
-	c.w.Header()["Etag"] = c.town.etagHeader
-	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.town.etag) {
+	c.etag[0] = c.town.ETag
+	c.w.Header()["Etag"] = c.etag[:]
+	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.town.ETag) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {

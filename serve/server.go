@@ -1,5 +1,6 @@
 // Package serve is the HTTP server of both services: routing, API keys, daily limits, the
-// statistics handlers over the mapped dataset, health, metrics and the OpenAPI document.
+// statistics handlers over the dataset's read model (package town), health, metrics and the
+// OpenAPI document.
 package serve
 
 import (
@@ -20,9 +21,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/devidp"
 	"github.com/hensachi/hensachi/quota"
+	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/webui"
 )
 
@@ -68,7 +69,7 @@ type Server struct {
 	now           func() time.Time
 	keys          *keyCache
 	quota         quota.Enforcer
-	datasets      *dataset.Holder[*town]
+	datasets      *town.Holder
 	metrics       *metrics
 	ui            *webui.UI
 	devLogin      *devidp.Server // nil: no development login
@@ -123,7 +124,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics(), devLogin: devLogin,
 		faceAdmission: newFaceAdmission(cfg.FaceSlots, cfg.FaceSlotsPerAccount, cfg.FaceMemory)}
 	if cfg.DatasetPath != "" {
-		if s.datasets, err = dataset.NewHolder(cfg.DatasetPath, func(ds *dataset.Dataset) *town { return newTown(ds, cfg.PublicURL) }); err != nil {
+		if s.datasets, err = town.Open(cfg.DatasetPath, cfg.PublicURL); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -136,7 +137,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
 		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now, OpenAPI: openAPIDoc}
 	if s.datasets != nil {
-		deps.Towns = datasetTowns{s.datasets}
+		deps.Towns = s.datasets
 	}
 	if cfg.Faces != nil {
 		deps.Faces = faceDemo{s}
@@ -162,13 +163,13 @@ func (s *Server) routes() {
 		}
 	}
 	if s.datasets != nil {
-		town := func(path string, h apiHandler) {
+		stats := func(path string, h apiHandler) {
 			handle(http.MethodGet, "/town/v1"+path, s.keyed(hensachi.ServiceTown, h))
 		}
-		town("/municipalities/:code", s.getMunicipality)
-		town("/municipalities", s.listMunicipalities)
-		town("/rankings/:axis", s.getRanking)
-		town("/meta", s.getMeta)
+		stats("/municipalities/:code", s.getMunicipality)
+		stats("/municipalities", s.listMunicipalities)
+		stats("/rankings/:axis", s.getRanking)
+		stats("/meta", s.getMeta)
 	}
 	if s.cfg.Faces != nil {
 		handle(http.MethodPost, "/face/v1/predict", s.keyed(hensachi.ServiceFace, s.predict))

@@ -12,7 +12,7 @@ import (
 func TestSiteOnRealData(t *testing.T) {
 	ts := newTestServer(t)
 	const maxPage = 60_000
-	c, err := datasetTowns{ts.datasets}.Catalog()
+	c, err := ts.datasets.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

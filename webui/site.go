@@ -12,6 +12,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/town"
 )
 
 // The public pages: the landing page, search, municipality, ranking and prefecture pages. They
@@ -21,6 +22,13 @@ import (
 var siteFiles embed.FS
 
 var siteTemplates = template.Must(template.ParseFS(siteFiles, "templates/*.html"))
+
+// Towns gives the pages the dataset being served.
+type Towns interface {
+	// Catalog returns the read model of the dataset being served. It holds its own copies, so a
+	// page keeps reading it when a new dataset swaps in.
+	Catalog() (*town.Catalog, error)
+}
 
 // sitePage is what every page's layout needs.
 type sitePage struct {
@@ -50,7 +58,7 @@ func (w *UI) siteRoutes(handle func(method, path string, h httprouter.Handle)) {
 
 // pageHandler renders one public page from the catalog; it returns the template, its data and
 // the status, or an error that the wrapper turns into a message page.
-type pageHandler func(c *Catalog, r *http.Request, ps httprouter.Params) (name string, data any, err error)
+type pageHandler func(c *town.Catalog, r *http.Request, ps httprouter.Params) (name string, data any, err error)
 
 // catalogPage wraps a public page: the catalog of the dataset being served, one place for
 // failures, and the headers every page has.
@@ -81,7 +89,7 @@ func (w *UI) catalogPage(h pageHandler) httprouter.Handle {
 	}
 }
 
-func (w *UI) base(c *Catalog, title, description, path string) sitePage {
+func (w *UI) base(c *town.Catalog, title, description, path string) sitePage {
 	p := sitePage{Title: title, Description: description, Credit: c.Meta.Source}
 	if path != "" {
 		p.Canonical = strings.TrimSuffix(w.deps.PublicURL, "/") + path
@@ -95,7 +103,7 @@ type homePage struct {
 	Prefectures []hensachi.Prefecture
 }
 
-func (w *UI) home(c *Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+func (w *UI) home(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
 	return "home", homePage{sitePage: w.base(c, "市区町村の偏差値と顔分析の API",
 		"日本の全市区町村を偏差値・全国順位・統計・ふるさと納税で比べる API と、顔の年齢・性別・スコアを返す API。", "/"),
 		Axes: hensachi.Axes, Prefectures: c.Meta.Prefectures}, nil
@@ -108,7 +116,7 @@ type searchPage struct {
 	More    bool
 }
 
-func (w *UI) search(c *Catalog, r *http.Request, _ httprouter.Params) (string, any, error) {
+func (w *UI) search(c *town.Catalog, r *http.Request, _ httprouter.Params) (string, any, error) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	if len(q) > 200 {
 		q = q[:200]
@@ -146,7 +154,7 @@ type municipalityPage struct {
 	Updated    string
 }
 
-func (w *UI) municipality(c *Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
+func (w *UI) municipality(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
 	m, ok := c.Municipality(ps.ByName("code"))
 	if !ok {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このコードの市区町村はありません。")
@@ -172,7 +180,7 @@ func (w *UI) municipality(c *Catalog, _ *http.Request, ps httprouter.Params) (st
 		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
 	}
 	p.Furusato = furusatoOf(m, c)
-	_, towns, _ := c.Prefecture(m.Prefecture.Code)
+	towns := c.InPrefecture(m.Prefecture.Code)
 	for i, t := range towns {
 		if t.Code == m.Code {
 			if i > 0 {
@@ -203,7 +211,7 @@ func (w *UI) municipality(c *Catalog, _ *http.Request, ps httprouter.Params) (st
 	return "municipality", p, nil
 }
 
-func furusatoOf(m *hensachi.Municipality, c *Catalog) furusatoBlock {
+func furusatoOf(m *hensachi.Municipality, c *town.Catalog) furusatoBlock {
 	f, meta := m.Furusato, c.Meta.Furusato
 	b := furusatoBlock{ReceiptsYear: meta.Receipts.FiscalYear, TaxYear: meta.Deductions.TaxYear,
 		Receipts: yen(f.ReceiptsYen), Deductions: yen(f.DeductionsYen), Balance: yen(f.BalanceYen),
@@ -256,7 +264,7 @@ type rankingPage struct {
 	PrevURL, NextURL string
 }
 
-func (w *UI) ranking(c *Catalog, r *http.Request, ps httprouter.Params) (string, any, error) {
+func (w *UI) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (string, any, error) {
 	a := hensachi.AxisIndex(ps.ByName("axis"))
 	if a < 0 {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この軸はありません。")
@@ -266,7 +274,7 @@ func (w *UI) ranking(c *Catalog, r *http.Request, ps httprouter.Params) (string,
 	p := rankingPage{Axis: axis, PageSize: rankingPageSize}
 	prefCode := q.Get("pref")
 	if prefCode != "" {
-		pref, _, ok := c.Prefecture(prefCode)
+		pref, ok := c.Prefecture(prefCode)
 		if !ok {
 			return "", nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 		}
@@ -280,7 +288,7 @@ func (w *UI) ranking(c *Catalog, r *http.Request, ps httprouter.Params) (string,
 		}
 		page = n
 	}
-	items, total := c.Ranking(a, prefCode, (page-1)*rankingPageSize, rankingPageSize)
+	items, total := c.Ranking(a, town.BestFirst, prefCode, (page-1)*rankingPageSize, rankingPageSize)
 	if len(items) == 0 && page > 1 {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
 	}
@@ -332,7 +340,7 @@ type prefecturesPage struct {
 	Prefectures []hensachi.Prefecture
 }
 
-func (w *UI) prefectures(c *Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+func (w *UI) prefectures(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
 	return "prefectures", prefecturesPage{sitePage: w.base(c, "都道府県", "都道府県ごとの市区町村の偏差値一覧。", "/town/prefectures"),
 		Prefectures: c.Meta.Prefectures}, nil
 }
@@ -349,11 +357,12 @@ type prefecturePage struct {
 	Towns []prefectureTown
 }
 
-func (w *UI) prefecture(c *Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
-	pref, towns, ok := c.Prefecture(ps.ByName("pref"))
+func (w *UI) prefecture(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
+	pref, ok := c.Prefecture(ps.ByName("pref"))
 	if !ok {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 	}
+	towns := c.InPrefecture(pref.Code)
 	p := prefecturePage{Pref: pref, Axes: hensachi.Axes,
 		sitePage: w.base(c, pref.Name+"の市区町村の偏差値", pref.Name+"の全市区町村の 6 軸の偏差値。", "/town/prefectures/"+pref.Code)}
 	for _, m := range towns {

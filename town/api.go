@@ -1,0 +1,276 @@
+package town
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hensachi/hensachi"
+)
+
+// The bodies of the statistics API (/town/v1, shapes in serve/openapi.json). Each is the
+// `"data":…` member of the API's success envelope, so the transport writes it as it is: the meta
+// document is encoded with the catalog, a municipality on first request, the lists of every
+// prefecture together on the first list request, and rankings per request.
+
+// bodies caches what is encoded once per dataset version.
+type bodies struct {
+	meta []byte
+	// municipality[i] is the encoded data of row i, once requested.
+	municipality []atomic.Pointer[[]byte]
+	listOnce     sync.Once
+	lists        map[string][]byte // by prefecture code, "" for all
+}
+
+// dataMember encodes v as the `"data":…` member of the envelope.
+func dataMember(v any) []byte {
+	var b bytes.Buffer
+	b.WriteString(`"data":`)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only the fixed types of this file are encoded
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// MetaData is the data of GET /town/v1/meta.
+func (c *Catalog) MetaData() []byte { return c.bodies.meta }
+
+// MunicipalityData is the data of GET /town/v1/municipalities/{code} for row i (see Index).
+func (c *Catalog) MunicipalityData(i int) []byte {
+	if b := c.bodies.municipality[i].Load(); b != nil {
+		return *b
+	}
+	m := &c.towns[i]
+	meta := &c.Meta
+	out := municipalityJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
+		PageURL: c.baseURL + "/town/municipalities/" + m.Code, DataUpdated: meta.DataUpdated}
+	for a, s := range m.Scores {
+		var h *float64
+		if s.Value.Valid {
+			h = &s.Hensachi
+		}
+		out.Scores = append(out.Scores, member{hensachi.Axes[a].Key, scoreJSON{
+			Label: hensachi.Axes[a].Label, Hensachi: h, Value: optF(s.Value), Unit: hensachi.Axes[a].Unit,
+			Rank: rankIf(s.Rank, s.Value.Valid), RankTotal: meta.Axes[a].Count}})
+	}
+	for i, v := range m.Stats {
+		st := hensachi.Stats[i]
+		out.Stats = append(out.Stats, member{st.Key, statJSON{Label: st.Label, Value: optF(v), Unit: st.Unit}})
+	}
+	f := m.Furusato
+	out.Furusato = furusatoJSON{
+		Receipts: receiptsJSON{FiscalYear: meta.Furusato.Receipts.FiscalYear, AmountYen: optI(f.ReceiptsYen),
+			Count: optI(f.ReceiptsCount), Rank: rankIf(f.ReceiptsRank, f.ReceiptsYen.Valid)},
+		Deductions: deductionsJSON{TaxYear: meta.Furusato.Deductions.TaxYear, AmountYen: optI(f.DeductionsYen),
+			Donors: optI(f.DeductionDonors)},
+		Balance:     balanceJSON{AmountYen: optI(f.BalanceYen), Rank: rankIf(f.BalanceRank, f.BalanceYen.Valid)},
+		History:     make([]historyJSON, len(f.HistoryThousandYen)),
+		DataUpdated: meta.Furusato.DataUpdated,
+	}
+	for j, h := range f.HistoryThousandYen {
+		out.Furusato.History[j] = historyJSON{FiscalYear: meta.Furusato.History.FiscalYears[j], AmountThousandYen: optI(h)}
+	}
+	b := dataMember(out)
+	c.bodies.municipality[i].Store(&b)
+	return b
+}
+
+// ListData is the data of GET /town/v1/municipalities for a prefecture ("" for all); the lists of
+// every prefecture are encoded together on the first request.
+func (c *Catalog) ListData(pref string) []byte {
+	c.bodies.listOnce.Do(func() {
+		byPref := map[string]*listJSON{"": {Items: []listItemJSON{}}}
+		for code, p := range c.prefs {
+			byPref[code] = &listJSON{Prefecture: &p, Items: []listItemJSON{}}
+		}
+		for _, m := range c.towns { // in code order, the documented list order
+			item := listItemJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture}
+			for _, key := range []string{"", m.Prefecture.Code} {
+				l := byPref[key]
+				l.Items = append(l.Items, item)
+				l.Total++
+			}
+		}
+		c.bodies.lists = map[string][]byte{}
+		for k, l := range byPref {
+			c.bodies.lists[k] = dataMember(l)
+		}
+	})
+	return c.bodies.lists[pref]
+}
+
+// RankingData is the data of GET /town/v1/rankings/{axis} for axis a, of one prefecture ("" for
+// the whole country).
+func (c *Catalog) RankingData(a int, order Order, pref string, offset, limit int) []byte {
+	page, total := c.Ranking(a, order, pref, offset, limit)
+	am := c.Meta.Axes[a]
+	out := rankingJSON{Axis: axisJSON{Key: am.Key, Label: am.Label, Unit: am.Unit, Description: am.Description, Source: am.Source},
+		Order: string(order), Total: total, Offset: offset, Limit: limit, Items: []rankingItemJSON{}}
+	if p, ok := c.prefs[pref]; ok {
+		out.Prefecture = &p
+	}
+	for _, m := range page {
+		s := m.Scores[a]
+		out.Items = append(out.Items, rankingItemJSON{Rank: s.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
+			Hensachi: s.Hensachi, Value: s.Value.V})
+	}
+	return dataMember(out)
+}
+
+// orderedObject is a JSON object whose members keep their order (axes and statistics in spec order).
+type orderedObject []member
+
+type member struct {
+	key   string
+	value any
+}
+
+func (k orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range k {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(m.key)
+		b.Write(key)
+		b.WriteByte(':')
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+type scoreJSON struct {
+	Label     string   `json:"label"`
+	Hensachi  *float64 `json:"hensachi"`
+	Value     *float64 `json:"value"`
+	Unit      string   `json:"unit"`
+	Rank      *int     `json:"rank"`
+	RankTotal int      `json:"rank_total"`
+}
+
+type statJSON struct {
+	Label string   `json:"label"`
+	Value *float64 `json:"value"`
+	Unit  string   `json:"unit"`
+}
+
+type receiptsJSON struct {
+	FiscalYear string `json:"fiscal_year"`
+	AmountYen  *int64 `json:"amount_yen"`
+	Count      *int64 `json:"count"`
+	Rank       *int   `json:"rank"`
+}
+
+type deductionsJSON struct {
+	TaxYear   string `json:"tax_year"`
+	AmountYen *int64 `json:"amount_yen"`
+	Donors    *int64 `json:"donors"`
+}
+
+type balanceJSON struct {
+	AmountYen *int64 `json:"amount_yen"`
+	Rank      *int   `json:"rank"`
+}
+
+type historyJSON struct {
+	FiscalYear        string `json:"fiscal_year"`
+	AmountThousandYen *int64 `json:"amount_thousand_yen"`
+}
+
+// corporateJSON is the shape openapi.json gives corporate donations (企業版ふるさと納税), so that
+// clients generated today keep working once a source publishes per-municipality results.
+type corporateJSON struct {
+	FiscalYear string `json:"fiscal_year"`
+	AmountYen  *int64 `json:"amount_yen"`
+	Count      *int64 `json:"count"`
+}
+
+type furusatoJSON struct {
+	Receipts    receiptsJSON   `json:"receipts"`
+	Deductions  deductionsJSON `json:"deductions"`
+	Balance     balanceJSON    `json:"balance"`
+	History     []historyJSON  `json:"history"`
+	Corporate   *corporateJSON `json:"corporate"` // nil: no source publishes per-municipality results
+	DataUpdated string         `json:"data_updated"`
+}
+
+type municipalityJSON struct {
+	Code        string              `json:"code"`
+	Name        string              `json:"name"`
+	Prefecture  hensachi.Prefecture `json:"prefecture"`
+	Scores      orderedObject       `json:"scores"`
+	Stats       orderedObject       `json:"stats"`
+	Furusato    furusatoJSON        `json:"furusato"`
+	PageURL     string              `json:"page_url"`
+	DataUpdated string              `json:"data_updated"`
+}
+
+func optF(o hensachi.Optional[float64]) *float64 {
+	if !o.Valid {
+		return nil
+	}
+	return &o.V
+}
+
+func optI(o hensachi.Optional[int64]) *int64 {
+	if !o.Valid {
+		return nil
+	}
+	return &o.V
+}
+
+// rankIf returns a pointer to rank when valid: ranks exist only where the ranked value does.
+func rankIf(rank int, valid bool) *int {
+	if !valid {
+		return nil
+	}
+	return &rank
+}
+
+type listItemJSON struct {
+	Code       string              `json:"code"`
+	Name       string              `json:"name"`
+	Prefecture hensachi.Prefecture `json:"prefecture"`
+}
+
+type listJSON struct {
+	Prefecture *hensachi.Prefecture `json:"prefecture"`
+	Total      int                  `json:"total"`
+	Items      []listItemJSON       `json:"items"`
+}
+
+type axisJSON struct {
+	Key         string `json:"key"`
+	Label       string `json:"label"`
+	Unit        string `json:"unit"`
+	Description string `json:"description"`
+	Source      string `json:"source"`
+}
+
+type rankingItemJSON struct {
+	Rank       int                 `json:"rank"`
+	Code       string              `json:"code"`
+	Name       string              `json:"name"`
+	Prefecture hensachi.Prefecture `json:"prefecture"`
+	Hensachi   float64             `json:"hensachi"`
+	Value      float64             `json:"value"`
+}
+
+type rankingJSON struct {
+	Axis       axisJSON             `json:"axis"`
+	Order      string               `json:"order"`
+	Prefecture *hensachi.Prefecture `json:"prefecture"`
+	Total      int                  `json:"total"`
+	Offset     int                  `json:"offset"`
+	Limit      int                  `json:"limit"`
+	Items      []rankingItemJSON    `json:"items"`
+}

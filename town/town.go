@@ -1,0 +1,170 @@
+// Package town is the read model of one dataset snapshot: the municipalities copied out of the
+// mapped file, looked up by code, ranked per axis, grouped per prefecture, with the national
+// medians, the search keys and the JSON bodies of the statistics API. It is derived once per
+// dataset version (Holder) and read by both transports, the JSON API (package serve) and the
+// pages (package webui), so that the two cannot disagree.
+package town
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/dataset"
+)
+
+// Catalog is the read model of one dataset version. It holds its own copies of everything it
+// serves, so a reader may keep it after the dataset is replaced and its file unmapped.
+type Catalog struct {
+	Meta    hensachi.Meta
+	Version string
+	// ETag is the version as a strong entity tag, the validator of every API answer from it.
+	ETag    string
+	baseURL string
+	towns   []hensachi.Municipality // in code order
+	byCode  map[string]int
+	prefs   map[string]hensachi.Prefecture
+	// byPref lists the rows of each prefecture in code order.
+	byPref map[string][]int
+	// ranking[a] lists the rows ranked on axis a, best first, ties in code order; ascending[a]
+	// the same rows worst first, ties still in code order.
+	ranking, ascending [][]int
+	// statMedian[s] is the national median of statistic s over the municipalities that have it.
+	statMedian []hensachi.Optional[float64]
+	// searchKeys[i] is what a query is matched against: name, reading and prefecture.
+	searchKeys []string
+	bodies     bodies
+}
+
+// FromDataset derives the catalog of a mapped dataset, copying out every string it keeps.
+// baseURL is where users reach the pages, for the page_url of each municipality.
+func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
+	towns := make([]hensachi.Municipality, ds.Len())
+	for i := range towns {
+		m := ds.Municipality(i)
+		m.Code, m.Name, m.Kana = strings.Clone(m.Code), strings.Clone(m.Name), strings.Clone(m.Kana)
+		m.Prefecture = hensachi.Prefecture{Code: strings.Clone(m.Prefecture.Code), Name: strings.Clone(m.Prefecture.Name)}
+		towns[i] = m
+	}
+	return New(towns, ds.Meta, ds.Version, baseURL)
+}
+
+// New derives the catalog of municipalities in code order. They and meta must not share memory
+// with a mapping that may go away: the catalog keeps them.
+func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL string) *Catalog {
+	c := &Catalog{Meta: meta, Version: version, ETag: `"` + version + `"`, baseURL: strings.TrimSuffix(baseURL, "/"),
+		towns: towns, byCode: make(map[string]int, len(towns)), prefs: map[string]hensachi.Prefecture{}, byPref: map[string][]int{}}
+	for _, p := range meta.Prefectures {
+		c.prefs[p.Code] = p
+	}
+	for i, m := range towns {
+		c.byCode[m.Code] = i
+		c.byPref[m.Prefecture.Code] = append(c.byPref[m.Prefecture.Code], i)
+		c.searchKeys = append(c.searchKeys, searchKey(m.Name+" "+m.Kana+" "+m.Prefecture.Name+m.Name))
+	}
+	for a := range hensachi.Axes {
+		var rows []int
+		for i, m := range towns {
+			if m.Scores[a].Value.Valid {
+				rows = append(rows, i)
+			}
+		}
+		rank := func(i int) int { return towns[i].Scores[a].Rank }
+		slices.SortStableFunc(rows, func(x, y int) int { return cmp.Compare(rank(x), rank(y)) })
+		c.ranking = append(c.ranking, rows)
+		worst := slices.Clone(rows)
+		slices.SortStableFunc(worst, func(x, y int) int { return cmp.Compare(rank(y), rank(x)) })
+		c.ascending = append(c.ascending, worst)
+	}
+	for s := range hensachi.Stats {
+		var values []float64
+		for _, m := range towns {
+			if v := m.Stats[s]; v.Valid {
+				values = append(values, v.V)
+			}
+		}
+		median := hensachi.Optional[float64]{}
+		if len(values) > 0 {
+			median = hensachi.Some(compute.Summarize(values).Median)
+		}
+		c.statMedian = append(c.statMedian, median)
+	}
+	c.bodies.meta = dataMember(meta)
+	c.bodies.municipality = make([]atomic.Pointer[[]byte], len(towns))
+	return c
+}
+
+// Len is the number of municipalities.
+func (c *Catalog) Len() int { return len(c.towns) }
+
+// Index returns the row of a municipality code, or -1.
+func (c *Catalog) Index(code string) int {
+	if i, ok := c.byCode[code]; ok {
+		return i
+	}
+	return -1
+}
+
+// Municipality returns the municipality of a code.
+func (c *Catalog) Municipality(code string) (*hensachi.Municipality, bool) {
+	i, ok := c.byCode[code]
+	if !ok {
+		return nil, false
+	}
+	return &c.towns[i], true
+}
+
+// Prefecture returns the prefecture of a 2-digit code.
+func (c *Catalog) Prefecture(code string) (hensachi.Prefecture, bool) {
+	p, ok := c.prefs[code]
+	return p, ok
+}
+
+// InPrefecture returns the municipalities of a prefecture in code order.
+func (c *Catalog) InPrefecture(code string) []*hensachi.Municipality {
+	rows := c.byPref[code]
+	out := make([]*hensachi.Municipality, len(rows))
+	for i, r := range rows {
+		out[i] = &c.towns[r]
+	}
+	return out
+}
+
+// Order is the direction of a ranking, as the API's order parameter names it.
+type Order string
+
+const (
+	BestFirst  Order = "desc" // highest deviation score first
+	WorstFirst Order = "asc"
+)
+
+// Ranking returns the municipalities ranked on axis a in an order, of one prefecture ("" for the
+// whole country), and how many there are; offset and limit pick the page. Ties stay in code order
+// both ways, and ranks are national ones.
+func (c *Catalog) Ranking(a int, order Order, pref string, offset, limit int) ([]*hensachi.Municipality, int) {
+	rows := c.ranking[a]
+	if order == WorstFirst {
+		rows = c.ascending[a]
+	}
+	var page []*hensachi.Municipality
+	total := 0
+	for _, r := range rows {
+		if pref != "" && c.towns[r].Prefecture.Code != pref {
+			continue
+		}
+		if total >= offset && len(page) < limit {
+			page = append(page, &c.towns[r])
+		}
+		total++
+	}
+	return page, total
+}
+
+// RankTotal is the number of municipalities ranked on axis a.
+func (c *Catalog) RankTotal(a int) int { return len(c.ranking[a]) }
+
+// StatMedian is the national median of statistic s.
+func (c *Catalog) StatMedian(s int) hensachi.Optional[float64] { return c.statMedian[s] }
