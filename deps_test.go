@@ -36,6 +36,7 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
 		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
 		{mod + "/uploads", []string{mod + "/face", mod + "/serve"}, "the upload store keeps bytes, whatever they are"},
+		{mod + "/facecall", []string{"net/http", mod + "/serve", mod + "/webui", mod + "/uploads", mod + "/sqlite", mod + "/postgres"}, "a face call is the same whichever transport brings it, over the stores it is given"},
 		{mod + "/cmd/assemble-models/internal/...", []string{"github.com/yalue/onnxruntime_go", mod + "/face"}, "model conversion runs at build time, without the runtime or the pipeline"},
 		{mod + "/devidp", []string{mod + "/oidc", mod + "/webui", mod + "/serve", "testing"}, "the development provider shares no code with the relying party it logs in, and ships without test code"},
 	}

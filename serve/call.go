@@ -68,6 +68,14 @@ func (s *Server) reserve(ctx context.Context, account hensachi.Account, service 
 	return res, err
 }
 
+// countedQuota reserves the face calls' units through the server, so that their refusals count
+// in its metrics.
+type countedQuota struct{ s *Server }
+
+func (q countedQuota) Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error) {
+	return q.s.reserve(ctx, account, service)
+}
+
 // etagMatches implements If-None-Match's weak comparison over a list of tags or "*".
 func etagMatches(header, etag string) bool {
 	if header == "" {

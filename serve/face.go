@@ -2,23 +2,18 @@ package serve
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/face"
-	"github.com/hensachi/hensachi/internal/reqinfo"
+	"github.com/hensachi/hensachi/facecall"
 )
 
 const (
@@ -28,17 +23,6 @@ const (
 	maxBody  = MaxUpload + 64<<10
 	maxParts = 8
 )
-
-// FaceAnalyzer finds and analyses the faces of a decoded upload; face.Analyzer is the real one.
-type FaceAnalyzer interface {
-	AnalyzePhoto(ctx context.Context, photo *face.Photo) ([]face.Face, error)
-}
-
-// UploadStore keeps uploaded images, as the operator's terms say; uploads.Store keeps them on disk.
-type UploadStore interface {
-	// Save stores an image; ext is its format's file name extension.
-	Save(data []byte, ext string) (string, error)
-}
 
 // readUpload reads the part named file of a multipart body, enforcing the size cap while reading.
 func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
@@ -102,14 +86,15 @@ type faceJSON struct {
 	BBox       bboxJSON `json:"bbox"`
 }
 
-// predict handles POST /face/v1/predict.
+// predict handles POST /face/v1/predict: the face call (package facecall) reads the upload once
+// admitted, and its faces become the JSON the document specifies, at its precision.
 func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	a, err := s.analyzeUpload(c.r.Context(), c.account.ID, func() ([]byte, error) { return readUpload(c.w, c.r) }, c.reserve)
+	a, err := s.faces.Analyze(c.r.Context(), c.account, func() ([]byte, error) { return readUpload(c.w, c.r) })
 	if err != nil {
-		if errors.Is(err, errRefusedBeforeBody) {
+		if errors.Is(err, facecall.ErrRefusedBeforeRead) {
 			// net/http would otherwise read up to 256 KiB of the body before answering, which a
 			// client that sends slowly makes wait; closing instead, apiConn lingers so that a client
 			// still sending reads the answer
@@ -117,83 +102,19 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		}
 		return nil, err
 	}
-	b := []byte(`"faces_detected":` + strconv.Itoa(len(a.faces)) + `,"results":`)
-	enc, err := jsonMarshal(a.faces)
+	c.res = a.Reservation // keyed commits it with the answer
+	results := make([]faceJSON, len(a.Faces))
+	for i, f := range a.Faces {
+		f = f.Rounded()
+		results[i] = faceJSON{FaceID: i, Score: f.Score, RawScore: f.RawScore, Age: f.Age, Gender: f.Gender, GenderProb: f.GenderProb,
+			BBox: bboxJSON{X: f.X, Y: f.Y, Width: f.W, Height: f.H}}
+	}
+	b := []byte(`"faces_detected":` + strconv.Itoa(len(results)) + `,"results":`)
+	enc, err := jsonMarshal(results)
 	if err != nil {
 		return nil, err
 	}
 	return append(b, enc...), nil
-}
-
-// errRefusedBeforeBody marks an upload refused by admission, before its body was read.
-var errRefusedBeforeBody = errors.New("refused before the body was read")
-
-// analysis is an upload's result: the decoded photo and its faces as the API writes them.
-type analysis struct {
-	photo *face.Photo
-	faces []faceJSON
-}
-
-// analyzeUpload is one face analysis of an account, for the API and the demo page alike: admission
-// (a slot, the account's share) before read is called to read the upload, then reserve to hold a
-// unit of the daily quota, the decoding budget, decoding, the models, and storing the upload.
-func (s *Server) analyzeUpload(ctx context.Context, account int64, read func() ([]byte, error), reserve func() error) (analysis, error) {
-	ticket, err := s.faceAdmission.enter(account)
-	if err != nil {
-		return analysis{}, fmt.Errorf("%w: %w", errRefusedBeforeBody, err)
-	}
-	defer ticket.leave()
-	data, err := read()
-	if err != nil {
-		return analysis{}, err
-	}
-	if err := reserve(); err != nil {
-		return analysis{}, err
-	}
-	header, err := face.Inspect(data)
-	if err != nil {
-		return analysis{}, err
-	}
-	if err := ticket.reserveMemory(header.DecodeBytes); err != nil {
-		return analysis{}, err
-	}
-	// decoded at the scale the detector needs; the analyzer decodes finer pixels where a face needs them
-	photo, err := face.DecodePhoto(data)
-	if err != nil {
-		return analysis{}, err
-	}
-	faces, err := s.cfg.Faces.AnalyzePhoto(ctx, photo)
-	switch {
-	case errors.Is(err, face.ErrOverloaded):
-		return analysis{}, hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
-	case errors.Is(err, face.ErrClosed):
-		return analysis{}, hensachi.Errorf(hensachi.EUnavailable, "the face service is shutting down; retry shortly").RetryIn(time.Second)
-	case errors.Is(err, context.Canceled):
-		return analysis{}, hensachi.Errorf(hensachi.EUnavailable, "the client went away")
-	case err != nil:
-		return analysis{}, err
-	}
-	results := make([]faceJSON, len(faces))
-	for i, f := range faces {
-		gender, prob := "female", 1-f.Male
-		if f.Male >= 0.5 {
-			gender, prob = "male", f.Male
-		}
-		if !f.Scored {
-			// the document promises both numbers; an analyzer without its attractiveness model is a
-			// deployment fault, not a face without a score
-			return analysis{}, fmt.Errorf("face %d has no attractiveness score: the analyzer runs without its model", i)
-		}
-		results[i] = faceJSON{FaceID: i, Score: hensachi.Round(f.Score, 1), RawScore: hensachi.Round(f.RawScore, 2),
-			Age: f.Age, Gender: gender, GenderProb: hensachi.Round(prob, 4),
-			BBox: bboxJSON{X: f.X, Y: f.Y, Width: f.W, Height: f.H}}
-	}
-	if s.cfg.Uploads != nil {
-		if _, err := s.cfg.Uploads.Save(data, string(header.Format)); err != nil {
-			slog.ErrorContext(ctx, "store upload", "err", err, "request_id", reqinfo.ID(ctx))
-		}
-	}
-	return analysis{photo: photo, faces: results}, nil
 }
 
 func jsonMarshal(v any) ([]byte, error) {

@@ -6,7 +6,6 @@ import (
 	"image/jpeg"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/webui"
 )
 
@@ -17,26 +16,17 @@ const previewSide = 960
 type faceDemo struct{ s *Server }
 
 func (d faceDemo) AnalyzeFaces(ctx context.Context, account hensachi.Account, read func() ([]byte, error)) (webui.FaceAnalysis, error) {
-	s := d.s
-	var res *quota.Reservation
-	defer func() {
-		if res != nil {
-			res.Release() // a no-op once committed
-		}
-	}()
-	a, err := s.analyzeUpload(ctx, account.ID, read, func() (err error) {
-		res, err = s.reserve(ctx, account, hensachi.ServiceFace)
-		return err
-	})
+	a, err := d.s.faces.Analyze(ctx, account, read)
 	if err != nil {
 		return webui.FaceAnalysis{}, err
 	}
-	out := webui.FaceAnalysis{Width: a.photo.W, Height: a.photo.H, Used: res.Commit(), Limit: s.cfg.Limits.Daily(account.Plan, hensachi.ServiceFace)}
-	for _, f := range a.faces {
-		out.Faces = append(out.Faces, webui.DemoFace{X: f.BBox.X, Y: f.BBox.Y, W: f.BBox.Width, H: f.BBox.Height,
+	out := webui.FaceAnalysis{Width: a.Photo.W, Height: a.Photo.H, Used: a.Reservation.Commit(), Limit: d.s.cfg.Limits.Daily(account.Plan, hensachi.ServiceFace)}
+	for _, f := range a.Faces {
+		f = f.Rounded()
+		out.Faces = append(out.Faces, webui.DemoFace{X: f.X, Y: f.Y, W: f.W, H: f.H,
 			Score: f.Score, RawScore: f.RawScore, Age: f.Age, Gender: f.Gender, GenderProb: f.GenderProb})
 	}
-	preview, err := a.photo.Preview(previewSide)
+	preview, err := a.Photo.Preview(previewSide)
 	if err != nil {
 		return webui.FaceAnalysis{}, err
 	}

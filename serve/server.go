@@ -22,6 +22,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/devidp"
+	"github.com/hensachi/hensachi/facecall"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/webui"
@@ -42,13 +43,11 @@ type Config struct {
 	AccessLog     bool
 	Limits        hensachi.Limits // default: hensachi.DefaultLimits()
 	// Faces analyses images; nil means this process does not run the face service.
-	Faces FaceAnalyzer
+	Faces facecall.Analyzer
 	// Uploads keeps uploaded images; nil turns storage off.
-	Uploads UploadStore
-	// FaceSlots is how many face calls are admitted at once, from reading the upload to the answer
-	// (default 8: give the analyzer's workers plus its queue); FaceSlotsPerAccount how many of them
-	// one account may hold (default 2); FaceMemory the bytes their decoding may take together
-	// (default 512 MiB, enough for the largest image the pixel guard lets through).
+	Uploads facecall.UploadStore
+	// FaceSlots, FaceSlotsPerAccount and FaceMemory are facecall.Config's Slots, SlotsPerAccount
+	// and Memory.
 	FaceSlots           int
 	FaceSlotsPerAccount int
 	FaceMemory          int64
@@ -65,18 +64,18 @@ type Config struct {
 
 // Server serves the APIs.
 type Server struct {
-	cfg           Config
-	now           func() time.Time
-	keys          *keyCache
-	quota         quota.Enforcer
-	datasets      *town.Holder
-	metrics       *metrics
-	ui            *webui.UI
-	devLogin      *devidp.Server // nil: no development login
-	faceAdmission *faceAdmission
-	router        *httprouter.Router
-	handler       http.Handler
-	policies      sync.Map // daily limit → its RateLimit-Policy header value
+	cfg      Config
+	now      func() time.Time
+	keys     *keyCache
+	quota    quota.Enforcer
+	datasets *town.Holder
+	metrics  *metrics
+	ui       *webui.UI
+	devLogin *devidp.Server    // nil: no development login
+	faces    *facecall.Service // nil: no face service
+	router   *httprouter.Router
+	handler  http.Handler
+	policies sync.Map // daily limit → its RateLimit-Policy header value
 }
 
 // New opens the dataset, loads today's usage counts and builds the routes.
@@ -100,15 +99,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		cfg.PublicURL = "http://" + host
 	}
-	if cfg.FaceSlots <= 0 {
-		cfg.FaceSlots = 8
-	}
-	if cfg.FaceSlotsPerAccount <= 0 {
-		cfg.FaceSlotsPerAccount = 2
-	}
-	if cfg.FaceMemory <= 0 {
-		cfg.FaceMemory = 512 << 20
-	}
 	if cfg.DatasetPath == "" && cfg.Faces == nil {
 		return nil, errors.New("no service to run: give a dataset, a face analyzer or both")
 	}
@@ -121,8 +111,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics(), devLogin: devLogin,
-		faceAdmission: newFaceAdmission(cfg.FaceSlots, cfg.FaceSlotsPerAccount, cfg.FaceMemory)}
+	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics(), devLogin: devLogin}
 	if cfg.DatasetPath != "" {
 		if s.datasets, err = town.Open(cfg.DatasetPath, cfg.PublicURL); err != nil {
 			s.Close()
@@ -134,12 +123,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("load usage counts: %w", err)
 	}
 	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL)
+	if cfg.Faces != nil {
+		s.faces = facecall.New(facecall.Config{Analyzer: cfg.Faces, Quota: countedQuota{s}, Uploads: cfg.Uploads,
+			Slots: cfg.FaceSlots, SlotsPerAccount: cfg.FaceSlotsPerAccount, Memory: cfg.FaceMemory})
+	}
 	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
 		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now, OpenAPI: openAPIDoc}
 	if s.datasets != nil {
 		deps.Towns = s.datasets
 	}
-	if cfg.Faces != nil {
+	if s.faces != nil {
 		deps.Faces = faceDemo{s}
 	}
 	if s.ui, err = webui.New(cfg.Login, deps); err != nil {
@@ -171,7 +164,7 @@ func (s *Server) routes() {
 		stats("/rankings/:axis", s.getRanking)
 		stats("/meta", s.getMeta)
 	}
-	if s.cfg.Faces != nil {
+	if s.faces != nil {
 		handle(http.MethodPost, "/face/v1/predict", s.keyed(hensachi.ServiceFace, s.predict))
 	}
 

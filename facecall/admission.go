@@ -1,4 +1,4 @@
-package serve
+package facecall
 
 import (
 	"sync"
@@ -7,14 +7,14 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// faceAdmission decides whether the face service takes an upload before it does any work on it.
+// admission decides whether the face service takes an upload before it does any work on it.
 // A call first needs a slot: there are as many as the analyzer has workers and queue places, and
 // an account may hold only a few at once, so one client cannot take them all. Without a slot the
-// answer is an immediate 503, before the body is read. Once the image header is read, decoding
-// needs its bytes from a memory budget, held until the analysis ends; a photo that does not fit
-// now is a 503 too. So an upload flood costs at most slots × the upload cap in bodies and the
+// answer is an immediate EOverloaded (a 503), before the upload is read. Once the image header is
+// read, decoding needs its bytes from a memory budget, held until the analysis ends; a photo that
+// does not fit now is an EOverloaded too. So an upload flood costs at most slots × the upload cap in bodies and the
 // budget in pixels, however many clients send.
-type faceAdmission struct {
+type admission struct {
 	slots      int
 	perAccount int
 	budget     int64
@@ -25,36 +25,36 @@ type faceAdmission struct {
 	bytes    int64
 }
 
-func newFaceAdmission(slots, perAccount int, budget int64) *faceAdmission {
-	return &faceAdmission{slots: slots, perAccount: perAccount, budget: budget, accounts: map[int64]int{}}
+func newAdmission(slots, perAccount int, budget int64) *admission {
+	return &admission{slots: slots, perAccount: perAccount, budget: budget, accounts: map[int64]int{}}
 }
 
-// faceTicket is one admitted call; leave must be called when it ends.
-type faceTicket struct {
-	a       *faceAdmission
+// ticket is one admitted call; leave must be called when it ends.
+type ticket struct {
+	a       *admission
 	account int64
 	bytes   int64
 }
 
-var errFaceBusy = hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
+var errBusy = hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
 
 // enter takes a slot for the account, or refuses at once.
-func (a *faceAdmission) enter(account int64) (*faceTicket, error) {
+func (a *admission) enter(account int64) (*ticket, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.accounts[account] >= a.perAccount {
 		return nil, hensachi.Errorf(hensachi.EOverloaded, "this account already has %d face calls in progress; send the next when one has finished", a.perAccount).RetryIn(time.Second)
 	}
 	if a.used >= a.slots {
-		return nil, errFaceBusy
+		return nil, errBusy
 	}
 	a.used++
 	a.accounts[account]++
-	return &faceTicket{a: a, account: account}, nil
+	return &ticket{a: a, account: account}, nil
 }
 
 // reserveMemory holds n bytes of the decoding budget for the rest of the call, or refuses.
-func (t *faceTicket) reserveMemory(n int64) error {
+func (t *ticket) reserveMemory(n int64) error {
 	a := t.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -62,7 +62,7 @@ func (t *faceTicket) reserveMemory(n int64) error {
 		return hensachi.Errorf(hensachi.EInvalidImage, "decoding this image would take %d MB, more than the service allows (%d MB); send a smaller image or an 8-bit one", n>>20, a.budget>>20)
 	}
 	if a.bytes+n > a.budget {
-		return errFaceBusy
+		return errBusy
 	}
 	a.bytes += n
 	t.bytes += n
@@ -70,7 +70,7 @@ func (t *faceTicket) reserveMemory(n int64) error {
 }
 
 // leave gives back the slot and the memory.
-func (t *faceTicket) leave() {
+func (t *ticket) leave() {
 	a := t.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
