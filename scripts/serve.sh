@@ -34,6 +34,18 @@ step() {
   return $rc
 }
 
+# quietly LOG COMMAND…: runs COMMAND with its output in LOG, shown only when it fails.
+quietly() {
+  local log=$1
+  shift
+  mkdir -p "$(dirname "$log")"
+  "$@" >"$log" 2>&1 && return 0
+  local rc=$?
+  tail -n 20 "$log" >&2
+  echo "serve: the whole output is in $log" >&2
+  return $rc
+}
+
 step 1 "the binary bin/hensachi" "${make[@]}" build || exit 1
 
 face_off=""
@@ -51,7 +63,8 @@ else
 fi
 
 town_off=""
-step 5 "the municipality dataset $dataset" "${make[@]}" "$dataset" DATASET="$dataset" ||
+# The ingest's report on every null is long; it is kept in build/serve-ingest.log.
+step 5 "the municipality dataset $dataset" quietly build/serve-ingest.log "${make[@]}" "$dataset" DATASET="$dataset" ||
   town_off="the dataset could not be built from the source files (../shared/data/raw or data/raw; README *Building*)"
 
 services=()
