@@ -3,7 +3,7 @@
 # (scripts/pg-cluster.sh), exports HENSACHI_TEST_DATABASE_URL, runs the command, stops it.
 #
 #   scripts/test-postgres.sh              the PostgreSQL store's tests and the replica tests
-#   scripts/test-postgres.sh make test    any command
+#   scripts/test-postgres.sh make test-all    any command (the database's tests are in the slow tier)
 #
 # Needs Debian's postgresql package (apt-get install postgresql). The test that restarts the
 # database under load starts a private cluster of its own with the same programs.
@@ -15,6 +15,6 @@ HENSACHI_TEST_DATABASE_URL=$(scripts/pg-cluster.sh start "$dir")
 export HENSACHI_TEST_DATABASE_URL
 echo "test-postgres: throwaway cluster at $HENSACHI_TEST_DATABASE_URL" >&2
 if [ $# -eq 0 ]; then
-  set -- go test -race -count=1 ./postgres/... ./internal/... ./cmd/hensachi/...
+  set -- env HENSACHI_TEST_ALL=1 go test -race -count=1 ./postgres/... ./internal/... ./cmd/hensachi/...
 fi
 "$@"
