@@ -128,7 +128,7 @@ func root(t testing.TB) string {
 }
 
 // Soak returns how many times longer the reliability tests run: $HENSACHI_SOAK, a positive
-// integer that `make soak` sets, else 1 (the short run of `make test`).
+// integer that `make soak` sets, else 1 (the short run of `make test-all`).
 func Soak() int {
 	n, err := strconv.Atoi(os.Getenv("HENSACHI_SOAK"))
 	if err != nil || n < 1 {
