@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/face/attr"
@@ -35,24 +34,10 @@ const (
 	attributesFile     = "attributes.json"
 )
 
-// extractWorkers is how many images the training commands analyse at once: -face-workers, else
-// one per CPU.
-func (f faceFlags) extractWorkers() int {
-	if *f.workers > 0 {
-		return *f.workers
-	}
-	return runtime.NumCPU()
-}
-
 // analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. Without the
 // trained models (withScore false) raw_score and score are left out and age and gender come from
 // the gender-age model alone.
 func (f faceFlags) analyzer(withScore bool) (*face.Analyzer, error) {
-	return f.analyzerWith(withScore, false)
-}
-
-// analyzerWith also runs FaceRes when training is set, as training the attribute model needs.
-func (f faceFlags) analyzerWith(withScore, training bool) (*face.Analyzer, error) {
 	if err := ort.Init(*f.ortLib); err != nil {
 		return nil, err
 	}
@@ -64,7 +49,7 @@ func (f faceFlags) analyzerWith(withScore, training bool) (*face.Analyzer, error
 		DetectorPath: b.Path(b.Detector()), GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()),
 		Workers: *f.workers, IntraOpThreads: *f.threads,
 	}
-	readsFaceRes := training
+	readsFaceRes := false
 	if withScore {
 		p := filepath.Join(*f.modelsDir, attractivenessFile)
 		m, err := score.Load(p)
@@ -83,7 +68,7 @@ func (f faceFlags) analyzerWith(withScore, training bool) (*face.Analyzer, error
 			}
 			return nil, err
 		}
-		cfg.Attributes, readsFaceRes = at, readsFaceRes || at.FaceRes
+		cfg.Attributes, readsFaceRes = at, at.FaceRes
 	}
 	if readsFaceRes {
 		x := b.FaceRes()

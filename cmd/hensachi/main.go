@@ -4,8 +4,8 @@
 //	hensachi fetch    download the source files listed in the manifest
 //	hensachi serve    run the HTTP server
 //	hensachi account  manage accounts, keys, plans and usage
-//	hensachi train-score  train the attractiveness model
-//	hensachi train-attrs  train the age and gender model
+//
+// The trained models it serves come from cmd/train-models.
 package main
 
 import (
@@ -27,8 +27,6 @@ var commands = []command{
 	{"fetch", "download the source files into the raw directory and check their hashes", runFetch},
 	{"serve", "run the HTTP server", runServe},
 	{"account", "manage accounts, keys, plans and usage (operator)", runAccount},
-	{"train-score", "train the attractiveness model on SCUT-FBP5500 and write its card", runTrainScore},
-	{"train-attrs", "train the age and gender model on UTKFace and SCUT-FBP5500 and write its cards", runTrainAttrs},
 }
 
 func main() {

@@ -1,8 +1,12 @@
+// Package attr is the age and gender model: a network on the per-face features the bundle's models
+// compute (the gender-age model's outputs, the face embedding and FaceRes's outputs), with the
+// calibrations of its outputs. training/attributes fits it on UTKFace and SCUT-FBP5500.
 package attr
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/hensachi/hensachi/face"
@@ -23,13 +27,13 @@ type Model struct {
 	Recipe
 	Network Network `json:"network"`
 	// GenderCalibration turns the network's logit into P(male); AgeCalibration its age into an
-	// unbiased one, of which AgeCalibrationShare is applied (see calibrationShare).
+	// unbiased one, of which AgeCalibrationShare is applied (see PartlyCalibrated).
 	GenderCalibration   Logistic `json:"gender_calibration"`
 	AgeCalibration      Curve    `json:"age_calibration"`
 	AgeCalibrationShare float64  `json:"age_calibration_share"`
 	Training            Training `json:"training"`
 	// Test is the evaluation on the held-out data, per source; TestDegraded on its degraded
-	// copies (Degrade).
+	// copies (training.Degrade).
 	Test         map[string]*Report `json:"test"`
 	TestDegraded map[string]*Report `json:"test_degraded"`
 }
@@ -61,7 +65,7 @@ func Load(path string) (*Model, error) {
 		return nil, fmt.Errorf("attribute model %s: %w", path, err)
 	}
 	if m.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("attribute model %s: format %d, want %d (retrain with 'hensachi train-attrs')", path, m.FormatVersion, FormatVersion)
+		return nil, fmt.Errorf("attribute model %s: format %d, want %d (retrain with 'go run ./cmd/train-models attrs')", path, m.FormatVersion, FormatVersion)
 	}
 	if err := m.Network.check(len(m.Network.Mean)); err != nil {
 		return nil, fmt.Errorf("attribute model %s: %w", path, err)
@@ -87,5 +91,35 @@ func (m *Model) Attributes(f *face.Features) (age, male float64, err error) {
 		return 0, 0, fmt.Errorf("attribute model: %d features, the model has %d", len(x), len(m.Network.Mean))
 	}
 	logit, raw := m.Network.Outputs(x)
-	return partlyCalibrated(m.AgeCalibration, m.AgeCalibrationShare, clampAge(raw)), m.GenderCalibration.Prob([]float64{logit}), nil
+	return PartlyCalibrated(m.AgeCalibration, m.AgeCalibrationShare, ClampAge(raw)), m.GenderCalibration.Prob([]float64{logit}), nil
+}
+
+// PartlyCalibrated moves the network's age the given share of the way to its calibrated value.
+func PartlyCalibrated(c Curve, share, raw float64) float64 {
+	return ClampAge(raw + share*(c.Apply(raw)-raw))
+}
+
+// ClampAge bounds an age to 0–MaxAge.
+func ClampAge(age float64) float64 { return math.Min(MaxAge, math.Max(0, age)) }
+
+// Report is the evaluation of one source's held-out faces (training/attributes.Evaluate).
+type Report struct {
+	Overall     Metrics            `json:"overall"`
+	Adults      Metrics            `json:"adults"` // aged 15 and over (training/attributes.AdultAge)
+	Bands       map[string]Metrics `json:"bands"`  // age bands 0–9 … 70+
+	Genders     map[string]Metrics `json:"genders"`
+	Ethnicities map[string]Metrics `json:"ethnicities"`
+	// GenderECE is the expected calibration error of P(male) over ten equal-width bins.
+	GenderECE float64 `json:"gender_ece"`
+	// WithoutFace counts the held-out images where no face was found (not in the figures).
+	WithoutFace int `json:"without_face"`
+}
+
+// Metrics are the figures of one set of faces. Age figures are over the faces with a known age.
+type Metrics struct {
+	N              int     `json:"n"`
+	GenderAccuracy float64 `json:"gender_accuracy"`
+	AgeN           int     `json:"age_n,omitempty"`
+	AgeMAE         float64 `json:"age_mae,omitempty"`
+	AgeBias        float64 `json:"age_bias,omitempty"` // mean of predicted − true
 }

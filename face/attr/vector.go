@@ -8,9 +8,9 @@ import (
 	"github.com/hensachi/hensachi/face"
 )
 
-// genderAgeOutputs is the size of the gender-age model's fc1: two gender logits, then one pair of
+// GenderAgeOutputs is the size of the gender-age model's fc1: two gender logits, then one pair of
 // logits per year of age 0–99 whose second value wins when the face is older than that year.
-const genderAgeOutputs = 202
+const GenderAgeOutputs = 202
 
 // Recipe says which of the optional features a model reads.
 type Recipe struct {
@@ -26,8 +26,8 @@ type Recipe struct {
 // mean age.
 func Vector(f *face.Features, r Recipe) ([]float64, error) {
 	ga, emb := f.GenderAge, f.Embedding
-	if len(ga) != genderAgeOutputs || len(emb) == 0 {
-		return nil, fmt.Errorf("features: %d gender-age outputs and a %d-d embedding, want %d and an embedding", len(ga), len(emb), genderAgeOutputs)
+	if len(ga) != GenderAgeOutputs || len(emb) == 0 {
+		return nil, fmt.Errorf("features: %d gender-age outputs and a %d-d embedding, want %d and an embedding", len(ga), len(emb), GenderAgeOutputs)
 	}
 	if r.Mirror && len(f.MirroredGenderAge) != len(ga) {
 		return nil, errors.New("features: the gender-age outputs of the mirrored face are missing")
@@ -35,7 +35,7 @@ func Vector(f *face.Features, r Recipe) ([]float64, error) {
 	if r.FaceRes && len(f.FaceRes) != face.FaceResFeatures {
 		return nil, fmt.Errorf("features: %d FaceRes outputs, want %d (is the FaceRes model in the bundle?)", len(f.FaceRes), face.FaceResFeatures)
 	}
-	x := make([]float64, 0, genderAgeOutputs+100+2+len(emb)+face.FaceResFeatures+1)
+	x := make([]float64, 0, GenderAgeOutputs+100+2+len(emb)+face.FaceResFeatures+1)
 	for i, v := range ga {
 		if r.Mirror {
 			x = append(x, (float64(v)+float64(f.MirroredGenderAge[i]))/2)
@@ -45,7 +45,7 @@ func Vector(f *face.Features, r Recipe) ([]float64, error) {
 	}
 	soft := 0.0
 	for k := range 100 {
-		p := sigmoid(x[2+2*k+1] - x[2+2*k])
+		p := Sigmoid(x[2+2*k+1] - x[2+2*k])
 		soft += p
 		x = append(x, p)
 	}

@@ -56,6 +56,14 @@ type Report struct {
 	Groups  map[string]Metrics `json:"groups"`
 }
 
+// Metrics are the usual SCUT-FBP5500 figures.
+type Metrics struct {
+	N    int     `json:"n"`
+	PC   float64 `json:"pearson"`
+	MAE  float64 `json:"mae"`
+	RMSE float64 `json:"rmse"`
+}
+
 // Load reads a model file.
 func Load(path string) (*Model, error) {
 	b, err := os.ReadFile(path)

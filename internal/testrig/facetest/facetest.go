@@ -1,5 +1,5 @@
 // Package facetest starts the real face models once per test binary, for the tests of packages
-// that sit above face (serve, face/score).
+// that sit above face (serve, training).
 package facetest
 
 import (

@@ -1,35 +1,15 @@
-package attr
+package attributes
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/face/attr"
+	"github.com/hensachi/hensachi/training"
 )
 
-// Metrics are the figures of one set of faces. Age figures are over the faces with a known age.
-type Metrics struct {
-	N              int     `json:"n"`
-	GenderAccuracy float64 `json:"gender_accuracy"`
-	AgeN           int     `json:"age_n,omitempty"`
-	AgeMAE         float64 `json:"age_mae,omitempty"`
-	AgeBias        float64 `json:"age_bias,omitempty"` // mean of predicted − true
-}
-
-// Report is the evaluation of one source's held-out faces.
-type Report struct {
-	Overall     Metrics            `json:"overall"`
-	Adults      Metrics            `json:"adults"` // AdultAge and older
-	Bands       map[string]Metrics `json:"bands"`  // age bands 0–9 … 70+
-	Genders     map[string]Metrics `json:"genders"`
-	Ethnicities map[string]Metrics `json:"ethnicities"`
-	// GenderECE is the expected calibration error of P(male) over ten equal-width bins.
-	GenderECE float64 `json:"gender_ece"`
-	// WithoutFace counts the held-out images where no face was found (not in the figures).
-	WithoutFace int `json:"without_face"`
-}
-
-// AdultAge is the youngest age counted in Report.Adults.
+// AdultAge is the youngest age counted in a report's Adults.
 const AdultAge = 15
 
 // Band names a face's age band: "0–9", "10–19", …, "70+".
@@ -54,7 +34,7 @@ type accumulator struct {
 	absErr, err    float64
 }
 
-func (a *accumulator) add(s *Sample, p Prediction) {
+func (a *accumulator) add(s *training.Sample, p Prediction) {
 	a.n++
 	if (p.Male >= 0.5) == s.Male {
 		a.right++
@@ -65,8 +45,8 @@ func (a *accumulator) add(s *Sample, p Prediction) {
 	}
 }
 
-func (a *accumulator) metrics() Metrics {
-	m := Metrics{N: a.n, AgeN: a.ageN}
+func (a *accumulator) metrics() attr.Metrics {
+	m := attr.Metrics{N: a.n, AgeN: a.ageN}
 	if a.n > 0 {
 		m.GenderAccuracy = hensachi.Round(float64(a.right)/float64(a.n), 4)
 	}
@@ -76,11 +56,11 @@ func (a *accumulator) metrics() Metrics {
 	return m
 }
 
-// Evaluate compares predictions with the samples' labels.
-func Evaluate(samples []Sample, preds []Prediction) *Report {
+// Measure compares predictions with the samples' labels.
+func Measure(samples []training.Sample, preds []Prediction) *attr.Report {
 	var all, adults accumulator
 	groups := map[string]map[string]*accumulator{"band": {}, "gender": {}, "ethnic": {}}
-	add := func(kind, key string, s *Sample, p Prediction) {
+	add := func(kind, key string, s *training.Sample, p Prediction) {
 		if groups[kind][key] == nil {
 			groups[kind][key] = &accumulator{}
 		}
@@ -104,9 +84,9 @@ func Evaluate(samples []Sample, preds []Prediction) *Report {
 			b.male++
 		}
 	}
-	r := &Report{Overall: all.metrics(), Adults: adults.metrics()}
-	for kind, dst := range map[string]*map[string]Metrics{"band": &r.Bands, "gender": &r.Genders, "ethnic": &r.Ethnicities} {
-		*dst = map[string]Metrics{}
+	r := &attr.Report{Overall: all.metrics(), Adults: adults.metrics()}
+	for kind, dst := range map[string]*map[string]attr.Metrics{"band": &r.Bands, "gender": &r.Genders, "ethnic": &r.Ethnicities} {
+		*dst = map[string]attr.Metrics{}
 		for k, a := range groups[kind] {
 			(*dst)[k] = a.metrics()
 		}
@@ -119,4 +99,21 @@ func Evaluate(samples []Sample, preds []Prediction) *Report {
 	}
 	r.GenderECE = hensachi.Round(ece, 4)
 	return r
+}
+
+// Evaluate runs the model on a source's held-out samples, the originals or the degraded copies.
+func Evaluate(m *attr.Model, samples []training.Sample, source string, degraded bool) *attr.Report {
+	var test []training.Sample
+	var preds []Prediction
+	for _, s := range samples {
+		if !s.HeldOut || s.Source != source || s.Degraded != degraded {
+			continue
+		}
+		age, male, err := m.Attributes(s.Features)
+		if err != nil {
+			continue // extraction gives every sample both outputs; a face without them has no figures
+		}
+		test, preds = append(test, s), append(preds, Prediction{Age: age, Male: male})
+	}
+	return Measure(test, preds)
 }

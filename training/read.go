@@ -1,7 +1,9 @@
-// Package attr is the age and gender model: a network fitted on the per-face features the bundle's
-// models compute (the gender-age model's outputs, the face embedding and FaceRes's outputs), with
-// the datasets it is trained and validated on.
-package attr
+// Package training is where the trained models of face/score and face/attr are made and
+// measured: the labelled datasets, the degraded copies of their images, the feature extraction
+// with the service's own pipeline, and what the two fits share. The fits, evaluations and model
+// cards are in training/attractiveness and training/attributes; cmd/train-models runs them. The
+// server links none of it.
+package training
 
 import (
 	"encoding/csv"
@@ -15,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/hensachi/hensachi/face"
-	"github.com/hensachi/hensachi/face/score"
 )
 
 // The sources of labelled faces.
@@ -24,7 +25,7 @@ const (
 	SourceSCUT    = "scut"
 )
 
-// Sample is one labelled face image. SCUT-FBP5500 has no ages.
+// Sample is one labelled face image. SCUT-FBP5500 has no ages, UTKFace no ratings.
 type Sample struct {
 	Path    string
 	Source  string
@@ -33,6 +34,8 @@ type Sample struct {
 	Ethnic  string // White, Black, Asian, Indian, Others (UTKFace); Asian, Caucasian (SCUT-FBP5500)
 	Group   string // the unit of the held-out split and of the folds: one group is never split
 	HeldOut bool   // never used for fitting
+	// Rating is the mean attractiveness rating on the 1–5 scale (SCUT-FBP5500).
+	Rating float64
 	// Degraded says the features are of a low-resolution, recompressed copy of the image (Degrade).
 	Degraded bool
 	Features *face.Features
@@ -57,9 +60,9 @@ func utkGroup(name string) (string, error) {
 	return parts[3][:11], nil
 }
 
-// bucket hashes a group into one of n buckets, so splits are fixed without a list and do not
-// depend on the order of the files.
-func bucket(salt, group string, n int) int {
+// Bucket hashes a group into one of n buckets, so splits and folds are fixed without a list and
+// do not depend on the order of the files.
+func Bucket(salt, group string, n int) int {
 	h := fnv.New32a()
 	io.WriteString(h, salt)
 	io.WriteString(h, group)
@@ -104,28 +107,7 @@ func ReadUTKFace(dir string) ([]Sample, error) {
 		}
 		out = append(out, Sample{Path: filepath.Join(dir, "images", rec[0]), Source: SourceUTKFace, Age: age,
 			Male: rec[2] == "male", Ethnic: utkEthnicities[race], Group: group,
-			HeldOut: bucket("", group, heldOutShare) == 0})
-	}
-	return out, nil
-}
-
-// ReadSCUT reads SCUT-FBP5500's official split; the file-name prefix gives gender and ethnicity.
-// The test split is held out, as for the attractiveness model.
-func ReadSCUT(dir string) ([]Sample, error) {
-	train, test, err := score.ReadSplit(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []Sample
-	for i, part := range [][]score.Sample{train, test} {
-		for _, s := range part {
-			ethnic := map[byte]string{'A': "Asian", 'C': "Caucasian"}[s.Name[0]]
-			if ethnic == "" || (s.Name[1] != 'M' && s.Name[1] != 'F') {
-				return nil, fmt.Errorf("SCUT-FBP5500 file %q: prefix is not AF, AM, CF or CM", s.Name)
-			}
-			out = append(out, Sample{Path: score.ImagePath(dir, s.Name), Source: SourceSCUT, Male: s.Name[1] == 'M',
-				Ethnic: ethnic, Group: s.Name, HeldOut: i == 1})
-		}
+			HeldOut: Bucket("", group, heldOutShare) == 0})
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package attr
+package training
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 // well lit; uploads are often small faces in larger photos, recompressed on the way, and the
 // model is judged on those too.
 const (
-	minShrink, maxShrink   = 2.0, 4.0
-	minQuality, maxQuality = 30, 80
+	MinShrink, MaxShrink   = 2.0, 4.0
+	MinQuality, MaxQuality = 30, 80
 )
 
 // Degrade returns the low-resolution, recompressed copy of a sample's image. The draw depends
@@ -26,8 +26,8 @@ func Degrade(img *face.RGB, path string) (*face.RGB, error) {
 	h := fnv.New64a()
 	h.Write([]byte(filepath.Base(path)))
 	rng := rand.New(rand.NewPCG(h.Sum64(), 0))
-	shrink := minShrink + (maxShrink-minShrink)*rng.Float64()
-	quality := minQuality + rng.IntN(maxQuality-minQuality+1)
+	shrink := MinShrink + (MaxShrink-MinShrink)*rng.Float64()
+	quality := MinQuality + rng.IntN(MaxQuality-MinQuality+1)
 	small := face.Resize(img, max(1, int(float64(img.W)/shrink)), max(1, int(float64(img.H)/shrink)))
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, small.RGBA(), &jpeg.Options{Quality: quality}); err != nil {

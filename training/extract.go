@@ -1,4 +1,4 @@
-package attr
+package training
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 )
 
 // Extract runs the service's pipeline (decode, detect, align, per-face models) on each sample's
-// image, or on its degraded copy, and keeps the largest face's features. It returns the samples where a face was found and
-// how many had none.
+// image, or on its degraded copy, and keeps the largest face's features. It returns the samples
+// where a face was found, in their order, and how many had none.
 func Extract(ctx context.Context, a *face.Analyzer, samples []Sample, workers int) ([]Sample, int, error) {
 	found := make([]bool, len(samples))
 	out := make([]Sample, len(samples))
@@ -71,7 +71,8 @@ func largestFace(ctx context.Context, a *face.Analyzer, s *Sample) (*face.Featur
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
-	if len(faces) == 0 {
+	// the attractiveness model reads the embedding: a face without one is no face to either model
+	if len(faces) == 0 || faces[0].Features.Embedding == nil {
 		return nil, nil
 	}
 	return &faces[0].Features, nil

@@ -1,11 +1,18 @@
-package attr
+// Package attributes fits the age and gender model of face/attr on UTKFace and SCUT-FBP5500,
+// evaluates it on their held-out parts (and on degraded copies of them) and writes its model
+// cards.
+package attributes
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/face/attr"
+	"github.com/hensachi/hensachi/training"
 )
 
 // Folds is the number of cross-validation folds; samples are assigned by their group, so photos of
@@ -26,14 +33,14 @@ type design struct {
 	fold []int
 }
 
-func newDesign(samples []Sample, r Recipe) (*design, error) {
+func newDesign(samples []training.Sample, r attr.Recipe) (*design, error) {
 	d := &design{x: make([][]float64, len(samples)), fold: make([]int, len(samples))}
 	for i := range samples {
-		x, err := Vector(samples[i].Features, r)
+		x, err := attr.Vector(samples[i].Features, r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", samples[i].Path, err)
 		}
-		d.x[i], d.fold[i] = x, bucket("fold:", samples[i].Group, Folds)
+		d.x[i], d.fold[i] = x, training.Bucket("fold:", samples[i].Group, Folds)
 	}
 	return d, nil
 }
@@ -83,8 +90,8 @@ func forFolds(fn func(k int) error) error {
 // Fit trains the network on the samples that are not held out, its dropout chosen by grouped
 // k-fold cross-validation, and calibrates its outputs on the out-of-fold predictions at that
 // dropout: P(male) by a logistic fit on the logit, the age by an inverted isotonic fit.
-func Fit(samples []Sample, r Recipe) (*Model, error) {
-	var train []Sample
+func Fit(samples []training.Sample, r attr.Recipe) (*attr.Model, error) {
+	var train []training.Sample
 	for _, s := range samples {
 		if !s.HeldOut {
 			train = append(train, s)
@@ -97,16 +104,12 @@ func Fit(samples []Sample, r Recipe) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{FormatVersion: FormatVersion, Recipe: r}
+	m := &attr.Model{FormatVersion: attr.FormatVersion, Recipe: r}
 	m.Training.Folds, m.Training.Images = Folds, map[string]int{}
 	all := make([]int, len(train))
 	y := make([]Target, len(train))
 	for i, s := range train {
-		key := s.Source
-		if s.Degraded {
-			key += " (degraded copies)"
-		}
-		m.Training.Images[key]++
+		m.Training.Images[setName(&s)]++
 		all[i], y[i] = i, Target{Male: s.Male, Age: float64(s.Age), HasAge: s.HasAge()}
 	}
 	// out-of-fold outputs per dropout and row: the logit of P(male) and the age
@@ -157,7 +160,7 @@ func Fit(samples []Sample, r Recipe) (*Model, error) {
 	for i := range train {
 		logits[i], male[i] = []float64{logit[best][i]}, y[i].Male
 		if y[i].HasAge {
-			raw, trueAge = append(raw, clampAge(age[best][i])), append(trueAge, y[i].Age)
+			raw, trueAge = append(raw, attr.ClampAge(age[best][i])), append(trueAge, y[i].Age)
 		}
 	}
 	platt, err := FitLogistic(logits, male, 0)
@@ -181,7 +184,7 @@ func crossValidated(logit, age []float64, y []Target) (logLoss, mae float64) {
 		}
 		logLoss += math.Max(-m, 0) + math.Log1p(math.Exp(-math.Abs(m)))
 		if t.HasAge {
-			mae += math.Abs(clampAge(age[i]) - t.Age)
+			mae += math.Abs(attr.ClampAge(age[i]) - t.Age)
 			n++
 		}
 	}
@@ -196,7 +199,7 @@ const maxBandBias = 3
 
 // calibrationShare is the least share of the calibration, in steps of 5 %, that brings every
 // band's mean bias within maxBandBias years.
-func calibrationShare(raw, age []float64, c Curve) float64 {
+func calibrationShare(raw, age []float64, c attr.Curve) float64 {
 	const steps = 20
 	for s := range steps {
 		share := float64(s) / steps
@@ -207,11 +210,11 @@ func calibrationShare(raw, age []float64, c Curve) float64 {
 	return 1
 }
 
-func worstBandBias(raw, age []float64, c Curve, share float64) float64 {
+func worstBandBias(raw, age []float64, c attr.Curve, share float64) float64 {
 	sum, n := map[string]float64{}, map[string]float64{}
 	for i, r := range raw {
 		b := Band(int(age[i]))
-		sum[b] += partlyCalibrated(c, share, r) - age[i]
+		sum[b] += attr.PartlyCalibrated(c, share, r) - age[i]
 		n[b]++
 	}
 	worst := 0.0
@@ -221,25 +224,18 @@ func worstBandBias(raw, age []float64, c Curve, share float64) float64 {
 	return worst
 }
 
-// partlyCalibrated moves the network's age the given share of the way to its calibrated value.
-func partlyCalibrated(c Curve, share, raw float64) float64 {
-	return clampAge(raw + share*(c.Apply(raw)-raw))
-}
-
-func clampAge(age float64) float64 { return math.Min(MaxAge, math.Max(0, age)) }
-
 // calibrate maps the network's age to the reported age so that faces of every true age are read
 // without a systematic offset. A regression estimate E[age | features] is pulled towards the
 // middle: children are read too old, the old too young. The fitted curve g(age) = E[raw | age]
 // (isotonic) says where each true age lands on average; reading raw through g⁻¹ takes the pull out.
-func calibrate(raw, age []float64) Curve {
+func calibrate(raw, age []float64) attr.Curve {
 	g := FitIsotonic(age, raw, calibrationBlock)
 	// isotonic blocks are strictly increasing in their means, so the inverse is a curve too
-	return Curve{X: g.Y, Y: g.X}
+	return attr.Curve{X: g.Y, Y: g.X}
 }
 
 // Train fits the model (see Fit) and evaluates it on the held-out samples of each source.
-func Train(samples []Sample, r Recipe) (*Model, error) {
+func Train(samples []training.Sample, r attr.Recipe) (*attr.Model, error) {
 	m, err := Fit(samples, r)
 	if err != nil {
 		return nil, err
@@ -255,26 +251,53 @@ func Train(samples []Sample, r Recipe) (*Model, error) {
 	m.Training.Datasets = []string{"UTKFace (training pool of 9,205 chips: age, gender, ethnicity)", "SCUT-FBP5500 v2 (gender from the file-name prefix; official training split only)"}
 	m.Training.Licence = "non-commercial research only (UTKFace and SCUT-FBP5500 licences); a model trained on them inherits that restriction"
 	m.Training.Split = "UTKFace: ten-minute windows of the file-name time stamp, one in five held out (FNV-1a hash of the window); SCUT-FBP5500: the official test split held out"
-	m.Test, m.TestDegraded = map[string]*Report{}, map[string]*Report{}
-	for _, src := range []string{SourceUTKFace, SourceSCUT} {
-		m.Test[src], m.TestDegraded[src] = m.Evaluate(samples, src, false), m.Evaluate(samples, src, true)
+	m.Test, m.TestDegraded = map[string]*attr.Report{}, map[string]*attr.Report{}
+	for _, src := range []string{training.SourceUTKFace, training.SourceSCUT} {
+		m.Test[src], m.TestDegraded[src] = Evaluate(m, samples, src, false), Evaluate(m, samples, src, true)
 	}
 	return m, nil
 }
 
-// Evaluate runs the model on a source's held-out samples, the originals or the degraded copies.
-func (m *Model) Evaluate(samples []Sample, source string, degraded bool) *Report {
-	var test []Sample
-	var preds []Prediction
-	for _, s := range samples {
-		if !s.HeldOut || s.Source != source || s.Degraded != degraded {
-			continue
+// Extract extracts the features of each source's images and of a degraded copy of each
+// (training.DegradedCopies), and counts the images without a face per set.
+func Extract(ctx context.Context, a *face.Analyzer, sources [][]training.Sample, workers int) ([]training.Sample, map[string]int, error) {
+	var samples []training.Sample
+	missed := map[string]int{}
+	for _, src := range sources {
+		for _, set := range [][]training.Sample{src, training.DegradedCopies(src)} {
+			got, n, err := training.Extract(ctx, a, set, workers)
+			if err != nil {
+				return nil, nil, err
+			}
+			samples, missed[setName(&set[0])] = append(samples, got...), n
 		}
-		age, male, err := m.Attributes(s.Features)
-		if err != nil {
-			continue // extraction gives every sample both outputs; a face without them has no figures
-		}
-		test, preds = append(test, s), append(preds, Prediction{Age: age, Male: male})
 	}
-	return Evaluate(test, preds)
+	return samples, missed, nil
+}
+
+// setName names the set of a sample as the model file counts them: its source, or its source's
+// degraded copies.
+func setName(s *training.Sample) string {
+	if s.Degraded {
+		return s.Source + " (degraded copies)"
+	}
+	return s.Source
+}
+
+// Reproduced compares a retrained model with the committed one (training.Reproduced): the same
+// network configuration, and the same ages and P(male) on the held-out faces.
+func Reproduced(committed, fresh *attr.Model, samples []training.Sample) (string, error) {
+	var held []training.Sample
+	for _, s := range samples {
+		if s.HeldOut {
+			held = append(held, s)
+		}
+	}
+	return training.Reproduced(committed, fresh,
+		func(m *attr.Model) string { return fmt.Sprintf("the network %+v", m.Training.Network) }, held,
+		[]training.Output{{Name: "held-out ages (years)", Tolerance: 0.5}, {Name: "held-out P(male)", Tolerance: 0.01}},
+		func(m *attr.Model, s training.Sample) ([]float64, error) {
+			age, male, err := m.Attributes(s.Features)
+			return []float64{age, male}, err
+		})
 }

@@ -1,0 +1,91 @@
+package training
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hensachi/hensachi/face"
+)
+
+func TestReadUTKFace(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(dir, "labels.csv"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("file,age,gender,race\n26_1_2_20170116174525125.jpg.chip.jpg,26,female,2\n26_0_0_20170116174533125.jpg.chip.jpg,26,male,0\n")
+	s, err := ReadUTKFace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) != 2 || s[0].Age != 26 || s[0].Male || s[0].Ethnic != "Asian" || s[1].Ethnic != "White" || !s[1].Male {
+		t.Errorf("samples %+v", s)
+	}
+	// one ten-minute window: both on the same side of the split
+	if s[0].Group != "20170116174" || s[0].Group != s[1].Group || s[0].HeldOut != s[1].HeldOut {
+		t.Errorf("groups %q %q, held out %v %v", s[0].Group, s[1].Group, s[0].HeldOut, s[1].HeldOut)
+	}
+	for _, bad := range []string{
+		"f,age,gender,race\nx_1_1_2017.jpg,1,female,0\n",                  // no time stamp
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,1,other,0\n",   // gender
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,-1,female,0\n", // age
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,1,female,7\n",  // race
+		"file,age,gender,race\n1_1_1_20170116174525125.jpg,1,female\n",    // columns
+	} {
+		write(bad)
+		if _, err := ReadUTKFace(dir); err == nil {
+			t.Errorf("no error for %q", bad)
+		}
+	}
+}
+
+// TestHeldOutShare checks the split's size on many synthetic windows.
+func TestHeldOutShare(t *testing.T) {
+	n := 0
+	for i := range 10000 {
+		if Bucket("", string(rune(i))+"window", heldOutShare) == 0 {
+			n++
+		}
+	}
+	if n < 1800 || n > 2200 {
+		t.Errorf("%d of 10000 groups held out, want about 2000", n)
+	}
+}
+
+// TestDegrade: the copy keeps the size, loses the fine detail, and is drawn from the file's name
+// alone (the same on every machine, whatever directory the dataset is in).
+func TestDegrade(t *testing.T) {
+	img := &face.RGB{W: 120, H: 90, Pix: make([]uint8, 3*120*90)}
+	for y := range img.H {
+		for x := range img.W {
+			if (x+y)%2 == 0 { // a one-pixel checkerboard: all detail, no content
+				copy(img.Pix[3*(y*img.W+x):], []uint8{255, 255, 255})
+			}
+		}
+	}
+	a, err := Degrade(img, "/data/one/5_1_0_20170109.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Degrade(img, "elsewhere/5_1_0_20170109.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.W != img.W || a.H != img.H || !slices.Equal(a.Pix, b.Pix) {
+		t.Fatalf("copies %d×%d and %d×%d differ, or differ in size from %d×%d", a.W, a.H, b.W, b.H, img.W, img.H)
+	}
+	contrast := func(m *face.RGB) float64 {
+		sum := 0.0
+		for i := 3; i < len(m.Pix); i += 3 {
+			sum += math.Abs(float64(m.Pix[i]) - float64(m.Pix[i-3]))
+		}
+		return sum / float64(len(m.Pix)/3)
+	}
+	if before, after := contrast(img), contrast(a); after > before/10 {
+		t.Errorf("neighbour contrast %.1f after degrading, %.1f before: the detail is still there", after, before)
+	}
+}
