@@ -50,7 +50,7 @@ func startHeld(t *testing.T, ts *testServer, a *heldAnalyzer, key string, img []
 // read: the 503 arrives while the client is still sending.
 func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 	a := newHeldAnalyzer()
-	ts := newTestServer(t, func(c *Config) { c.Faces, c.FaceSlots = a, 1 })
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlots = a, 1 })
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.proKey, encodePNGImage(t, 32, 32), &held)
 
@@ -81,7 +81,7 @@ func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 // TestFacePerAccountCap: one account cannot take every slot; another account still gets in.
 func TestFacePerAccountCap(t *testing.T) {
 	a := newHeldAnalyzer()
-	ts := newTestServer(t, func(c *Config) { c.Faces, c.FaceSlots, c.FaceSlotsPerAccount = a, 4, 1 })
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlots, c.FaceSlotsPerAccount = a, 4, 1 })
 	img := encodePNGImage(t, 32, 32)
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.freeKey, img, &held)
@@ -101,7 +101,7 @@ func TestFacePerAccountCap(t *testing.T) {
 func TestFaceMemoryBudget(t *testing.T) {
 	a := newHeldAnalyzer()
 	// 200×200 16-bit RGBA costs 200·200·(8+3) = 440,000 bytes
-	ts := newTestServer(t, func(c *Config) { c.Faces, c.FaceMemory = a, 600_000 })
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceMemory = a, 600_000 })
 	deep := encodePNG16(t, 200, 200)
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.proKey, deep, &held)

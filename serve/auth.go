@@ -27,9 +27,10 @@ func keyFromRequest(r *http.Request) (string, error) {
 	return "", hensachi.Errorf(hensachi.EMissingAPIKey, "send your API key in the X-API-Key header (or Authorization: Bearer)")
 }
 
-// keyCache remembers key lookups for a short time, so a request costs no database read; a
-// revocation or plan change made elsewhere takes effect within the TTL.
-type keyCache struct {
+// KeyCache remembers key lookups for a short time, so a request costs no database read; a
+// revocation or plan change made elsewhere takes effect within the TTL. The web front tells it of
+// the keys it revokes (Forget), so those take effect at once.
+type KeyCache struct {
 	store hensachi.Store
 	ttl   time.Duration
 
@@ -50,12 +51,16 @@ type keyEntry struct {
 // well-formed keys cannot grow it without end.
 const maxCachedKeys = 100_000
 
-func newKeyCache(store hensachi.Store, ttl time.Duration) *keyCache {
-	return &keyCache{store: store, ttl: ttl}
+// NewKeyCache looks keys up in store and remembers each answer for ttl (default 5 s).
+func NewKeyCache(store hensachi.Store, ttl time.Duration) *KeyCache {
+	if ttl == 0 {
+		ttl = 5 * time.Second
+	}
+	return &KeyCache{store: store, ttl: ttl}
 }
 
 // authenticate returns the account of a request's key, with the cache as it stands at now.
-func (c *keyCache) authenticate(ctx context.Context, r *http.Request, now time.Time) (hensachi.Account, error) {
+func (c *KeyCache) authenticate(ctx context.Context, r *http.Request, now time.Time) (hensachi.Account, error) {
 	raw, err := keyFromRequest(r)
 	if err != nil {
 		return hensachi.Account{}, err
@@ -81,7 +86,7 @@ func (c *keyCache) authenticate(ctx context.Context, r *http.Request, now time.T
 }
 
 // cached returns the lookup of a key's hash remembered and not expired at now.
-func (c *keyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
+func (c *KeyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
 	v, ok := c.entries.Load(hash)
 	if !ok {
 		return nil, false
@@ -91,7 +96,7 @@ func (c *keyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
 }
 
 // fetch looks a key's hash up in the store and remembers the answer, "no such key" included.
-func (c *keyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (*keyEntry, error) {
+func (c *KeyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (*keyEntry, error) {
 	e := &keyEntry{expires: now.Add(c.ttl)}
 	k, a, err := c.store.KeyByHash(ctx, hash)
 	switch code := hensachi.ErrorCode(err); {
@@ -113,8 +118,8 @@ func (c *keyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (*ke
 	return e, nil
 }
 
-// forget drops cached lookups of keys, so a revocation made here takes effect at once.
-func (c *keyCache) forget(keys []hensachi.APIKey) {
+// Forget drops cached lookups of keys, so a revocation made here takes effect at once.
+func (c *KeyCache) Forget(keys []hensachi.APIKey) {
 	for _, k := range keys {
 		if _, ok := c.entries.LoadAndDelete(k.Hash); ok {
 			c.n.Add(-1)

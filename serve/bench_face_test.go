@@ -50,7 +50,7 @@ func benchImages(b *testing.B) map[string][]byte {
 // calls, and the successful calls per second with four clients on four accounts with the share
 // refused; face's BenchmarkAnalyze compares the pipeline with the bare inference floor.
 func BenchmarkPredict(b *testing.B) {
-	ts := newTestServer(b, withFaces(b), func(c *Config) {
+	ts := newTestServer(b, withFaces(b), func(c *wiring) {
 		c.KeyCacheTTL = time.Hour
 		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceFace: 1 << 40, hensachi.ServiceTown: 1 << 40}}
 	})

@@ -18,7 +18,7 @@ import (
 // bare one. Both write into benchResponse, so what is measured is the handlers, not a recorder's
 // buffer. The load comparison with nginx and net/http over loopback is scripts/bench-town.sh.
 func BenchmarkMunicipality(b *testing.B) {
-	ts := newTestServer(b, func(c *Config) {
+	ts := newTestServer(b, func(c *wiring) {
 		c.KeyCacheTTL = 1 << 62
 		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})

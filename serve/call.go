@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/reqinfo"
@@ -51,7 +52,7 @@ func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
 
 // reserve holds one unit of the account's daily quota; it must precede any costly work.
 func (c *call) reserve() error {
-	res, err := c.s.reserve(c.r.Context(), c.account, c.service)
+	res, err := c.s.quota.Reserve(c.r.Context(), c.account, c.service)
 	if err != nil {
 		return err
 	}
@@ -59,21 +60,28 @@ func (c *call) reserve() error {
 	return nil
 }
 
-// reserve holds one unit of an account's daily quota of a service, counting refusals by the limit.
-func (s *Server) reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error) {
-	res, err := s.quota.Reserve(ctx, account, service)
-	if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded { // not a database that is away
-		s.metrics.limitRejections.WithLabelValues(string(service)).Inc()
-	}
-	return res, err
+// Quota is the daily quota as the server enforces and measures it: its refusals at the limit
+// count in /metrics, by service. The API's handlers and the face calls (facecall.Config.Quota),
+// the demo page's included, all reserve through the one Quota, so every refusal counts once.
+type Quota struct {
+	quota.Enforcer
+	rejections *prometheus.CounterVec
 }
 
-// countedQuota reserves the face calls' units through the server, so that their refusals count
-// in its metrics.
-type countedQuota struct{ s *Server }
+// NewQuota measures an enforcer.
+func NewQuota(e quota.Enforcer) *Quota {
+	return &Quota{Enforcer: e, rejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hensachi_daily_limit_rejections_total", Help: "Calls refused because the daily limit was reached, by service.",
+	}, []string{"service"})}
+}
 
-func (q countedQuota) Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error) {
-	return q.s.reserve(ctx, account, service)
+// Reserve holds one unit of an account's daily quota of a service, counting refusals by the limit.
+func (q *Quota) Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error) {
+	res, err := q.Enforcer.Reserve(ctx, account, service)
+	if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded { // not a database that is away
+		q.rejections.WithLabelValues(string(service)).Inc()
+	}
+	return res, err
 }
 
 // etagMatches implements If-None-Match's weak comparison over a list of tags or "*".

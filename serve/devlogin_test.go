@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hensachi/hensachi/webui"
 )
 
 // newDevLoginEnv is a server with the development login, as `make serve` runs it, on a loopback
@@ -21,8 +19,8 @@ func newDevLoginEnv(t testing.TB, opts ...serverOption) *loginEnv {
 	t.Helper()
 	ln, publicURL := listenLoopback(t)
 	env := &loginEnv{URL: publicURL, store: newMemStore(t)}
-	cfg := Config{Addr: ln.Addr().String(), PublicURL: publicURL, DatasetPath: realDataset(t, t.TempDir()),
-		Store: env.store, WatchInterval: time.Hour, DevLogin: true}
+	cfg := wiring{Config: Config{Addr: ln.Addr().String(), PublicURL: publicURL, Store: env.store, WatchInterval: time.Hour},
+		DatasetPath: realDataset(t, t.TempDir()), DevLogin: true}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -93,53 +91,5 @@ func TestDevLogin(t *testing.T) {
 	a, err := env.store.AccountByEmail(context.Background(), "newcomer@localhost.test")
 	if err != nil || a.TermsVersion != "dev" {
 		t.Errorf("account %+v, %v: want terms version dev", a, err)
-	}
-}
-
-// TestDevLoginRefused: the development login does not start beside a real identity provider, or
-// where others could reach the server.
-func TestDevLoginRefused(t *testing.T) {
-	cases := []struct {
-		name      string
-		cfg       Config
-		wantError string
-	}{
-		{"real issuer", Config{Addr: "127.0.0.1:8080", Login: webui.LoginConfig{Issuer: "https://accounts.google.com"}}, "real identity provider"},
-		{"real client id", Config{Addr: "localhost:8080", Login: webui.LoginConfig{ClientID: "1234.apps.googleusercontent.com"}}, "real identity provider"},
-		{"real client secret", Config{Addr: "localhost:8080", Login: webui.LoginConfig{ClientSecret: "s"}}, "real identity provider"},
-		{"every interface", Config{Addr: ":8080"}, `listen address ":8080" is not a loopback address`},
-		{"every interface, explicitly", Config{Addr: "0.0.0.0:8080", PublicURL: "http://localhost:8080"}, "not a loopback address"},
-		{"every IPv6 interface", Config{Addr: "[::]:8080", PublicURL: "http://localhost:8080"}, "not a loopback address"},
-		{"another interface", Config{Addr: "192.0.2.10:8080"}, "not a loopback address"},
-		{"a host name", Config{Addr: "hensachi.example:8080"}, "not a loopback address"},
-		{"no listen address", Config{PublicURL: "http://localhost:8080"}, "not a loopback address"},
-		{"public URL elsewhere", Config{Addr: "127.0.0.1:8080", PublicURL: "https://hensachi.example"}, `public URL "https://hensachi.example" is not on a loopback address`},
-		{"public URL on the LAN", Config{Addr: "localhost:8080", PublicURL: "http://192.168.1.20:8080"}, "is not on a loopback address"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := c.cfg
-			// refused before the dataset is opened or the store used
-			cfg.DevLogin, cfg.DatasetPath = true, "/nonexistent/dataset.arrow"
-			s, err := New(context.Background(), cfg)
-			if err == nil {
-				s.Close()
-				t.Fatal("started")
-			}
-			if !strings.Contains(err.Error(), c.wantError) {
-				t.Errorf("error %q, want %q", err, c.wantError)
-			}
-		})
-	}
-	// and it starts on each kind of loopback address
-	dataset := realDataset(t, t.TempDir())
-	for _, cfg := range []Config{{Addr: "localhost:8080"}, {Addr: "127.0.0.1:8080"}, {Addr: "[::1]:8080", PublicURL: "http://[::1]:8080"}} {
-		cfg.DevLogin, cfg.DatasetPath, cfg.Store = true, dataset, newMemStore(t)
-		s, err := New(context.Background(), cfg)
-		if err != nil {
-			t.Errorf("%s: %v", cfg.Addr, err)
-			continue
-		}
-		s.Close()
 	}
 }

@@ -10,6 +10,9 @@ import (
 //go:embed openapi.json
 var openAPIDoc []byte
 
+// OpenAPI returns the API's OpenAPI document, which /openapi.json serves and the web front renders.
+func OpenAPI() []byte { return openAPIDoc }
+
 func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(openAPIDoc)

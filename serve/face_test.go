@@ -20,7 +20,7 @@ import (
 func withFaces(t testing.TB) serverOption {
 	a := facetest.Analyzer(t)
 	dir := t.TempDir()
-	return func(c *Config) {
+	return func(c *wiring) {
 		c.Faces = a
 		c.Uploads = &uploads.Store{Dir: dir, Retention: 24 * time.Hour}
 	}
@@ -122,7 +122,7 @@ func TestPredict(t *testing.T) {
 		`"face_id"`, `"score"`, `"raw_score"`, `"age"`, `"gender"`, `"gender_prob"`, `"bbox"`, `"x"`, `"y"`, `"width"`, `"height"`, `"usage"`})
 	// the upload was kept, content-addressed
 	var stored int
-	filepath.WalkDir(ts.cfg.Uploads.(*uploads.Store).Dir, func(_ string, d os.DirEntry, _ error) error {
+	filepath.WalkDir(ts.wiring.Uploads.(*uploads.Store).Dir, func(_ string, d os.DirEntry, _ error) error {
 		if d != nil && !d.IsDir() {
 			stored++
 		}

@@ -48,7 +48,7 @@ func TestPredictWithoutModels(t *testing.T) {
 		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44},
 	}}
 	store := &memUploads{saved: map[string]int{}}
-	ts := newTestServer(t, func(c *Config) { c.Faces, c.Uploads = analyzer, store })
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.Uploads = analyzer, store })
 
 	ct, body := multipartBody(t, [2]string{"file", string(encodePNGImage(t, 320, 200))})
 	r := ts.post(t, ts.freeKey, ct, body)

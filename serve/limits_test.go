@@ -75,7 +75,7 @@ func TestDailyLimitExactUnderConcurrency(t *testing.T) {
 func TestRateLimitHeaders(t *testing.T) {
 	// 23:59:30 in Tokyo: 30 seconds to the reset
 	now := time.Date(2026, 11, 22, 23, 59, 30, 0, hensachi.Tokyo)
-	ts := newTestServer(t, func(c *Config) { c.Now = func() time.Time { return now } })
+	ts := newTestServer(t, func(c *wiring) { c.Now = func() time.Time { return now } })
 	r := ts.get(t, "/town/v1/meta")
 	if got := r.header.Get("RateLimit-Policy"); got != `"daily";q=100;w=86400` {
 		t.Errorf("RateLimit-Policy %q", got)

@@ -37,7 +37,7 @@ type loginEnv struct {
 
 const termsVersion = "2026-11"
 
-func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
+func newLoginEnv(t testing.TB, mods ...func(*wiring)) *loginEnv {
 	t.Helper()
 	dir := t.TempDir()
 	dataset := realDataset(t, dir)
@@ -56,7 +56,7 @@ func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{DatasetPath: dataset, PublicURL: env.URL, Store: store, WatchInterval: time.Hour,
+	cfg := wiring{Config: Config{PublicURL: env.URL, Store: store, WatchInterval: time.Hour}, DatasetPath: dataset,
 		// a long key cache: rotation from the account page must not depend on it expiring
 		KeyCacheTTL: time.Hour,
 		Login: webui.LoginConfig{Issuer: env.idp.URL, ClientID: "hensachi-test", ClientSecret: "test-secret",
@@ -80,10 +80,10 @@ func listenLoopback(t testing.TB) (net.Listener, string) {
 	return ln, "http://" + ln.Addr().String()
 }
 
-// serveOn runs a server made from cfg on ln, with its background work, until the test ends.
-func serveOn(t testing.TB, ln net.Listener, cfg Config) *Server {
+// serveOn runs a server wired from cfg on ln, with its background work, until the test ends.
+func serveOn(t testing.TB, ln net.Listener, cfg wiring) *Server {
 	t.Helper()
-	s, err := New(context.Background(), cfg)
+	s, err := newWired(cfg)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func serveOn(t testing.TB, ln net.Listener, cfg Config) *Server {
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	t.Cleanup(func() { srv.Close(); cancel(); <-done; s.Close() })
-	return s
+	return s.Server
 }
 
 // browser is a cookie-keeping HTTP client that does not follow redirects by itself, so each step
@@ -543,7 +543,7 @@ func TestProviderKeyRotation(t *testing.T) {
 // TestLoginRateLimit: the login endpoints allow a burst per client address, then 429 with
 // Retry-After; other addresses are not affected.
 func TestLoginRateLimit(t *testing.T) {
-	env := newLoginEnv(t, func(c *Config) {
+	env := newLoginEnv(t, func(c *wiring) {
 		c.Login.LoginRate, c.Login.LoginBurst, c.Login.ClientIPHeader = rate.Every(time.Minute), 3, "X-Forwarded-For"
 	})
 	b := newBrowser(t)
@@ -591,7 +591,7 @@ func TestCookies(t *testing.T) {
 		t.Run(public, func(t *testing.T) {
 			idp := testidp.New(t, "c", "s")
 			idp.AllowRedirect(public + "/auth/callback")
-			s, err := New(context.Background(), Config{DatasetPath: realDataset(t, t.TempDir()), PublicURL: public, Store: newMemStore(t),
+			s, err := newWired(wiring{Config: Config{PublicURL: public, Store: newMemStore(t)}, DatasetPath: realDataset(t, t.TempDir()),
 				Login: webui.LoginConfig{Issuer: idp.URL, ClientID: "c", ClientSecret: "s", TermsVersion: "1"}})
 			if err != nil {
 				t.Fatal(err)
@@ -637,7 +637,7 @@ func TestLoginConfig(t *testing.T) {
 		{"plain http issuer", webui.LoginConfig{ClientID: "c", TermsVersion: "1", Issuer: "http://idp.example"}},
 	}
 	for _, c := range cases {
-		if s, err := New(context.Background(), Config{DatasetPath: realDataset(t, t.TempDir()), Store: newMemStore(t), Login: c.cfg}); err == nil {
+		if s, err := newWired(wiring{Config: Config{Store: newMemStore(t)}, DatasetPath: realDataset(t, t.TempDir()), Login: c.cfg}); err == nil {
 			s.Close()
 			t.Errorf("%s: accepted", c.name)
 		}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -17,9 +18,14 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/devidp"
+	"github.com/hensachi/hensachi/facecall"
 	"github.com/hensachi/hensachi/ingest"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/sqlite"
+	"github.com/hensachi/hensachi/town"
+	"github.com/hensachi/hensachi/webui"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -62,9 +68,100 @@ func realDataset(t testing.TB, dir string) string {
 	return path
 }
 
+// wiring is what the tests vary in a server and in the parts around it, which newWired builds as
+// cmd/hensachi's Main does for the real server.
+type wiring struct {
+	Config // the server's own settings; newWired adds the parts
+	// DatasetPath is the dataset the statistics service serves; empty: no statistics service.
+	DatasetPath string
+	KeyCacheTTL time.Duration
+	// Faces, Uploads, FaceSlots, FaceSlotsPerAccount and FaceMemory make the face calls
+	// (facecall.Config); a nil Faces runs no face service.
+	Faces               facecall.Analyzer
+	Uploads             facecall.UploadStore
+	FaceSlots           int
+	FaceSlotsPerAccount int
+	FaceMemory          int64
+	Login               webui.LoginConfig
+	// DevLogin logs in through the development identity provider, as `hensachi serve -dev-login`
+	// does, without the command's refusals (tested in cmd/hensachi).
+	DevLogin bool
+}
+
+// wired is a server with the parts newWired built for it, which Close closes.
+type wired struct {
+	*Server
+	wiring  wiring
+	closers []func()
+}
+
+// newWired builds the parts of w and a server over them, in the order Main builds them.
+func newWired(w wiring) (_ *wired, err error) {
+	s := &wired{wiring: w}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	cfg := w.Config
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Limits == nil {
+		cfg.Limits = hensachi.DefaultLimits()
+	}
+	if w.DevLogin {
+		secret := rand.Text()
+		idp, err := devidp.Start(devidp.Config{ClientID: "hensachi-dev", ClientSecret: secret,
+			RedirectURIs: []string{strings.TrimSuffix(cfg.PublicURL, "/") + "/auth/callback"}})
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, func() { idp.Close() })
+		w.Login = webui.LoginConfig{Issuer: idp.URL, ClientID: "hensachi-dev", ClientSecret: secret, Development: true, TermsVersion: "dev"}
+	}
+	if w.DatasetPath != "" {
+		if cfg.Towns, err = town.Open(w.DatasetPath, cfg.PublicURL); err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, cfg.Towns.Close)
+	}
+	enforcer, err := quota.New(context.Background(), cfg.Store, cfg.Limits, cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Quota, cfg.Keys = NewQuota(enforcer), NewKeyCache(cfg.Store, w.KeyCacheTTL)
+	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
+		Usage: cfg.Quota, Limits: cfg.Limits, KeysRevoked: cfg.Keys.Forget, Now: cfg.Now, OpenAPI: OpenAPI()}
+	if cfg.Towns != nil {
+		deps.Towns = cfg.Towns
+	}
+	if w.Faces != nil {
+		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads,
+			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Memory: w.FaceMemory})
+		deps.Faces = webui.FaceCalls{Calls: cfg.Faces, Limits: cfg.Limits}
+	}
+	ui, err := webui.New(w.Login, deps)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, ui.Close)
+	cfg.Pages = []Pages{ui}
+	s.Server, err = New(cfg)
+	return s, err
+}
+
+// Close closes the parts, the last built first.
+func (s *wired) Close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
 // testServer is a server on the real dataset with a fresh store, and one account per plan.
 type testServer struct {
-	*Server
+	*wired
 	http      *httptest.Server
 	store     *sqlite.Store
 	dir       string
@@ -75,7 +172,7 @@ type testServer struct {
 	runDone   chan struct{}
 }
 
-type serverOption func(*Config)
+type serverOption func(*wiring)
 
 func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
@@ -97,22 +194,24 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 
 func (ts *testServer) start(t testing.TB, dataset string, opts ...serverOption) {
 	t.Helper()
-	cfg := Config{DatasetPath: dataset, PublicURL: "https://hensachi.example", Store: ts.store, KeyCacheTTL: time.Nanosecond, WatchInterval: time.Hour}
+	w := wiring{Config: Config{PublicURL: "https://hensachi.example", Store: ts.store, WatchInterval: time.Hour},
+		DatasetPath: dataset, KeyCacheTTL: time.Nanosecond}
 	for _, o := range opts {
-		o(&cfg)
+		o(&w)
 	}
-	s, err := New(context.Background(), cfg)
+	s, err := newWired(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.Server = s
+	ts.wired = s
 	ts.http = httptest.NewServer(s.Handler())
 	ctx, cancel := context.WithCancel(context.Background())
 	ts.cancelRun, ts.runDone = cancel, make(chan struct{})
 	go func() { s.Run(ctx); close(ts.runDone) }()
 }
 
-// stop shuts the server down as ListenAndServe would: stop serving, flush counts, unmap.
+// stop shuts the server down as ListenAndServe and Main would: stop serving, flush counts, close
+// the parts.
 func (ts *testServer) stop() {
 	if ts.http == nil {
 		return
@@ -120,7 +219,7 @@ func (ts *testServer) stop() {
 	ts.http.Close()
 	ts.cancelRun()
 	<-ts.runDone
-	ts.Server.Close()
+	ts.wired.Close()
 	ts.http = nil
 }
 

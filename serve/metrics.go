@@ -13,13 +13,13 @@ import (
 )
 
 type metrics struct {
-	registry        *prometheus.Registry
-	requests        *prometheus.CounterVec
-	latency         *prometheus.HistogramVec
-	limitRejections *prometheus.CounterVec
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
 }
 
-func newMetrics() *metrics {
+// newMetrics registers the server's series, the quota's refusals among them.
+func newMetrics(q *Quota) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -29,11 +29,8 @@ func newMetrics() *metrics {
 			Name: "hensachi_http_request_duration_seconds", Help: "Time to answer HTTP requests, by route.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"route"}),
-		limitRejections: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "hensachi_daily_limit_rejections_total", Help: "Calls refused because the daily limit was reached, by service.",
-		}, []string{"service"}),
 	}
-	m.registry.MustRegister(m.requests, m.latency, m.limitRejections,
+	m.registry.MustRegister(m.requests, m.latency, q.rejections,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -1,12 +1,12 @@
 // Package serve is the HTTP server of both services: routing, API keys, daily limits, the
-// statistics handlers over the dataset's read model (package town), health, metrics and the
-// OpenAPI document.
+// statistics handlers over the dataset's read model (package town), the face API over the face
+// calls (package facecall), health, metrics and the OpenAPI document. It routes the web front's
+// pages too, but builds none of the parts it serves: cmd/hensachi wires them.
 package serve
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,70 +21,60 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/devidp"
 	"github.com/hensachi/hensachi/facecall"
-	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/town"
-	"github.com/hensachi/hensachi/webui"
 )
 
-// Config configures a Server. The zero value of each optional field picks a safe default.
+// Config configures a Server. The server builds none of its parts: the caller (cmd/hensachi's
+// Main) makes the store, the key cache, the quota, the dataset's read model, the face calls and
+// the web front, and closes them after the server has stopped. The zero value of each optional
+// field picks a safe default.
 type Config struct {
-	Addr string // listen address, e.g. ":8080"
-	// DatasetPath is the Arrow dataset built by `hensachi ingest`; empty means this process does
-	// not run the statistics service (e.g. a machine dedicated to face inference).
-	DatasetPath string
-	PublicURL   string // how clients reach this server, for page_url
-	Store       hensachi.Store
-	// KeyCacheTTL is how long a key lookup is remembered; revocations take effect within it.
-	KeyCacheTTL time.Duration
+	Addr      string // listen address, e.g. ":8080"
+	PublicURL string // how clients reach this server, for the log
+	// Store is the account store, which /readyz checks.
+	Store hensachi.Store
+	Keys  *KeyCache
+	Quota *Quota
+	// Towns is the statistics service's dataset; nil means this process does not run that service
+	// (e.g. a machine dedicated to face inference). The server watches it for replacement.
+	Towns *town.Holder
+	// Faces runs face calls; nil means this process does not run the face service.
+	Faces *facecall.Service
+	// Pages are the web front, routed and instrumented as the API is.
+	Pages []Pages
 	// WatchInterval is how often the dataset file is checked for replacement.
 	WatchInterval time.Duration
 	AccessLog     bool
-	Limits        hensachi.Limits // default: hensachi.DefaultLimits()
-	// Faces analyses images; nil means this process does not run the face service.
-	Faces facecall.Analyzer
-	// Uploads keeps uploaded images; nil turns storage off.
-	Uploads facecall.UploadStore
-	// FaceSlots, FaceSlotsPerAccount and FaceMemory are facecall.Config's Slots, SlotsPerAccount
-	// and Memory.
-	FaceSlots           int
-	FaceSlotsPerAccount int
-	FaceMemory          int64
-	Now                 func() time.Time
-	// Login configures the login and account pages (package webui).
-	Login webui.LoginConfig
+	Limits        hensachi.Limits // the quota's, for the RateLimit fields; default: hensachi.DefaultLimits()
+	Now           func() time.Time
 	// DebugAddr, when set, serves Go's profiles (net/http/pprof) on this loopback address.
 	DebugAddr string
-	// DevLogin logs in through an embedded identity provider that accepts any e-mail address
-	// (package devidp), for development: refused with a real issuer in Login, or with an address
-	// or public URL off this machine.
-	DevLogin bool
+}
+
+// Pages serves a part of the web front through the server's instrumented handle; webui.UI is one.
+type Pages interface {
+	Routes(handle func(method, path string, h httprouter.Handle))
 }
 
 // Server serves the APIs.
 type Server struct {
 	cfg      Config
 	now      func() time.Time
-	keys     *keyCache
-	quota    quota.Enforcer
-	datasets *town.Holder
-	metrics  *metrics
-	ui       *webui.UI
-	devLogin *devidp.Server    // nil: no development login
+	keys     *KeyCache
+	quota    *Quota
+	datasets *town.Holder      // nil: no statistics service
 	faces    *facecall.Service // nil: no face service
+	metrics  *metrics
 	router   *httprouter.Router
 	handler  http.Handler
 	policies sync.Map // daily limit → its RateLimit-Policy header value
 }
 
-// New opens the dataset, loads today's usage counts and builds the routes.
-func New(ctx context.Context, cfg Config) (*Server, error) {
+// New builds the routes over the parts in cfg.
+func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.KeyCacheTTL == 0 {
-		cfg.KeyCacheTTL = 5 * time.Second
 	}
 	if cfg.WatchInterval == 0 {
 		cfg.WatchInterval = 2 * time.Second
@@ -92,53 +82,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Limits == nil {
 		cfg.Limits = hensachi.DefaultLimits()
 	}
-	if cfg.PublicURL == "" {
-		host := cfg.Addr
-		if strings.HasPrefix(host, ":") {
-			host = "localhost" + host
-		}
-		cfg.PublicURL = "http://" + host
+	switch {
+	case cfg.Towns == nil && cfg.Faces == nil:
+		return nil, errors.New("no service to run: give a dataset, face calls or both")
+	case cfg.Store == nil || cfg.Keys == nil || cfg.Quota == nil:
+		return nil, errors.New("a server needs a store, a key cache and a quota")
 	}
-	if cfg.DatasetPath == "" && cfg.Faces == nil {
-		return nil, errors.New("no service to run: give a dataset, a face analyzer or both")
-	}
-	var (
-		devLogin *devidp.Server
-		err      error
-	)
-	if cfg.DevLogin {
-		if devLogin, err = startDevLogin(&cfg); err != nil {
-			return nil, err
-		}
-	}
-	s := &Server{cfg: cfg, now: cfg.Now, metrics: newMetrics(), devLogin: devLogin}
-	if cfg.DatasetPath != "" {
-		if s.datasets, err = town.Open(cfg.DatasetPath, cfg.PublicURL); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	if s.quota, err = quota.New(ctx, cfg.Store, cfg.Limits, cfg.Now); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("load usage counts: %w", err)
-	}
-	s.keys = newKeyCache(cfg.Store, cfg.KeyCacheTTL)
-	if cfg.Faces != nil {
-		s.faces = facecall.New(facecall.Config{Analyzer: cfg.Faces, Quota: countedQuota{s}, Uploads: cfg.Uploads,
-			Slots: cfg.FaceSlots, SlotsPerAccount: cfg.FaceSlotsPerAccount, Memory: cfg.FaceMemory})
-	}
-	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
-		Usage: s.quota, Limits: cfg.Limits, KeysRevoked: s.keys.forget, Now: cfg.Now, OpenAPI: openAPIDoc}
-	if s.datasets != nil {
-		deps.Towns = s.datasets
-	}
-	if s.faces != nil {
-		deps.Faces = faceDemo{s}
-	}
-	if s.ui, err = webui.New(cfg.Login, deps); err != nil {
-		s.Close()
-		return nil, err
-	}
+	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, datasets: cfg.Towns, faces: cfg.Faces,
+		metrics: newMetrics(cfg.Quota)}
 	s.routes()
 	return s, nil
 }
@@ -168,7 +119,9 @@ func (s *Server) routes() {
 		handle(http.MethodPost, "/face/v1/predict", s.keyed(hensachi.ServiceFace, s.predict))
 	}
 
-	s.ui.Routes(handle)
+	for _, p := range s.cfg.Pages {
+		p.Routes(handle)
+	}
 
 	plain := func(path string, h http.HandlerFunc) {
 		handle(http.MethodGet, path, func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { h(w, req) })
@@ -252,22 +205,9 @@ func (s *Server) Run(ctx context.Context) {
 	<-done
 }
 
-// Close releases the dataset; call it after Run has returned. The face analyzer belongs to the
-// caller.
-func (s *Server) Close() {
-	if s.ui != nil {
-		s.ui.Close()
-	}
-	if s.devLogin != nil {
-		s.devLogin.Close()
-	}
-	if s.datasets != nil {
-		s.datasets.Close()
-	}
-}
-
 // ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets
-// requests in flight finish (up to 20 s), writes the usage counts and unmaps the dataset.
+// requests in flight finish (up to 20 s) and writes the usage counts. The caller then closes the
+// parts, the dataset among them.
 func (s *Server) ListenAndServe(ctx context.Context) error {
 	srv := &http.Server{
 		Addr:              s.cfg.Addr,
@@ -295,7 +235,6 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	if err != nil {
 		stopBG()
 		<-runDone
-		s.Close()
 		return err
 	}
 	errc := make(chan error, 1)
@@ -311,7 +250,6 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	}
 	stopBG()
 	<-runDone
-	s.Close()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

@@ -19,7 +19,7 @@ import (
 // and consistent: its ETag names the version whose data it carries. The reference counts behind it
 // are checked in dataset.TestHolderReferences.
 func TestSwapUnderLoad(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.KeyCacheTTL = time.Minute })
+	ts := newTestServer(t, func(c *wiring) { c.KeyCacheTTL = time.Minute })
 	path := ts.datasets.Path()
 	v1 := ts.datasets.Acquire()
 	oldVersion := v1.Dataset.Version
@@ -101,7 +101,7 @@ func TestSwapUnderLoad(t *testing.T) {
 
 // TestWatchPicksUpReplacement: the watcher notices a replaced file without a signal.
 func TestWatchPicksUpReplacement(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.WatchInterval = 20 * time.Millisecond })
+	ts := newTestServer(t, func(c *wiring) { c.WatchInterval = 20 * time.Millisecond })
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
 	if _, err := dataset.Write(ts.datasets.Path(), built.Municipalities, meta); err != nil {
@@ -148,7 +148,7 @@ func writeFileAtomic(path string, b []byte) error {
 // copies are damaged: refused while the previous version keeps serving. HENSACHI_SOAK multiplies
 // the overwrites.
 func TestOverwriteInPlaceUnderLoad(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) {
+	ts := newTestServer(t, func(c *wiring) {
 		c.KeyCacheTTL = time.Minute
 		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hensachi/hensachi/webui"
 )
 
 // TestServeDevLogin runs `hensachi serve -dev-login` as `make serve` does: the login page warns
@@ -79,5 +81,55 @@ func TestServeDevLoginRefused(t *testing.T) {
 				t.Errorf("still running after 30 s:\n%s", out.String())
 			}
 		})
+	}
+}
+
+// TestStartDevLoginRefused: the development login does not start beside a real identity provider,
+// or where others could reach the server; an empty public URL is the one -public-url defaults to.
+func TestStartDevLoginRefused(t *testing.T) {
+	cases := []struct {
+		name, addr, publicURL string
+		login                 webui.LoginConfig
+		wantError             string
+	}{
+		{"real issuer", "127.0.0.1:8080", "", webui.LoginConfig{Issuer: "https://accounts.google.com"}, "real identity provider"},
+		{"real client id", "localhost:8080", "", webui.LoginConfig{ClientID: "1234.apps.googleusercontent.com"}, "real identity provider"},
+		{"real client secret", "localhost:8080", "", webui.LoginConfig{ClientSecret: "s"}, "real identity provider"},
+		{"every interface", ":8080", "", webui.LoginConfig{}, `listen address ":8080" is not a loopback address`},
+		{"every interface, explicitly", "0.0.0.0:8080", "http://localhost:8080", webui.LoginConfig{}, "not a loopback address"},
+		{"every IPv6 interface", "[::]:8080", "http://localhost:8080", webui.LoginConfig{}, "not a loopback address"},
+		{"another interface", "192.0.2.10:8080", "", webui.LoginConfig{}, "not a loopback address"},
+		{"a host name", "hensachi.example:8080", "", webui.LoginConfig{}, "not a loopback address"},
+		{"no listen address", "", "http://localhost:8080", webui.LoginConfig{}, "not a loopback address"},
+		{"public URL elsewhere", "127.0.0.1:8080", "https://hensachi.example", webui.LoginConfig{}, `public URL "https://hensachi.example" is not on a loopback address`},
+		{"public URL on the LAN", "localhost:8080", "http://192.168.1.20:8080", webui.LoginConfig{}, "is not on a loopback address"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.publicURL == "" {
+				c.publicURL = defaultPublicURL(c.addr)
+			}
+			idp, err := startDevLogin(c.addr, c.publicURL, &c.login)
+			if err == nil {
+				idp.Close()
+				t.Fatal("started")
+			}
+			if !strings.Contains(err.Error(), c.wantError) {
+				t.Errorf("error %q, want %q", err, c.wantError)
+			}
+		})
+	}
+	// and it starts on each kind of loopback address, pointing the login at itself
+	for _, addr := range []string{"localhost:8080", "127.0.0.1:8080", "[::1]:8080"} {
+		var login webui.LoginConfig
+		idp, err := startDevLogin(addr, defaultPublicURL(addr), &login)
+		if err != nil {
+			t.Errorf("%s: %v", addr, err)
+			continue
+		}
+		if login.Issuer != idp.URL || !login.Development || login.TermsVersion != "dev" {
+			t.Errorf("%s: login %+v", addr, login)
+		}
+		idp.Close()
 	}
 }

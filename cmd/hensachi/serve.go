@@ -11,28 +11,98 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/serve"
+	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/uploads"
+	"github.com/hensachi/hensachi/webui"
 )
 
 func runServe(ctx context.Context, args []string) error {
+	m := NewMain()
+	if err := m.ParseFlags(args); err != nil {
+		return err
+	}
+	defer m.Close()
+	return m.Run(ctx)
+}
+
+// Main is the serve command, after benbjohnson/wtf's cmd/wtfd: ParseFlags reads its settings, Run
+// builds every part of the server — the store, the quota, the key cache, the dataset's read
+// model, the face analyzer and its calls, the upload store, the web front, the development login
+// — and serves, and Close closes the parts in the reverse of the order they were built in.
+type Main struct {
+	Addr, PublicURL, DebugAddr string
+	DatasetPath                string // empty: no statistics service
+	Faces                      bool   // run the face service
+	UploadsDir                 string // empty: uploads are not kept
+	UploadRetention            time.Duration
+	KeyCacheTTL                time.Duration
+	AccessLog                  bool
+	Limits                     hensachi.Limits
+	Login                      webui.LoginConfig
+	DevLogin                   bool
+
+	db      *storeFlags
+	face    faceFlags
+	closers []func()
+}
+
+// NewMain returns a Main with no part built yet.
+func NewMain() *Main { return &Main{} }
+
+// ParseFlags reads the serve command's flags and the environment.
+func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", os.Getenv("HENSACHI_ADDR"), "listen address (env HENSACHI_ADDR; default :8080, or localhost:8080 with -dev-login)")
 	dataset := fs.String("dataset", envOr("HENSACHI_DATASET", "data/dataset.arrow"), "dataset file built by 'hensachi ingest' (env HENSACHI_DATASET)")
-	publicURL := fs.String("public-url", os.Getenv("HENSACHI_PUBLIC_URL"), "address clients use to reach this server, for page_url (env HENSACHI_PUBLIC_URL; default http://localhost<addr>)")
-	db := dbFlag(fs)
-	keyTTL := fs.Duration("key-cache-ttl", 5*time.Second, "how long a key lookup is cached; revocations take effect within it")
-	accessLog := fs.Bool("access-log", envOr("HENSACHI_ACCESS_LOG", "true") == "true", "log one line per request (env HENSACHI_ACCESS_LOG)")
+	fs.StringVar(&m.PublicURL, "public-url", os.Getenv("HENSACHI_PUBLIC_URL"), "address clients use to reach this server, for page_url (env HENSACHI_PUBLIC_URL; default http://localhost<addr>)")
+	m.db = dbFlag(fs)
+	fs.DurationVar(&m.KeyCacheTTL, "key-cache-ttl", 5*time.Second, "how long a key lookup is cached; revocations take effect within it")
+	fs.BoolVar(&m.AccessLog, "access-log", envOr("HENSACHI_ACCESS_LOG", "true") == "true", "log one line per request (env HENSACHI_ACCESS_LOG)")
 	services := fs.String("services", envOr("HENSACHI_SERVICES", "town,face"), "services this process runs: town, face or both (env HENSACHI_SERVICES)")
-	uploadsDir := fs.String("uploads", envOr("HENSACHI_UPLOADS", "data/uploads"), "where uploaded images are kept; empty turns storage off (env HENSACHI_UPLOADS)")
-	retention := fs.Duration("upload-retention", 30*24*time.Hour, "how long an uploaded image is kept")
-	ff := addFaceFlags(fs)
+	fs.StringVar(&m.UploadsDir, "uploads", envOr("HENSACHI_UPLOADS", "data/uploads"), "where uploaded images are kept; empty turns storage off (env HENSACHI_UPLOADS)")
+	fs.DurationVar(&m.UploadRetention, "upload-retention", 30*24*time.Hour, "how long an uploaded image is kept")
+	m.face = addFaceFlags(fs)
 	lf := addLoginFlags(fs)
-	debugAddr := fs.String("debug-addr", os.Getenv("HENSACHI_DEBUG_ADDR"), "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: off (env HENSACHI_DEBUG_ADDR)")
+	fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("HENSACHI_DEBUG_ADDR"), "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: off (env HENSACHI_DEBUG_ADDR)")
 	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	var err error
+	if m.Limits, err = hensachi.ParseLimits(*limitSpec, hensachi.DefaultLimits()); err != nil {
+		return err
+	}
+	m.DevLogin, m.Addr = *lf.devLogin, *addr
+	if m.Addr == "" {
+		m.Addr = ":8080" // every interface
+		if m.DevLogin {
+			m.Addr = "localhost:8080" // the development login is refused on any other
+		}
+	}
+	if m.PublicURL == "" {
+		m.PublicURL = defaultPublicURL(m.Addr)
+	}
+	if m.Login, err = lf.config(); err != nil {
+		return err
+	}
+	for _, svc := range strings.Split(*services, ",") {
+		switch strings.TrimSpace(svc) {
+		case "town":
+			m.DatasetPath = *dataset
+		case "face":
+			m.Faces = true
+		default:
+			return fmt.Errorf("-services: unknown service %q (town, face)", svc)
+		}
+	}
+	return nil
+}
+
+// Run builds the parts and serves until ctx ends; Close closes the parts, also when Run fails.
+func (m *Main) Run(ctx context.Context) error {
 	if os.Getenv("GOGC") == "" {
 		// The live heap is small (the dataset is mapped, not on the heap), so collecting less often
 		// costs little memory and saves CPU on every request; GOGC in the environment still wins.
@@ -44,51 +114,84 @@ func runServe(ctx context.Context, args []string) error {
 		// GOMEMLIMIT in the environment still wins.
 		debug.SetMemoryLimit(768 << 20)
 	}
-	limits, err := hensachi.ParseLimits(*limitSpec, hensachi.DefaultLimits())
-	if err != nil {
-		return err
-	}
-	if *addr == "" {
-		*addr = ":8080" // every interface
-		if *lf.devLogin {
-			*addr = "localhost:8080" // the development login is refused on any other
+	faces := facecall.Config{}
+	if m.Faces {
+		a, err := m.face.analyzer(true)
+		if err != nil {
+			return fmt.Errorf("face service: %w (or run with -services town)", err)
+		}
+		m.onClose(a.Close)
+		faces.Analyzer, faces.Slots = a, a.Capacity()
+		if m.UploadsDir != "" {
+			store := &uploads.Store{Dir: m.UploadsDir, Retention: m.UploadRetention}
+			go store.RunSweeper(ctx, time.Hour)
+			faces.Uploads = store
 		}
 	}
-	cfg := serve.Config{Addr: *addr, PublicURL: *publicURL, KeyCacheTTL: *keyTTL, AccessLog: *accessLog, Limits: limits,
-		DebugAddr: *debugAddr, DevLogin: *lf.devLogin}
-	if cfg.Login, err = lf.config(); err != nil {
+	store, err := m.db.open(ctx)
+	if err != nil {
 		return err
 	}
-	for _, svc := range strings.Split(*services, ",") {
-		switch strings.TrimSpace(svc) {
-		case "town":
-			cfg.DatasetPath = *dataset
-		case "face":
-			a, err := ff.analyzer(true)
-			if err != nil {
-				return fmt.Errorf("face service: %w (or run with -services town)", err)
-			}
-			defer a.Close()
-			cfg.Faces, cfg.FaceSlots = a, a.Capacity()
-			if *uploadsDir != "" {
-				store := &uploads.Store{Dir: *uploadsDir, Retention: *retention}
-				go store.RunSweeper(ctx, time.Hour)
-				cfg.Uploads = store
-			}
-		default:
-			return fmt.Errorf("-services: unknown service %q (town, face)", svc)
+	m.onClose(func() { store.Close() })
+	if m.DevLogin {
+		idp, err := startDevLogin(m.Addr, m.PublicURL, &m.Login)
+		if err != nil {
+			return err
 		}
+		m.onClose(func() { idp.Close() })
 	}
-	store, err := db.open(ctx)
+	var towns *town.Holder
+	if m.DatasetPath != "" {
+		if towns, err = town.Open(m.DatasetPath, m.PublicURL); err != nil {
+			return err
+		}
+		m.onClose(towns.Close)
+	}
+	enforcer, err := quota.New(ctx, store, m.Limits, time.Now)
+	if err != nil {
+		return fmt.Errorf("load usage counts: %w", err)
+	}
+	q, keys := serve.NewQuota(enforcer), serve.NewKeyCache(store, m.KeyCacheTTL)
+	deps := webui.Deps{PublicURL: m.PublicURL, Accounts: hensachi.Accounts{Store: store, Now: time.Now},
+		Usage: q, Limits: m.Limits, KeysRevoked: keys.Forget, Now: time.Now, OpenAPI: serve.OpenAPI()}
+	if towns != nil {
+		deps.Towns = towns
+	}
+	var calls *facecall.Service
+	if faces.Analyzer != nil {
+		faces.Quota = q
+		calls = facecall.New(faces)
+		deps.Faces = webui.FaceCalls{Calls: calls, Limits: m.Limits}
+	}
+	ui, err := webui.New(m.Login, deps)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	cfg.Store = store
-	srv, err := serve.New(ctx, cfg)
+	m.onClose(ui.Close)
+	srv, err := serve.New(serve.Config{Addr: m.Addr, PublicURL: m.PublicURL, Store: store, Keys: keys, Quota: q,
+		Towns: towns, Faces: calls, Pages: []serve.Pages{ui}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr})
 	if err != nil {
 		return err
 	}
-	slog.Info("store", "db", db)
+	slog.Info("store", "db", m.db)
 	return srv.ListenAndServe(ctx)
+}
+
+// defaultPublicURL is where a browser on this machine reaches a server listening on addr.
+func defaultPublicURL(addr string) string {
+	if strings.HasPrefix(addr, ":") {
+		addr = "localhost" + addr
+	}
+	return "http://" + addr
+}
+
+// onClose adds a part's Close to those Close calls.
+func (m *Main) onClose(close func()) { m.closers = append(m.closers, close) }
+
+// Close closes the parts Run built, the last built first.
+func (m *Main) Close() {
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		m.closers[i]()
+	}
+	m.closers = nil
 }

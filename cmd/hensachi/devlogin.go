@@ -1,4 +1,4 @@
-package serve
+package main
 
 import (
 	"crypto/rand"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/hensachi/hensachi/devidp"
 	"github.com/hensachi/hensachi/oidc"
+	"github.com/hensachi/hensachi/webui"
 )
 
 // devClientID is the client the development login registers with its provider.
@@ -21,32 +22,32 @@ const devClientID = "hensachi-dev"
 // two would a login trust?), or a listen address or public URL that others could reach (anyone
 // reaching the server could log in as anyone).
 //
-// The provider listens on a loopback port of its own rather than on this server's router. The
+// The provider listens on a loopback port of its own rather than on the server's router. The
 // relying party then reaches it exactly as it reaches a real issuer — another origin, discovered
 // over HTTP, no cookies or middleware shared with the pages — and it is serving before the first
 // login, whatever the public URL says (behind a local proxy the server could not reach itself at
 // its public URL). The browser reaches it too, since it runs on the same machine: that is what the
 // loopback rule guarantees.
-func startDevLogin(cfg *Config) (*devidp.Server, error) {
-	if cfg.Login.Issuer != "" || cfg.Login.ClientID != "" || cfg.Login.ClientSecret != "" {
+func startDevLogin(addr, publicURL string, login *webui.LoginConfig) (*devidp.Server, error) {
+	if login.Issuer != "" || login.ClientID != "" || login.ClientSecret != "" {
 		return nil, errors.New("the development login cannot be combined with a real identity provider (-oidc-issuer, -oidc-client-id, -oidc-client-secret): choose one")
 	}
-	if err := checkLoopback(cfg.Addr, cfg.PublicURL); err != nil {
+	if err := checkLoopback(addr, publicURL); err != nil {
 		return nil, fmt.Errorf("the development login runs on this machine only: %w", err)
 	}
 	secret := rand.Text()
 	idp, err := devidp.Start(devidp.Config{ClientID: devClientID, ClientSecret: secret,
-		RedirectURIs: []string{strings.TrimSuffix(cfg.PublicURL, "/") + "/auth/callback"}})
+		RedirectURIs: []string{strings.TrimSuffix(publicURL, "/") + "/auth/callback"}})
 	if err != nil {
 		return nil, fmt.Errorf("development login: %w", err)
 	}
-	cfg.Login.Issuer, cfg.Login.ClientID, cfg.Login.ClientSecret = idp.URL, devClientID, secret
-	cfg.Login.Development = true
-	if cfg.Login.TermsVersion == "" {
-		cfg.Login.TermsVersion = "dev"
+	login.Issuer, login.ClientID, login.ClientSecret = idp.URL, devClientID, secret
+	login.Development = true
+	if login.TermsVersion == "" {
+		login.TermsVersion = "dev"
 	}
 	slog.Warn("DEVELOPMENT LOGIN: an embedded identity provider logs anyone in as any e-mail address; never use it for a server others can reach",
-		"provider", idp.URL, "login", strings.TrimSuffix(cfg.PublicURL, "/")+"/login")
+		"provider", idp.URL, "login", strings.TrimSuffix(publicURL, "/")+"/login")
 	return idp, nil
 }
 
