@@ -114,7 +114,7 @@ func (m *Main) Run(ctx context.Context) error {
 		// GOMEMLIMIT in the environment still wins.
 		debug.SetMemoryLimit(768 << 20)
 	}
-	faces := facecall.Config{}
+	var faces facecall.Config
 	if m.Faces {
 		a, err := m.face.analyzer(true)
 		if err != nil {
