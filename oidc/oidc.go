@@ -4,7 +4,7 @@
 // MicahParks/keyfunc fetches, caches and refreshes when a token names a key it has not seen.
 //
 // It knows nothing of pages or cookies: the caller keeps a Flow's secrets between the redirect to
-// the issuer and the callback (the web front, package webui, keeps them in its signed login cookie).
+// the issuer and the callback (the web front, package web/account, keeps them in its signed login cookie).
 package oidc
 
 import (

@@ -22,7 +22,7 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/testsmtp"
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/sqlite"
-	"github.com/hensachi/hensachi/webui"
+	"github.com/hensachi/hensachi/web/account"
 )
 
 // loginEnv is a server with login configured against a test identity provider, mailing keys
@@ -59,7 +59,7 @@ func newLoginEnv(t testing.TB, mods ...func(*wiring)) *loginEnv {
 	cfg := wiring{Config: Config{PublicURL: env.URL, Store: store, WatchInterval: time.Hour}, DatasetPath: dataset,
 		// a long key cache: rotation from the account page must not depend on it expiring
 		KeyCacheTTL: time.Hour,
-		Login: webui.LoginConfig{Issuer: env.idp.URL, ClientID: "hensachi-test", ClientSecret: "test-secret",
+		Login: account.Config{Issuer: env.idp.URL, ClientID: "hensachi-test", ClientSecret: "test-secret",
 			SessionSecret: []byte("0123456789abcdef0123456789abcdef"), TermsVersion: termsVersion, Mailer: sender,
 			LoginRate: rate.Inf}}
 	for _, m := range mods {
@@ -236,99 +236,6 @@ func (env *loginEnv) call(t testing.TB, key string) (int, envelope, string) {
 	return resp.StatusCode, decode[envelope](t, body), ""
 }
 
-// TestLogin is the newcomer's path: the first login creates the account with the terms accepted
-// and shows the key once, the mail brings the same key, the key works, and a later login (another
-// browser) shows the account page with the usage.
-func TestLogin(t *testing.T) {
-	env := newLoginEnv(t)
-	b := newBrowser(t)
-	lp := b.get(env.URL + "/login")
-	if lp.status != http.StatusOK || !strings.Contains(lp.body, "version "+termsVersion) || !strings.Contains(lp.body, `href="/login/start"`) {
-		t.Fatalf("login page: %d\n%s", lp.status, lp.body)
-	}
-	before := time.Now()
-	cb := b.callbackURL(env)
-	first := b.follow(cb)
-	key := keyFrom(t, first)
-	for h, want := range map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"} {
-		if got := first.header.Get(h); got != want {
-			t.Errorf("key page %s: %q, want %q", h, got, want)
-		}
-	}
-	if !strings.Contains(first.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
-		t.Errorf("key page CSP %q", first.header.Get("Content-Security-Policy"))
-	}
-
-	a, err := env.store.AccountByEmail(context.Background(), "newcomer@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Plan != hensachi.PlanFree || a.TermsVersion != termsVersion || a.TermsAcceptedAt.Before(before.Add(-time.Second)) || a.TermsAcceptedAt.After(time.Now()) {
-		t.Errorf("account %+v: want free, terms %s accepted just now", a, termsVersion)
-	}
-	mailed, m := env.mailedKey(t, "newcomer@example.com")
-	if mailed != key || m.Header("Subject") != "Your hensachi API key" {
-		t.Errorf("mailed key %s (subject %q), shown %s", mailed, m.Header("Subject"), key)
-	}
-
-	// the callback cannot be replayed to show the key again
-	if again := b.get(cb); again.status != http.StatusBadRequest || anyKey.MatchString(again.body) {
-		t.Errorf("callback replayed: %d\n%s", again.status, again.body)
-	}
-
-	status, e, _ := env.call(t, key)
-	if status != http.StatusOK || e.Usage.UsedToday != 1 {
-		t.Fatalf("the new key on /town/v1/meta: %d, %+v", status, e.Usage)
-	}
-
-	// an account whose accepted terms are older accepts the current ones at its next login
-	if err := env.store.AcceptTerms(context.Background(), a.ID, "2025-01", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
-		t.Fatal(err)
-	}
-	other := newBrowser(t)
-	acct := other.follow(other.callbackURL(env))
-	if acct.status != http.StatusOK || !strings.HasSuffix(acct.url, "/account") {
-		t.Fatalf("second login ended at %s with %d", acct.url, acct.status)
-	}
-	for _, want := range []string{`id="email">newcomer@example.com<`, `id="plan">free<`, `hsk_…` + key[len(key)-4:],
-		`id="used-town">1<`, `id="limit-town">100<`, `id="used-face">0<`, `id="limit-face">20<`, "version " + termsVersion} {
-		if !strings.Contains(acct.body, want) {
-			t.Errorf("account page lacks %q:\n%s", want, acct.body)
-		}
-	}
-	if anyKey.MatchString(acct.body) {
-		t.Error("the account page shows a whole key")
-	}
-	if a, _ = env.store.Account(context.Background(), a.ID); a.TermsVersion != termsVersion || a.TermsAcceptedAt.Year() == 2025 {
-		t.Errorf("after the second login: terms %s at %s", a.TermsVersion, a.TermsAcceptedAt)
-	}
-	env.smtp.None(t, 100*time.Millisecond) // a later login mails nothing
-	if n, _ := env.store.Accounts(context.Background()); len(n) != 1 {
-		t.Errorf("%d accounts after two logins", len(n))
-	}
-	// logged in, the login page goes to the account
-	if p := other.get(env.URL + "/login"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/account" {
-		t.Errorf("login page while logged in: %d %s", p.status, p.header.Get("Location"))
-	}
-}
-
-// TestOperatorAccountLogin: an account the operator made accepts the terms at its first login and
-// keeps its key; nothing new is issued.
-func TestOperatorAccountLogin(t *testing.T) {
-	env := newLoginEnv(t)
-	key, a := createAccount(t, env.store, "newcomer@example.com", hensachi.PlanPro)
-	b := newBrowser(t)
-	p := b.follow(b.callbackURL(env))
-	if !strings.HasSuffix(p.url, "/account") || !strings.Contains(p.body, `id="plan">pro<`) || !strings.Contains(p.body, "hsk_…"+key[len(key)-4:]) {
-		t.Fatalf("operator account's login: %s %d\n%s", p.url, p.status, p.body)
-	}
-	got, _ := env.store.Account(context.Background(), a.ID)
-	if got.TermsVersion != termsVersion || got.TermsAcceptedAt.IsZero() {
-		t.Errorf("terms after login: %+v", got)
-	}
-	env.smtp.None(t, 100*time.Millisecond)
-}
-
 func login(t testing.TB, env *loginEnv) (*browser, string) {
 	t.Helper()
 	b := newBrowser(t)
@@ -339,23 +246,26 @@ func login(t testing.TB, env *loginEnv) (*browser, string) {
 	return b, key
 }
 
-// TestRotate: the account page's rotation revokes the old key at once, even with a long key
-// cache, and shows and mails the new one.
-func TestRotate(t *testing.T) {
+// TestLoginKeyOnAPI is the newcomer's path across the server: the key the first login shows works
+// on the API, the account page counts the call, and rotating from the account page revokes the old
+// key on the API at once, even with a long key cache. The pages' own behaviour (terms, mails,
+// cookies, CSRF, refused callbacks) is tested beside them, in package web/account.
+func TestLoginKeyOnAPI(t *testing.T) {
 	env := newLoginEnv(t)
 	b, oldKey := login(t, env)
-	if status, _, _ := env.call(t, oldKey); status != http.StatusOK {
-		t.Fatalf("old key before rotation: %d", status) // and now it is in the key cache
+	status, e, _ := env.call(t, oldKey)
+	if status != http.StatusOK || e.Usage.UsedToday != 1 {
+		t.Fatalf("the new key on /town/v1/meta: %d, %+v", status, e.Usage) // and now it is in the key cache
 	}
 	acct := b.get(env.URL + "/account")
-	rotated := b.post(env.URL+"/account/rotate", url.Values{"csrf": {csrfFrom(t, acct)}})
-	newKey := keyFrom(t, rotated)
-	if newKey == oldKey {
-		t.Fatal("rotation showed the old key")
+	for _, want := range []string{`id="used-town">1<`, `id="limit-town">100<`, `id="used-face">0<`, `id="limit-face">20<`} {
+		if !strings.Contains(acct.body, want) {
+			t.Errorf("account page lacks %q:\n%s", want, acct.body)
+		}
 	}
-	mailed, m := env.mailedKey(t, "newcomer@example.com")
-	if mailed != newKey || m.Header("Subject") != "Your new hensachi API key" {
-		t.Errorf("mail after rotation: key %s subject %q, want %s", mailed, m.Header("Subject"), newKey)
+	newKey := keyFrom(t, b.post(env.URL+"/account/rotate", url.Values{"csrf": {csrfFrom(t, acct)}}))
+	if mailed, _ := env.mailedKey(t, "newcomer@example.com"); mailed != newKey {
+		t.Errorf("mailed %s after rotation, shown %s", mailed, newKey)
 	}
 	if status, _, code := env.call(t, oldKey); status != http.StatusForbidden || code != hensachi.ERevokedAPIKey {
 		t.Errorf("old key after rotation: %d %s, want 403 %s", status, code, hensachi.ERevokedAPIKey)
@@ -363,257 +273,17 @@ func TestRotate(t *testing.T) {
 	if status, _, _ := env.call(t, newKey); status != http.StatusOK {
 		t.Errorf("new key: %d", status)
 	}
-	if p := b.get(env.URL + "/account"); !strings.Contains(p.body, "hsk_…"+newKey[len(newKey)-4:]+" <") {
-		t.Errorf("account page after rotation:\n%s", p.body)
-	}
 }
 
-// TestLogout: logging out clears the session; the account page then asks to log in.
-func TestLogout(t *testing.T) {
-	env := newLoginEnv(t)
-	b, _ := login(t, env)
-	acct := b.get(env.URL + "/account")
-	if acct.status != http.StatusOK {
-		t.Fatalf("account page: %d", acct.status)
-	}
-	out := b.post(env.URL+"/logout", url.Values{"csrf": {csrfFrom(t, acct)}})
-	if out.status != http.StatusSeeOther || out.header.Get("Location") != "/login" {
-		t.Fatalf("logout: %d %s", out.status, out.header.Get("Location"))
-	}
-	if p := b.get(env.URL + "/account"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/login" {
-		t.Errorf("account page after logout: %d %s", p.status, p.header.Get("Location"))
-	}
-}
-
-// TestCSRF: a state-changing form without this session's token, or sent cross-site, changes
-// nothing.
-func TestCSRF(t *testing.T) {
-	env := newLoginEnv(t)
-	b, key := login(t, env)
-	token := csrfFrom(t, b.get(env.URL+"/account"))
-	other := newBrowser(t) // another session of the same account
-	otherToken := csrfFrom(t, other.follow(other.callbackURL(env)))
-	if otherToken == token {
-		t.Fatal("two sessions share a CSRF token")
-	}
-	cases := []struct {
-		name   string
-		form   url.Values
-		header []string
-	}{
-		{"no token", url.Values{}, nil},
-		{"wrong token", url.Values{"csrf": {"x" + token[1:]}}, nil},
-		{"another session's token", url.Values{"csrf": {otherToken}}, nil},
-		{"cross-site", url.Values{"csrf": {token}}, []string{"Sec-Fetch-Site", "cross-site"}},
-		{"foreign origin", url.Values{"csrf": {token}}, []string{"Origin", "https://evil.example"}},
-	}
-	for _, c := range cases {
-		for _, path := range []string{"/account/rotate", "/logout"} {
-			p := b.post(env.URL+path, c.form, c.header...)
-			if p.status != http.StatusForbidden || anyKey.MatchString(p.body) {
-				t.Errorf("%s to %s: %d", c.name, path, p.status)
-			}
-		}
-	}
-	if status, _, _ := env.call(t, key); status != http.StatusOK {
-		t.Errorf("the key after refused rotations: %d", status)
-	}
-	if p := b.get(env.URL + "/account"); p.status != http.StatusOK {
-		t.Errorf("session after refused logouts: %d", p.status)
-	}
-	env.smtp.None(t, 100*time.Millisecond)
-}
-
-// TestCallbackRefused: callbacks that do not belong to the browser's login are refused before
-// the code is used, and one whose code was issued for another login fails at the provider,
-// which checks the PKCE verifier.
-func TestCallbackRefused(t *testing.T) {
-	env := newLoginEnv(t)
-	t.Run("state of an earlier login", func(t *testing.T) {
-		b := newBrowser(t)
-		first := b.callbackURL(env)
-		b.callbackURL(env) // a second login replaces the login cookie
-		if p := b.get(first); p.status != http.StatusBadRequest {
-			t.Errorf("callback with the first login's state: %d", p.status)
-		}
-	})
-	t.Run("another browser", func(t *testing.T) {
-		cb := newBrowser(t).callbackURL(env)
-		if p := newBrowser(t).get(cb); p.status != http.StatusBadRequest {
-			t.Errorf("callback in a browser that did not start the login: %d", p.status)
-		}
-	})
-	t.Run("forged login cookie", func(t *testing.T) {
-		b := newBrowser(t)
-		cb := b.callbackURL(env)
-		u, _ := url.Parse(env.URL)
-		for _, c := range b.client.Jar.Cookies(u) {
-			if c.Name == "hensachi_login" {
-				c.Value = strings.Replace(c.Value, ".", "x.", 1)
-				b.client.Jar.SetCookies(u, []*http.Cookie{c})
-			}
-		}
-		if p := b.get(cb); p.status != http.StatusBadRequest {
-			t.Errorf("callback with a tampered login cookie: %d", p.status)
-		}
-	})
-	t.Run("stolen code", func(t *testing.T) {
-		victim := newBrowser(t).callbackURL(env)
-		code := mustQuery(t, victim).Get("code")
-		attacker := newBrowser(t)
-		own := mustQuery(t, attacker.callbackURL(env))
-		p := attacker.get(env.URL + "/auth/callback?" + url.Values{"state": {own.Get("state")}, "code": {code}}.Encode())
-		if p.status != http.StatusBadGateway {
-			t.Errorf("callback with a code issued to another login: %d", p.status)
-		}
-		if _, last := env.idp.TokenCalls(); last != "invalid_grant" {
-			t.Errorf("the provider answered %q, want invalid_grant (PKCE)", last)
-		}
-	})
-	t.Run("cancelled at the provider", func(t *testing.T) {
-		env.idp.SetDeny(true)
-		defer env.idp.SetDeny(false)
-		b := newBrowser(t)
-		if p := b.follow(b.callbackURL(env)); p.status != http.StatusForbidden || !strings.Contains(p.body, "cancelled") {
-			t.Errorf("denied login: %d\n%s", p.status, p.body)
-		}
-	})
-	if a, _ := env.store.Accounts(context.Background()); len(a) != 0 {
-		t.Errorf("refused callbacks created %d accounts", len(a))
-	}
-}
-
-func mustQuery(t testing.TB, u string) url.Values {
-	t.Helper()
-	p, err := url.Parse(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Query()
-}
-
-// TestBadTokensRefused: each kind of bad ID token ends the login with no session, no account and
-// no mail, and the page says nothing of why (the log does).
-func TestBadTokensRefused(t *testing.T) {
-	env := newLoginEnv(t)
-	for _, f := range testidp.Faults {
-		t.Run(f.String(), func(t *testing.T) {
-			env.idp.SetFault(f)
-			defer env.idp.SetFault(testidp.NoFault)
-			b := newBrowser(t)
-			p := b.follow(b.callbackURL(env))
-			if p.status != http.StatusForbidden || anyKey.MatchString(p.body) {
-				t.Fatalf("login with a token with %s: %d\n%s", f, p.status, p.body)
-			}
-			for _, leak := range []string{"oidc", "jwt", "token", "signature", "nonce", "audience"} {
-				if strings.Contains(strings.ToLower(p.body), leak) {
-					t.Errorf("the page mentions %q:\n%s", leak, p.body)
-				}
-			}
-			if !strings.Contains(p.body, "Request id <code>") {
-				t.Errorf("no request id on the page:\n%s", p.body)
-			}
-			if a := b.get(env.URL + "/account"); a.status != http.StatusSeeOther {
-				t.Errorf("account page after the refused login: %d", a.status)
-			}
-		})
-	}
-	if a, _ := env.store.Accounts(context.Background()); len(a) != 0 {
-		t.Errorf("bad tokens created %d accounts", len(a))
-	}
-	env.smtp.None(t, 100*time.Millisecond)
-	login(t, env) // and a good token still logs in
-}
-
-// TestProviderKeyRotation: the provider replaces its signing key; the next login still works
-// because the key cache fetches the key set when a token names an unknown key.
-func TestProviderKeyRotation(t *testing.T) {
-	env := newLoginEnv(t)
-	login(t, env)
-	env.idp.Rotate(t, false)
-	b := newBrowser(t)
-	if p := b.follow(b.callbackURL(env)); !strings.HasSuffix(p.url, "/account") || p.status != http.StatusOK {
-		t.Fatalf("login after the provider rotated its key: %s %d\n%s", p.url, p.status, p.body)
-	}
-	if n := env.idp.JWKSFetches(); n != 2 {
-		t.Errorf("%d key set fetches, want 2", n)
-	}
-}
-
-// TestLoginRateLimit: the login endpoints allow a burst per client address, then 429 with
-// Retry-After; other addresses are not affected.
-func TestLoginRateLimit(t *testing.T) {
-	env := newLoginEnv(t, func(c *wiring) {
-		c.Login.LoginRate, c.Login.LoginBurst, c.Login.ClientIPHeader = rate.Every(time.Minute), 3, "X-Forwarded-For"
-	})
-	b := newBrowser(t)
-	from := func(path, addr string) page {
-		req, _ := http.NewRequest(http.MethodGet, env.URL+path, nil)
-		req.Header.Set("X-Forwarded-For", "203.0.113.9, "+addr) // the proxy appended the last one
-		return b.do(req)
-	}
-	for i, path := range []string{"/login", "/login/start", "/auth/callback"} {
-		if p := from(path, "198.51.100.1"); p.status == http.StatusTooManyRequests {
-			t.Fatalf("request %d (%s) limited", i+1, path)
-		}
-	}
-	p := from("/login", "198.51.100.1")
-	if p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") == "" {
-		t.Errorf("fourth request: %d, Retry-After %q", p.status, p.header.Get("Retry-After"))
-	}
-	if p := from("/login", "198.51.100.2"); p.status != http.StatusOK {
-		t.Errorf("another address: %d", p.status)
-	}
-	// the account page is not a login endpoint
-	if p := from("/account", "198.51.100.1"); p.status == http.StatusTooManyRequests {
-		t.Error("account page rate limited")
-	}
-}
-
-// TestLoginNotConfigured: without a client id the login routes say so, and the API works.
-func TestLoginNotConfigured(t *testing.T) {
+// TestAPIWithoutLogin: without a client id the API works with the operator's keys (the login
+// pages saying so is tested in package web/account).
+func TestAPIWithoutLogin(t *testing.T) {
 	ts := newTestServer(t)
-	for _, path := range []string{"/login", "/login/start", "/auth/callback?code=x&state=y", "/account"} {
-		r := ts.do(t, http.MethodGet, path)
-		if r.status != http.StatusServiceUnavailable || !strings.Contains(string(r.body), "Login is not configured") {
-			t.Errorf("GET %s: %d\n%s", path, r.status, r.body)
-		}
+	if r := ts.do(t, http.MethodGet, "/login"); r.status != http.StatusServiceUnavailable {
+		t.Errorf("GET /login: %d", r.status)
 	}
 	if r := ts.get(t, "/town/v1/meta"); r.status != http.StatusOK {
 		t.Errorf("API without login: %d", r.status)
-	}
-}
-
-// TestCookies: over https the cookies are __Host-, Secure, HttpOnly and SameSite=Lax; over plain
-// http (development) they cannot be Secure.
-func TestCookies(t *testing.T) {
-	for _, public := range []string{"https://hensachi.example", "http://localhost:8080"} {
-		t.Run(public, func(t *testing.T) {
-			idp := testidp.New(t, "c", "s")
-			idp.AllowRedirect(public + "/auth/callback")
-			s, err := newWired(wiring{Config: Config{PublicURL: public, Store: newMemStore(t)}, DatasetPath: realDataset(t, t.TempDir()),
-				Login: webui.LoginConfig{Issuer: idp.URL, ClientID: "c", ClientSecret: "s", TermsVersion: "1"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			rec := httptest.NewRecorder()
-			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/login/start", nil))
-			cookies := rec.Result().Cookies()
-			if rec.Code != http.StatusSeeOther || len(cookies) != 1 {
-				t.Fatalf("/login/start: %d, cookies %v", rec.Code, cookies)
-			}
-			c := cookies[0]
-			secure := strings.HasPrefix(public, "https")
-			if c.Secure != secure || strings.HasPrefix(c.Name, "__Host-") != secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Domain != "" {
-				t.Errorf("login cookie %s", rec.Header().Get("Set-Cookie"))
-			}
-			target, _ := url.Parse(rec.Header().Get("Location"))
-			q := target.Query()
-			if q.Get("redirect_uri") != public+"/auth/callback" || q.Get("code_challenge_method") != "S256" || q.Get("nonce") == "" || q.Get("state") == "" || q.Get("scope") != "openid email" {
-				t.Errorf("authorization request %s", target)
-			}
-		})
 	}
 }
 
@@ -625,21 +295,4 @@ func newMemStore(t testing.TB) *sqlite.Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
-}
-
-func TestLoginConfig(t *testing.T) {
-	cases := []struct {
-		name string
-		cfg  webui.LoginConfig
-	}{
-		{"no terms version", webui.LoginConfig{ClientID: "c"}},
-		{"short session secret", webui.LoginConfig{ClientID: "c", TermsVersion: "1", SessionSecret: []byte("short")}},
-		{"plain http issuer", webui.LoginConfig{ClientID: "c", TermsVersion: "1", Issuer: "http://idp.example"}},
-	}
-	for _, c := range cases {
-		if s, err := newWired(wiring{Config: Config{Store: newMemStore(t)}, DatasetPath: realDataset(t, t.TempDir()), Login: c.cfg}); err == nil {
-			s.Close()
-			t.Errorf("%s: accepted", c.name)
-		}
-	}
 }

@@ -25,7 +25,8 @@ import (
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/sqlite"
 	"github.com/hensachi/hensachi/town"
-	"github.com/hensachi/hensachi/webui"
+	"github.com/hensachi/hensachi/web/account"
+	"github.com/hensachi/hensachi/web/site"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -82,7 +83,7 @@ type wiring struct {
 	FaceSlots           int
 	FaceSlotsPerAccount int
 	FaceMemory          int64
-	Login               webui.LoginConfig
+	Login               account.Config
 	// DevLogin logs in through the development identity provider, as `hensachi serve -dev-login`
 	// does, without the command's refusals (tested in cmd/hensachi).
 	DevLogin bool
@@ -118,7 +119,7 @@ func newWired(w wiring) (_ *wired, err error) {
 			return nil, err
 		}
 		s.closers = append(s.closers, func() { idp.Close() })
-		w.Login = webui.LoginConfig{Issuer: idp.URL, ClientID: "hensachi-dev", ClientSecret: secret, Development: true, TermsVersion: "dev"}
+		w.Login = account.Config{Issuer: idp.URL, ClientID: "hensachi-dev", ClientSecret: secret, Development: true, TermsVersion: "dev"}
 	}
 	if w.DatasetPath != "" {
 		if cfg.Towns, err = town.Open(w.DatasetPath, cfg.PublicURL); err != nil {
@@ -131,22 +132,27 @@ func newWired(w wiring) (_ *wired, err error) {
 		return nil, err
 	}
 	cfg.Quota, cfg.Keys = NewQuota(enforcer), NewKeyCache(cfg.Store, w.KeyCacheTTL)
-	deps := webui.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
-		Usage: cfg.Quota, Limits: cfg.Limits, KeysRevoked: cfg.Keys.Forget, Now: cfg.Now, OpenAPI: OpenAPI()}
+	siteDeps := site.Deps{PublicURL: cfg.PublicURL, OpenAPI: OpenAPI()}
 	if cfg.Towns != nil {
-		deps.Towns = cfg.Towns
+		siteDeps.Towns = cfg.Towns
 	}
-	if w.Faces != nil {
-		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads,
-			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Memory: w.FaceMemory})
-		deps.Faces = webui.FaceCalls{Calls: cfg.Faces, Limits: cfg.Limits}
-	}
-	ui, err := webui.New(w.Login, deps)
+	public, err := site.New(siteDeps)
 	if err != nil {
 		return nil, err
 	}
-	s.closers = append(s.closers, ui.Close)
-	cfg.Pages = []Pages{ui}
+	accountDeps := account.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
+		Usage: cfg.Quota, Limits: cfg.Limits, KeysRevoked: cfg.Keys.Forget, Credit: public.Credit, Now: cfg.Now}
+	if w.Faces != nil {
+		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads,
+			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Memory: w.FaceMemory})
+		accountDeps.Faces = account.FaceCalls{Calls: cfg.Faces, Limits: cfg.Limits}
+	}
+	accounts, err := account.New(w.Login, accountDeps)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, accounts.Close)
+	cfg.Pages = []Pages{public, accounts}
 	s.Server, err = New(cfg)
 	return s, err
 }

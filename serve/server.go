@@ -52,7 +52,8 @@ type Config struct {
 	DebugAddr string
 }
 
-// Pages serves a part of the web front through the server's instrumented handle; webui.UI is one.
+// Pages serves a part of the web front through the server's instrumented handle: site.Site (the
+// public pages) and account.Pages (login, account and demo) are the two.
 type Pages interface {
 	Routes(handle func(method, path string, h httprouter.Handle))
 }

@@ -2,7 +2,7 @@
 // mapped file, looked up by code, ranked per axis, grouped per prefecture, with the national
 // medians, the search keys and the JSON bodies of the statistics API. It is derived once per
 // dataset version (Holder) and read by both transports, the JSON API (package serve) and the
-// pages (package webui), so that the two cannot disagree.
+// pages (package web/site), so that the two cannot disagree.
 package town
 
 import (

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hensachi/hensachi/devidp"
 	"github.com/hensachi/hensachi/oidc"
-	"github.com/hensachi/hensachi/webui"
+	"github.com/hensachi/hensachi/web/account"
 )
 
 // devClientID is the client the development login registers with its provider.
@@ -28,7 +28,7 @@ const devClientID = "hensachi-dev"
 // login, whatever the public URL says (behind a local proxy the server could not reach itself at
 // its public URL). The browser reaches it too, since it runs on the same machine: that is what the
 // loopback rule guarantees.
-func startDevLogin(addr, publicURL string, login *webui.LoginConfig) (*devidp.Server, error) {
+func startDevLogin(addr, publicURL string, login *account.Config) (*devidp.Server, error) {
 	if login.Issuer != "" || login.ClientID != "" || login.ClientSecret != "" {
 		return nil, errors.New("the development login cannot be combined with a real identity provider (-oidc-issuer, -oidc-client-id, -oidc-client-secret): choose one")
 	}

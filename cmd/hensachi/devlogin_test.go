@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hensachi/hensachi/webui"
+	"github.com/hensachi/hensachi/web/account"
 )
 
 // TestServeDevLogin runs `hensachi serve -dev-login` as `make serve` does: the login page warns
@@ -89,20 +89,20 @@ func TestServeDevLoginRefused(t *testing.T) {
 func TestStartDevLoginRefused(t *testing.T) {
 	cases := []struct {
 		name, addr, publicURL string
-		login                 webui.LoginConfig
+		login                 account.Config
 		wantError             string
 	}{
-		{"real issuer", "127.0.0.1:8080", "", webui.LoginConfig{Issuer: "https://accounts.google.com"}, "real identity provider"},
-		{"real client id", "localhost:8080", "", webui.LoginConfig{ClientID: "1234.apps.googleusercontent.com"}, "real identity provider"},
-		{"real client secret", "localhost:8080", "", webui.LoginConfig{ClientSecret: "s"}, "real identity provider"},
-		{"every interface", ":8080", "", webui.LoginConfig{}, `listen address ":8080" is not a loopback address`},
-		{"every interface, explicitly", "0.0.0.0:8080", "http://localhost:8080", webui.LoginConfig{}, "not a loopback address"},
-		{"every IPv6 interface", "[::]:8080", "http://localhost:8080", webui.LoginConfig{}, "not a loopback address"},
-		{"another interface", "192.0.2.10:8080", "", webui.LoginConfig{}, "not a loopback address"},
-		{"a host name", "hensachi.example:8080", "", webui.LoginConfig{}, "not a loopback address"},
-		{"no listen address", "", "http://localhost:8080", webui.LoginConfig{}, "not a loopback address"},
-		{"public URL elsewhere", "127.0.0.1:8080", "https://hensachi.example", webui.LoginConfig{}, `public URL "https://hensachi.example" is not on a loopback address`},
-		{"public URL on the LAN", "localhost:8080", "http://192.168.1.20:8080", webui.LoginConfig{}, "is not on a loopback address"},
+		{"real issuer", "127.0.0.1:8080", "", account.Config{Issuer: "https://accounts.google.com"}, "real identity provider"},
+		{"real client id", "localhost:8080", "", account.Config{ClientID: "1234.apps.googleusercontent.com"}, "real identity provider"},
+		{"real client secret", "localhost:8080", "", account.Config{ClientSecret: "s"}, "real identity provider"},
+		{"every interface", ":8080", "", account.Config{}, `listen address ":8080" is not a loopback address`},
+		{"every interface, explicitly", "0.0.0.0:8080", "http://localhost:8080", account.Config{}, "not a loopback address"},
+		{"every IPv6 interface", "[::]:8080", "http://localhost:8080", account.Config{}, "not a loopback address"},
+		{"another interface", "192.0.2.10:8080", "", account.Config{}, "not a loopback address"},
+		{"a host name", "hensachi.example:8080", "", account.Config{}, "not a loopback address"},
+		{"no listen address", "", "http://localhost:8080", account.Config{}, "not a loopback address"},
+		{"public URL elsewhere", "127.0.0.1:8080", "https://hensachi.example", account.Config{}, `public URL "https://hensachi.example" is not on a loopback address`},
+		{"public URL on the LAN", "localhost:8080", "http://192.168.1.20:8080", account.Config{}, "is not on a loopback address"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -121,7 +121,7 @@ func TestStartDevLoginRefused(t *testing.T) {
 	}
 	// and it starts on each kind of loopback address, pointing the login at itself
 	for _, addr := range []string{"localhost:8080", "127.0.0.1:8080", "[::1]:8080"} {
-		var login webui.LoginConfig
+		var login account.Config
 		idp, err := startDevLogin(addr, defaultPublicURL(addr), &login)
 		if err != nil {
 			t.Errorf("%s: %v", addr, err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/oidc"
-	"github.com/hensachi/hensachi/webui"
+	"github.com/hensachi/hensachi/web/account"
 )
 
 // loginFlags configure login with an identity provider, sessions and the SMTP server that mails
@@ -50,10 +50,10 @@ func flagOrEnv(name string, flag *string) string {
 }
 
 // config returns the login configuration; login stays off without a client id or -dev-login.
-// The issuer stays empty unless given (webui defaults it to Google), so that the development
+// The issuer stays empty unless given (package web/account defaults it to Google), so that the development
 // login can tell a real issuer asked for from none.
-func (f *loginFlags) config() (webui.LoginConfig, error) {
-	cfg := webui.LoginConfig{Issuer: *f.issuer, ClientID: *f.clientID, ClientSecret: flagOrEnv("HENSACHI_OIDC_CLIENT_SECRET", f.clientSecret),
+func (f *loginFlags) config() (account.Config, error) {
+	cfg := account.Config{Issuer: *f.issuer, ClientID: *f.clientID, ClientSecret: flagOrEnv("HENSACHI_OIDC_CLIENT_SECRET", f.clientSecret),
 		SessionSecret: []byte(flagOrEnv("HENSACHI_SESSION_SECRET", f.sessionSecret)), TermsVersion: *f.termsVersion,
 		TermsURL: *f.termsURL, ClientIPHeader: *f.clientIPHeader}
 	if cfg.TermsVersion == "" && !*f.devLogin { // the development login's default is its own

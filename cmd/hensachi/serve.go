@@ -16,7 +16,8 @@ import (
 	"github.com/hensachi/hensachi/serve"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/uploads"
-	"github.com/hensachi/hensachi/webui"
+	"github.com/hensachi/hensachi/web/account"
+	"github.com/hensachi/hensachi/web/site"
 )
 
 func runServe(ctx context.Context, args []string) error {
@@ -41,7 +42,7 @@ type Main struct {
 	KeyCacheTTL                time.Duration
 	AccessLog                  bool
 	Limits                     hensachi.Limits
-	Login                      webui.LoginConfig
+	Login                      account.Config
 	DevLogin                   bool
 
 	db      *storeFlags
@@ -152,24 +153,29 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("load usage counts: %w", err)
 	}
 	q, keys := serve.NewQuota(enforcer), serve.NewKeyCache(store, m.KeyCacheTTL)
-	deps := webui.Deps{PublicURL: m.PublicURL, Accounts: hensachi.Accounts{Store: store, Now: time.Now},
-		Usage: q, Limits: m.Limits, KeysRevoked: keys.Forget, Now: time.Now, OpenAPI: serve.OpenAPI()}
+	siteDeps := site.Deps{PublicURL: m.PublicURL, OpenAPI: serve.OpenAPI()}
 	if towns != nil {
-		deps.Towns = towns
+		siteDeps.Towns = towns
 	}
+	public, err := site.New(siteDeps)
+	if err != nil {
+		return err
+	}
+	accountDeps := account.Deps{PublicURL: m.PublicURL, Accounts: hensachi.Accounts{Store: store, Now: time.Now},
+		Usage: q, Limits: m.Limits, KeysRevoked: keys.Forget, Credit: public.Credit, Now: time.Now}
 	var calls *facecall.Service
 	if faces.Analyzer != nil {
 		faces.Quota = q
 		calls = facecall.New(faces)
-		deps.Faces = webui.FaceCalls{Calls: calls, Limits: m.Limits}
+		accountDeps.Faces = account.FaceCalls{Calls: calls, Limits: m.Limits}
 	}
-	ui, err := webui.New(m.Login, deps)
+	accounts, err := account.New(m.Login, accountDeps)
 	if err != nil {
 		return err
 	}
-	m.onClose(ui.Close)
+	m.onClose(accounts.Close)
 	srv, err := serve.New(serve.Config{Addr: m.Addr, PublicURL: m.PublicURL, Store: store, Keys: keys, Quota: q,
-		Towns: towns, Faces: calls, Pages: []serve.Pages{ui}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr})
+		Towns: towns, Faces: calls, Pages: []serve.Pages{public, accounts}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package webui
+package site
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/web/page"
 )
 
 // The API documentation is rendered here from the server's own openapi.json, so it cannot
@@ -80,7 +81,7 @@ type docResponse struct {
 
 // docsPage is the rendered documentation.
 type docsPage struct {
-	sitePage
+	page.Base
 	Intro  string
 	Groups []docGroup
 	Key    string // the visitor's key, when they entered it, for the examples
@@ -222,11 +223,11 @@ func (o docOp) curl(origin, key string) string {
 
 // docs renders the documentation; a POST with a key shows the examples with that key filled in,
 // on a page that is not stored and never puts the key in an address.
-func (w *UI) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	p := w.apiDocs
-	p.Origin = strings.TrimSuffix(w.deps.PublicURL, "/")
-	p.sitePage = sitePage{Title: "API ドキュメント", Description: "hensachi の市区町村統計 API と顔分析 API の全エンドポイント、パラメータ、応答、curl の例。",
-		Canonical: p.Origin + "/docs", Credit: w.credit()}
+func (s *Site) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	p := s.apiDocs
+	p.Origin = strings.TrimSuffix(s.deps.PublicURL, "/")
+	p.Base = page.Base{Title: "API ドキュメント", Description: "hensachi の市区町村統計 API と顔分析 API の全エンドポイント、パラメータ、応答、curl の例。",
+		Canonical: p.Origin + "/docs", Credit: s.Credit()}
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
 		if key := strings.TrimSpace(r.PostFormValue("key")); hensachi.CheckAPIKey(key) {
@@ -244,22 +245,10 @@ func (w *UI) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) 
 		}
 		p.Groups[i] = g
 	}
-	var page bytes.Buffer
-	if err := siteTemplates.ExecuteTemplate(&page, "docs", p); err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render docs", err)
+	var body bytes.Buffer
+	if err := templates.ExecuteTemplate(&body, "docs", p); err != nil {
+		page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render docs", err)
 		return
 	}
-	writePage(rw, r, http.StatusOK, page.Bytes())
-}
-
-// credit is the data's source credit for the footer, when the server has the dataset.
-func (w *UI) credit() hensachi.Link {
-	if w.deps.Towns == nil {
-		return hensachi.Link{}
-	}
-	c, err := w.deps.Towns.Catalog()
-	if err != nil {
-		return hensachi.Link{}
-	}
-	return c.Meta.Source
+	page.Write(rw, r, http.StatusOK, body.Bytes())
 }

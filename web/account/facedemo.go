@@ -1,4 +1,4 @@
-package webui
+package account
 
 import (
 	"context"
@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/julienschmidt/httprouter"
-
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/web/page"
 )
 
 // FaceAnalyzer analyses a photo for the demo page as one face API call of the account: the same
@@ -48,7 +47,7 @@ const maxDemoUpload = 10<<20 + 64<<10
 var errFormRefused = errors.New("form refused")
 
 type faceDemoPage struct {
-	sitePage
+	page.Base
 	Available  bool // the face service runs on this server
 	LoggedIn   bool
 	CSRF       string
@@ -62,15 +61,10 @@ type faceDemoPage struct {
 	ScaleLabel string
 }
 
-func (w *UI) demoRoutes(handle func(method, path string, h httprouter.Handle)) {
-	handle(http.MethodGet, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
-	handle(http.MethodPost, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
-}
-
 // faceDemo shows the upload form to a logged-in user and, after a POST, the photo with the boxes
 // and fields of every face.
-func (w *UI) faceDemo(rw http.ResponseWriter, r *http.Request) {
-	p := faceDemoPage{sitePage: sitePage{Title: "顔分析デモ", Description: "写真をアップロードして顔分析 API の結果を見る。", Credit: w.credit()}}
+func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
+	p := faceDemoPage{Base: page.Base{Title: "顔分析デモ", Description: "写真をアップロードして顔分析 API の結果を見る。", Credit: w.credit()}}
 	rw.Header().Set("Cache-Control", "no-store")
 	p.Available = w.deps.Faces != nil
 	var sess session
@@ -101,21 +95,21 @@ func (w *UI) faceDemo(rw http.ResponseWriter, r *http.Request) {
 			if err == nil {
 				p.setResult(&a)
 			} else if status >= 500 && status != http.StatusServiceUnavailable {
-				w.fail(rw, r, status, "解析できません", "解析に失敗しました。", "face demo", err)
+				page.Fail(rw, r, status, "解析できません", "解析に失敗しました。", "face demo", err)
 				return
 			}
 		}
 	}
-	var page strings.Builder
-	if err := siteTemplates.ExecuteTemplate(&page, "face-demo", p); err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render face demo", err)
+	var body strings.Builder
+	if err := templates.ExecuteTemplate(&body, "face-demo", p); err != nil {
+		page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render face demo", err)
 		return
 	}
-	writeDemoPage(rw, r, status, []byte(page.String()))
+	writeDemoPage(rw, r, status, []byte(body.String()))
 }
 
 // readDemoUpload reads the form once admitted: its token first, then the photo.
-func readDemoUpload(rw http.ResponseWriter, r *http.Request, w *UI, sess session) ([]byte, error) {
+func readDemoUpload(rw http.ResponseWriter, r *http.Request, w *Pages, sess session) ([]byte, error) {
 	r.Body = http.MaxBytesReader(rw, r.Body, maxDemoUpload)
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -205,6 +199,14 @@ func (p *faceDemoPage) setResult(a *FaceAnalysis) {
 
 // writeDemoPage writes the demo page: the security headers of every page, with the analysed photo
 // allowed as an inline image.
-func writeDemoPage(rw http.ResponseWriter, r *http.Request, status int, page []byte) {
-	writePageWithPolicy(rw, r, status, page, pagePolicy+"; img-src data:")
+func writeDemoPage(rw http.ResponseWriter, r *http.Request, status int, body []byte) {
+	page.WriteWithPolicy(rw, r, status, body, page.Policy+"; img-src data:")
+}
+
+// credit is the dataset's source credit for the footer, when the server has the dataset.
+func (w *Pages) credit() hensachi.Link {
+	if w.deps.Credit == nil {
+		return hensachi.Link{}
+	}
+	return w.deps.Credit()
 }

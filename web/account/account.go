@@ -1,12 +1,13 @@
-// Package webui serves the pages people read in a browser: logging in with an identity provider
-// (OpenID Connect), the account page with the key and the day's usage, and the municipality pages
-// that page_url points at. It receives the narrow parts of the server it needs (Deps) and never
-// the server itself.
-package webui
+// Package account serves the pages of the people who hold an API key: logging in with an identity
+// provider (OpenID Connect), the session and login cookies, the account page with the key and the
+// day's usage, the key mail, and the face demo, which runs as a face API call of the account. It
+// receives the narrow parts of the server it needs (Deps) and never the server itself.
+package account
 
 import (
 	"context"
 	"crypto/rand"
+	"embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,12 +23,13 @@ import (
 	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/oidc"
+	"github.com/hensachi/hensachi/web/page"
 )
 
-// LoginConfig configures logging in with an identity provider (OpenID Connect) and the account
+// Config configures logging in with an identity provider (OpenID Connect) and the account
 // pages. Without a ClientID the login routes answer that login is not configured, and the APIs
 // work with keys made by the operator tool.
-type LoginConfig struct {
+type Config struct {
 	Issuer       string // default oidc.GoogleIssuer
 	ClientID     string
 	ClientSecret string
@@ -59,10 +61,10 @@ type Deps struct {
 	Limits    hensachi.Limits
 	// KeysRevoked tells the server which keys a rotation revoked, so it stops accepting them at once.
 	KeysRevoked func([]hensachi.APIKey)
-	Towns       Towns        // nil: no public pages (landing, search, municipalities, rankings, prefectures)
-	OpenAPI     []byte       // the server's openapi.json, rendered at /docs; nil: no documentation page
 	Faces       FaceAnalyzer // nil: the face demo page says the service does not run here
-	Now         func() time.Time
+	// Credit gives the dataset's source credit for the demo page's footer; nil: none.
+	Credit func() hensachi.Link
+	Now    func() time.Time
 }
 
 // UsageCounter is the day's count of calls as the server's quota knows it, including calls not
@@ -71,31 +73,24 @@ type UsageCounter interface {
 	Used(accountID int64, service hensachi.Service) int64
 }
 
-// UI serves the pages.
-type UI struct {
+// Pages serves the login, account and demo pages.
+type Pages struct {
 	deps     Deps
-	cfg      LoginConfig
+	cfg      Config
 	provider *oidc.Provider // nil: login not configured
 	jar      *cookieJar
 	limiter  *addrLimiter
 	cop      *http.CrossOriginProtection
 	name     string // the provider as users know it, e.g. Google
-	apiDocs  docsPage
 }
 
 // maxLimitedAddrs bounds the login rate limiter's map.
 const maxLimitedAddrs = 10_000
 
-// New prepares the pages; with a LoginConfig without ClientID the login pages say that login is
+// New prepares the pages; with a Config without ClientID the login pages say that login is
 // not configured.
-func New(cfg LoginConfig, deps Deps) (*UI, error) {
-	w := &UI{deps: deps, cfg: cfg}
-	if deps.OpenAPI != nil {
-		var err error
-		if w.apiDocs, err = buildDocs(deps.OpenAPI); err != nil {
-			return nil, err
-		}
-	}
+func New(cfg Config, deps Deps) (*Pages, error) {
+	w := &Pages{deps: deps, cfg: cfg}
 	if cfg.ClientID == "" {
 		return w, nil
 	}
@@ -161,25 +156,25 @@ func New(cfg LoginConfig, deps Deps) (*UI, error) {
 }
 
 // Close stops the identity provider's key refresh.
-func (w *UI) Close() {
+func (w *Pages) Close() {
 	if w.provider != nil {
 		w.provider.Close()
 	}
 }
 
 // Routes registers the pages through the server's instrumented handle.
-func (w *UI) Routes(handle func(method, path string, h httprouter.Handle)) {
-	page := func(method, path string, h http.HandlerFunc, limited bool) {
+func (w *Pages) Routes(handle func(method, path string, h httprouter.Handle)) {
+	login := func(method, path string, h http.HandlerFunc, limited bool) {
 		handle(method, path, func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 			if w.provider == nil {
-				message(rw, r, http.StatusServiceUnavailable, "Login is not configured",
+				page.Message(rw, r, http.StatusServiceUnavailable, "Login is not configured",
 					"Login is not configured on this server. Ask its operator for an API key.", false)
 				return
 			}
 			if limited {
 				if ok, wait := w.limiter.allow(clientAddr(r, w.cfg.ClientIPHeader), w.deps.Now()); !ok {
-					retryAfter(rw, wait)
-					message(rw, r, http.StatusTooManyRequests, "Too many attempts",
+					page.RetryAfter(rw, wait)
+					page.Message(rw, r, http.StatusTooManyRequests, "Too many attempts",
 						"Too many login attempts from your address. Wait a minute and try again.", false)
 					return
 				}
@@ -187,38 +182,37 @@ func (w *UI) Routes(handle func(method, path string, h httprouter.Handle)) {
 			h(rw, r)
 		})
 	}
-	page(http.MethodGet, "/login", w.loginPage, true)
-	page(http.MethodGet, "/login/start", w.loginStart, true)
-	page(http.MethodGet, "/auth/callback", w.callback, true)
-	page(http.MethodGet, "/account", w.account, false)
-	page(http.MethodPost, "/account/rotate", w.rotate, false)
-	page(http.MethodPost, "/logout", w.logout, false)
-	if w.deps.OpenAPI != nil {
-		handle(http.MethodGet, "/docs", w.docs)
-		handle(http.MethodPost, "/docs", w.docs)
-	}
-	w.demoRoutes(handle)
-	if w.deps.Towns != nil {
-		w.siteRoutes(handle)
-	}
+	login(http.MethodGet, "/login", w.loginPage, true)
+	login(http.MethodGet, "/login/start", w.loginStart, true)
+	login(http.MethodGet, "/auth/callback", w.callback, true)
+	login(http.MethodGet, "/account", w.account, false)
+	login(http.MethodPost, "/account/rotate", w.rotate, false)
+	login(http.MethodPost, "/logout", w.logout, false)
+	handle(http.MethodGet, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
+	handle(http.MethodPost, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
 }
 
-func (w *UI) loginPage(rw http.ResponseWriter, r *http.Request) {
+//go:embed templates/*.html
+var files embed.FS
+
+var templates = page.Parse(files, "templates/*.html")
+
+func (w *Pages) loginPage(rw http.ResponseWriter, r *http.Request) {
 	if _, ok := w.jar.session(r, w.deps.Now()); ok {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
 		return
 	}
-	render(rw, r, http.StatusOK, "login", loginPage{pageBase: pageBase{Title: "Log in", English: true}, Provider: w.name, Mails: w.cfg.Mailer != nil,
+	page.Render(rw, r, templates, http.StatusOK, "login", loginPage{Base: page.Base{Title: "Log in", English: true}, Provider: w.name, Mails: w.cfg.Mailer != nil,
 		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL, Development: w.cfg.Development})
 }
 
 // loginStart begins a login: fresh state, nonce and PKCE verifier in the login cookie, and a
 // redirect to the identity provider.
-func (w *UI) loginStart(rw http.ResponseWriter, r *http.Request) {
+func (w *Pages) loginStart(rw http.ResponseWriter, r *http.Request) {
 	flow := oidc.NewFlow()
 	target, err := w.provider.AuthURL(r.Context(), flow)
 	if err != nil {
-		w.fail(rw, r, http.StatusServiceUnavailable, "Login unavailable",
+		page.Fail(rw, r, http.StatusServiceUnavailable, "Login unavailable",
 			"The identity provider cannot be reached just now. Try again in a minute.", "start login", err)
 		return
 	}
@@ -231,28 +225,28 @@ func (w *UI) loginStart(rw http.ResponseWriter, r *http.Request) {
 // its verifier, and the ID token must pass every check. A first login creates the account, which
 // accepts the current terms, and shows its key once; a later one records a newer terms version
 // and goes to the account page.
-func (w *UI) callback(rw http.ResponseWriter, r *http.Request) {
+func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
 	const again = "Your login could not be completed. Start again from the login page."
 	now := w.deps.Now()
 	q := r.URL.Query()
 	flow, ok := w.jar.takeLogin(rw, r, now)
 	switch {
 	case !ok:
-		w.fail(rw, r, http.StatusBadRequest, "Login expired",
+		page.Fail(rw, r, http.StatusBadRequest, "Login expired",
 			"This login was not started in this browser, or it took more than ten minutes. Start again.", "callback without a valid login cookie", nil)
 		return
 	case !flow.CheckState(q.Get("state")):
-		w.fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback state does not match the login cookie", nil)
+		page.Fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback state does not match the login cookie", nil)
 		return
 	case q.Has("iss") && !w.provider.AcceptsIssuer(q.Get("iss")):
-		w.fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
+		page.Fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
 		return
 	case q.Get("error") == "access_denied":
-		w.fail(rw, r, http.StatusForbidden, "Login cancelled", "The login was cancelled at the identity provider.", "login denied at the provider", nil)
+		page.Fail(rw, r, http.StatusForbidden, "Login cancelled", "The login was cancelled at the identity provider.", "login denied at the provider", nil)
 		return
 	case q.Get("error") != "" || q.Get("code") == "":
 		// the provider's error_description is not shown: it is text from outside
-		w.fail(rw, r, http.StatusBadGateway, "Login failed", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
+		page.Fail(rw, r, http.StatusBadGateway, "Login failed", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
@@ -260,20 +254,20 @@ func (w *UI) callback(rw http.ResponseWriter, r *http.Request) {
 	id, err := w.provider.Exchange(ctx, flow, q.Get("code"))
 	switch {
 	case errors.Is(err, oidc.ErrEmailNotVerified):
-		w.fail(rw, r, http.StatusForbidden, "E-mail address not verified",
+		page.Fail(rw, r, http.StatusForbidden, "E-mail address not verified",
 			"Your identity provider has not verified your e-mail address. Verify it there, then log in again.", "login refused", err)
 		return
 	case errors.Is(err, oidc.ErrDiscovery), errors.Is(err, oidc.ErrExchange):
-		w.fail(rw, r, http.StatusBadGateway, "Login failed", again, "login: identity provider", err)
+		page.Fail(rw, r, http.StatusBadGateway, "Login failed", again, "login: identity provider", err)
 		return
 	case err != nil:
-		w.fail(rw, r, http.StatusForbidden, "Login failed", again, "login refused: ID token", err)
+		page.Fail(rw, r, http.StatusForbidden, "Login failed", again, "login refused: ID token", err)
 		return
 	}
 
 	account, key, err := w.deps.Accounts.LogIn(ctx, id.Email, w.cfg.TermsVersion)
 	if err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: account", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: account", err)
 		return
 	}
 	reqinfo.SetAccount(r.Context(), account.ID)
@@ -289,8 +283,8 @@ func (w *UI) callback(rw http.ResponseWriter, r *http.Request) {
 
 // showKey mails a new key to the account's verified address and shows it on the page, once.
 // The key itself is never logged.
-func (w *UI) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
-	p := keyPage{pageBase: pageBase{Title: "Your API key", English: true}, First: first, Email: a.Email, Key: key,
+func (w *Pages) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
+	p := keyPage{Base: page.Base{Title: "Your API key", English: true}, First: first, Email: a.Email, Key: key,
 		PublicURL: strings.TrimSuffix(w.deps.PublicURL, "/"), MailOff: w.cfg.Mailer == nil}
 	if !first {
 		p.Title = "Your new API key"
@@ -304,7 +298,7 @@ func (w *UI) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account
 		}
 		p.Mailed = err == nil
 	}
-	render(rw, r, http.StatusOK, "key", p)
+	page.Render(rw, r, templates, http.StatusOK, "key", p)
 }
 
 func keyMail(to, key, publicURL string, first bool) mail.Message {
@@ -318,7 +312,7 @@ func keyMail(to, key, publicURL string, first bool) mail.Message {
 }
 
 // current returns the logged-in account, or redirects to the login page.
-func (w *UI) current(rw http.ResponseWriter, r *http.Request) (session, hensachi.Account, bool) {
+func (w *Pages) current(rw http.ResponseWriter, r *http.Request) (session, hensachi.Account, bool) {
 	sess, ok := w.jar.session(r, w.deps.Now())
 	if !ok {
 		http.Redirect(rw, r, "/login", http.StatusSeeOther)
@@ -331,7 +325,7 @@ func (w *UI) current(rw http.ResponseWriter, r *http.Request) (session, hensachi
 		return session{}, hensachi.Account{}, false
 	}
 	if err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page", err)
 		return session{}, hensachi.Account{}, false
 	}
 	reqinfo.SetAccount(r.Context(), a.ID)
@@ -340,14 +334,14 @@ func (w *UI) current(rw http.ResponseWriter, r *http.Request) (session, hensachi
 
 var serviceLabels = map[hensachi.Service]string{hensachi.ServiceTown: "Municipality statistics (/town/v1)", hensachi.ServiceFace: "Face analysis (/face/v1)"}
 
-func (w *UI) account(rw http.ResponseWriter, r *http.Request) {
+func (w *Pages) account(rw http.ResponseWriter, r *http.Request) {
 	sess, a, ok := w.current(rw, r)
 	if !ok {
 		return
 	}
 	keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID)
 	if err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page: keys", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page: keys", err)
 		return
 	}
 	now := w.deps.Now()
@@ -362,7 +356,7 @@ func (w *UI) account(rw http.ResponseWriter, r *http.Request) {
 	} else {
 		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", reqinfo.ID(r.Context()))
 	}
-	p := accountPage{pageBase: pageBase{Title: "Your account", English: true}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
+	p := accountPage{Base: page.Base{Title: "Your account", English: true}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
 		Day: day, CSRF: w.jar.csrfToken(sess)}
 	if !a.TermsAcceptedAt.IsZero() {
 		p.TermsAccepted = a.TermsAcceptedAt.In(hensachi.Tokyo).Format("2006-01-02 15:04 JST")
@@ -376,32 +370,32 @@ func (w *UI) account(rw http.ResponseWriter, r *http.Request) {
 		p.Usage = append(p.Usage, usageRow{Service: string(svc), Label: serviceLabels[svc],
 			Used: max(w.deps.Usage.Used(a.ID, svc), stored[svc]), Limit: w.deps.Limits.Daily(a.Plan, svc)})
 	}
-	render(rw, r, http.StatusOK, "account", p)
+	page.Render(rw, r, templates, http.StatusOK, "account", p)
 }
 
 // checkForm accepts a state-changing form only from this site with the session's CSRF token.
-func (w *UI) checkForm(rw http.ResponseWriter, r *http.Request, sess session) bool {
+func (w *Pages) checkForm(rw http.ResponseWriter, r *http.Request, sess session) bool {
 	r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
 	if err := w.cop.Check(r); err != nil {
-		w.fail(rw, r, http.StatusForbidden, "Form refused", "This form did not come from this site. Reload your account page and try again.", "cross-origin form", err)
+		page.Fail(rw, r, http.StatusForbidden, "Form refused", "This form did not come from this site. Reload your account page and try again.", "cross-origin form", err)
 		return false
 	}
 	if !w.jar.checkCSRF(sess, r.PostFormValue("csrf")) {
-		w.fail(rw, r, http.StatusForbidden, "Form refused", "This form has expired. Reload your account page and try again.", "form without a valid CSRF token", nil)
+		page.Fail(rw, r, http.StatusForbidden, "Form refused", "This form has expired. Reload your account page and try again.", "form without a valid CSRF token", nil)
 		return false
 	}
 	return true
 }
 
 // rotate revokes the account's keys and issues a new one, shown once and mailed.
-func (w *UI) rotate(rw http.ResponseWriter, r *http.Request) {
+func (w *Pages) rotate(rw http.ResponseWriter, r *http.Request) {
 	sess, a, ok := w.current(rw, r)
 	if !ok || !w.checkForm(rw, r, sess) {
 		return
 	}
 	key, revoked, err := w.deps.Accounts.Rotate(r.Context(), a.ID)
 	if err != nil {
-		w.fail(rw, r, http.StatusInternalServerError, "Rotation failed", "The key could not be rotated. Try again shortly.", "rotate", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "Rotation failed", "The key could not be rotated. Try again shortly.", "rotate", err)
 		return
 	}
 	// this process stops accepting the old keys at once; others within their key cache TTL
@@ -410,21 +404,11 @@ func (w *UI) rotate(rw http.ResponseWriter, r *http.Request) {
 	w.showKey(rw, r, a, key, false)
 }
 
-func (w *UI) logout(rw http.ResponseWriter, r *http.Request) {
+func (w *Pages) logout(rw http.ResponseWriter, r *http.Request) {
 	sess, ok := w.jar.session(r, w.deps.Now())
 	if ok && !w.checkForm(rw, r, sess) {
 		return
 	}
 	w.jar.clear(rw, w.jar.sessionName)
 	http.Redirect(rw, r, "/login", http.StatusSeeOther)
-}
-
-// fail logs why a page failed, with the request id, and shows the user a message without it.
-func (w *UI) fail(rw http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
-	level := slog.LevelWarn
-	if status >= 500 && status != http.StatusBadGateway && status != http.StatusServiceUnavailable {
-		level = slog.LevelError
-	}
-	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
-	message(rw, r, status, title, msg, status != http.StatusTooManyRequests)
 }

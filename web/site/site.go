@@ -1,4 +1,4 @@
-package webui
+package site
 
 import (
 	"bytes"
@@ -13,15 +13,15 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/town"
+	"github.com/hensachi/hensachi/web/page"
 )
 
-// The public pages: the landing page, search, municipality, ranking and prefecture pages. They
-// are read without logging in, need no script, and are cached by browsers for a short while.
-
-//go:embed templates/*.html
-var siteFiles embed.FS
-
-var siteTemplates = template.Must(template.ParseFS(siteFiles, "templates/*.html"))
+// Deps are what the public pages read.
+type Deps struct {
+	PublicURL string // where users reach the server, e.g. https://hensachi.example
+	Towns     Towns  // nil: no statistics pages (landing, search, municipalities, rankings, prefectures)
+	OpenAPI   []byte // the server's openapi.json, rendered at /docs; nil: no documentation page
+}
 
 // Towns gives the pages the dataset being served.
 type Towns interface {
@@ -30,12 +30,64 @@ type Towns interface {
 	Catalog() (*town.Catalog, error)
 }
 
-// sitePage is what every page's layout needs.
-type sitePage struct {
-	Title, Description, Canonical string
-	Credit                        hensachi.Link
-	English                       bool // the login and account pages
+// Site serves the public pages.
+type Site struct {
+	deps    Deps
+	apiDocs docsPage
 }
+
+//go:embed templates/*.html
+var files embed.FS
+
+var templates = page.Parse(files, "templates/*.html")
+
+// New prepares the pages; the OpenAPI document, when given, must parse.
+func New(deps Deps) (*Site, error) {
+	s := &Site{deps: deps}
+	if deps.OpenAPI != nil {
+		var err error
+		if s.apiDocs, err = buildDocs(deps.OpenAPI); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Routes registers the pages through the server's instrumented handle.
+func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
+	if s.deps.OpenAPI != nil {
+		handle(http.MethodGet, "/docs", s.docs)
+		handle(http.MethodPost, "/docs", s.docs)
+	}
+	if s.deps.Towns == nil {
+		return
+	}
+	handle(http.MethodGet, "/", s.catalogPage(s.home))
+	handle(http.MethodGet, "/search", s.catalogPage(s.search))
+	handle(http.MethodGet, "/town/municipalities/:code", s.catalogPage(s.municipality))
+	handle(http.MethodGet, "/town/rankings/:axis", s.catalogPage(s.ranking))
+	handle(http.MethodGet, "/town/prefectures", s.catalogPage(s.prefectures))
+	handle(http.MethodGet, "/town/prefectures/:pref", s.catalogPage(s.prefecture))
+	handle(http.MethodGet, "/robots.txt", func(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))
+	})
+}
+
+// Credit is the data's source credit for the footer, when the server has the dataset.
+func (s *Site) Credit() hensachi.Link {
+	if s.deps.Towns == nil {
+		return hensachi.Link{}
+	}
+	c, err := s.deps.Towns.Catalog()
+	if err != nil {
+		return hensachi.Link{}
+	}
+	return c.Meta.Source
+}
+
+// The statistics pages: the landing page, search, municipality, ranking and prefecture pages.
+// They are read without logging in, need no script, and are cached by browsers for a short while.
 
 // rankingPageSize is the number of municipalities on one ranking page.
 const rankingPageSize = 50
@@ -43,85 +95,72 @@ const rankingPageSize = 50
 // maxSearchResults bounds a search page.
 const maxSearchResults = 100
 
-func (w *UI) siteRoutes(handle func(method, path string, h httprouter.Handle)) {
-	handle(http.MethodGet, "/", w.catalogPage(w.home))
-	handle(http.MethodGet, "/search", w.catalogPage(w.search))
-	handle(http.MethodGet, "/town/municipalities/:code", w.catalogPage(w.municipality))
-	handle(http.MethodGet, "/town/rankings/:axis", w.catalogPage(w.ranking))
-	handle(http.MethodGet, "/town/prefectures", w.catalogPage(w.prefectures))
-	handle(http.MethodGet, "/town/prefectures/:pref", w.catalogPage(w.prefecture))
-	handle(http.MethodGet, "/robots.txt", func(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
-		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))
-	})
-}
-
 // pageHandler renders one public page from the catalog; it returns the template, its data and
 // the status, or an error that the wrapper turns into a message page.
 type pageHandler func(c *town.Catalog, r *http.Request, ps httprouter.Params) (name string, data any, err error)
 
 // catalogPage wraps a public page: the catalog of the dataset being served, one place for
 // failures, and the headers every page has.
-func (w *UI) catalogPage(h pageHandler) httprouter.Handle {
+func (s *Site) catalogPage(h pageHandler) httprouter.Handle {
 	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		c, err := w.deps.Towns.Catalog()
+		c, err := s.deps.Towns.Catalog()
 		if err != nil {
-			w.fail(rw, r, http.StatusServiceUnavailable, "一時的に利用できません", "データを読み込めません。しばらくしてからもう一度お試しください。", "catalog", err)
+			page.Fail(rw, r, http.StatusServiceUnavailable, "一時的に利用できません", "データを読み込めません。しばらくしてからもう一度お試しください。", "catalog", err)
 			return
 		}
 		name, data, err := h(c, r, ps)
 		switch hensachi.ErrorCode(err) {
 		case "":
 		case hensachi.ENotFound, hensachi.EInvalidParameter:
-			message(rw, r, http.StatusNotFound, "見つかりません", err.Error(), false)
+			page.Message(rw, r, http.StatusNotFound, "見つかりません", err.Error(), false)
 			return
 		default:
-			w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "public page", err)
+			page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "public page", err)
 			return
 		}
-		var page bytes.Buffer
-		if err := siteTemplates.ExecuteTemplate(&page, name, data); err != nil {
-			w.fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render "+name, err)
+		var body bytes.Buffer
+		if err := templates.ExecuteTemplate(&body, name, data); err != nil {
+			page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render "+name, err)
 			return
 		}
 		rw.Header().Set("Cache-Control", "public, max-age=300")
-		writePage(rw, r, http.StatusOK, page.Bytes())
+		page.Write(rw, r, http.StatusOK, body.Bytes())
 	}
 }
 
-func (w *UI) base(c *town.Catalog, title, description, path string) sitePage {
-	p := sitePage{Title: title, Description: description, Credit: c.Meta.Source}
+func (s *Site) base(c *town.Catalog, title, description, path string) page.Base {
+	p := page.Base{Title: title, Description: description, Credit: c.Meta.Source}
 	if path != "" {
-		p.Canonical = strings.TrimSuffix(w.deps.PublicURL, "/") + path
+		p.Canonical = strings.TrimSuffix(s.deps.PublicURL, "/") + path
 	}
 	return p
 }
 
 type homePage struct {
-	sitePage
+	page.Base
 	Axes        []hensachi.Field
 	Prefectures []hensachi.Prefecture
 }
 
-func (w *UI) home(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
-	return "home", homePage{sitePage: w.base(c, "市区町村の偏差値と顔分析の API",
+func (s *Site) home(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+	return "home", homePage{Base: s.base(c, "市区町村の偏差値と顔分析の API",
 		"日本の全市区町村を偏差値・全国順位・統計・ふるさと納税で比べる API と、顔の年齢・性別・スコアを返す API。", "/"),
 		Axes: hensachi.Axes, Prefectures: c.Meta.Prefectures}, nil
 }
 
 type searchPage struct {
-	sitePage
+	page.Base
 	Query   string
 	Results []*hensachi.Municipality
 	More    bool
 }
 
-func (w *UI) search(c *town.Catalog, r *http.Request, _ httprouter.Params) (string, any, error) {
+func (s *Site) search(c *town.Catalog, r *http.Request, _ httprouter.Params) (string, any, error) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	if len(q) > 200 {
 		q = q[:200]
 	}
-	p := searchPage{sitePage: w.base(c, "市区町村を探す", "市区町村を名前や読みで探す。", ""), Query: q}
+	p := searchPage{Base: s.base(c, "市区町村を探す", "市区町村を名前や読みで探す。", ""), Query: q}
 	p.Results = c.Search(q, maxSearchResults+1)
 	if len(p.Results) > maxSearchResults {
 		p.Results, p.More = p.Results[:maxSearchResults], true
@@ -142,7 +181,7 @@ type furusatoBlock struct {
 }
 
 type municipalityPage struct {
-	sitePage
+	page.Base
 	Town       *hensachi.Municipality
 	ScoreChart template.HTML
 	Scores     []scoreRow
@@ -154,13 +193,13 @@ type municipalityPage struct {
 	Updated    string
 }
 
-func (w *UI) municipality(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
+func (s *Site) municipality(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
 	m, ok := c.Municipality(ps.ByName("code"))
 	if !ok {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このコードの市区町村はありません。")
 	}
 	p := municipalityPage{Town: m, Method: c.Meta.Method, Updated: c.Meta.DataUpdated,
-		sitePage: w.base(c, m.Name+"（"+m.Prefecture.Name+"）の偏差値と統計",
+		Base: s.base(c, m.Name+"（"+m.Prefecture.Name+"）の偏差値と統計",
 			m.Prefecture.Name+m.Name+"の 6 軸の偏差値と全国順位、16 の統計、ふるさと納税の実績。", "/town/municipalities/"+m.Code)}
 	var bars []scoreBar
 	for a, s := range m.Scores {
@@ -252,7 +291,7 @@ type prefOption struct {
 type rankingRow struct{ Rank, Code, Name, Pref, Hensachi, Value string }
 
 type rankingPage struct {
-	sitePage
+	page.Base
 	Axis             hensachi.Field
 	Pref             *hensachi.Prefecture
 	PrefQuery        string
@@ -264,7 +303,7 @@ type rankingPage struct {
 	PrevURL, NextURL string
 }
 
-func (w *UI) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (string, any, error) {
+func (s *Site) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (string, any, error) {
 	a := hensachi.AxisIndex(ps.ByName("axis"))
 	if a < 0 {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この軸はありません。")
@@ -280,16 +319,16 @@ func (w *UI) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (st
 		}
 		p.Pref, p.PrefQuery = &pref, "?pref="+prefCode
 	}
-	page := 1
+	pageNo := 1
 	if s := q.Get("page"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 100 {
 			return "", nil, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
 		}
-		page = n
+		pageNo = n
 	}
-	items, total := c.Ranking(a, town.BestFirst, prefCode, (page-1)*rankingPageSize, rankingPageSize)
-	if len(items) == 0 && page > 1 {
+	items, total := c.Ranking(a, town.BestFirst, prefCode, (pageNo-1)*rankingPageSize, rankingPageSize)
+	if len(items) == 0 && pageNo > 1 {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
 	}
 	for _, m := range items {
@@ -297,7 +336,7 @@ func (w *UI) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (st
 		p.Items = append(p.Items, rankingRow{Rank: strconv.Itoa(s.Rank), Code: m.Code, Name: m.Name, Pref: m.Prefecture.Name,
 			Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)})
 	}
-	p.Total, p.From, p.To = total, (page-1)*rankingPageSize+1, (page-1)*rankingPageSize+len(items)
+	p.Total, p.From, p.To = total, (pageNo-1)*rankingPageSize+1, (pageNo-1)*rankingPageSize+len(items)
 	link := func(n int) string {
 		v := url.Values{}
 		if prefCode != "" {
@@ -311,11 +350,11 @@ func (w *UI) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (st
 		}
 		return "/town/rankings/" + axis.Key + "?" + v.Encode()
 	}
-	if page > 1 {
-		p.PrevURL = link(page - 1)
+	if pageNo > 1 {
+		p.PrevURL = link(pageNo - 1)
 	}
 	if p.To < total {
-		p.NextURL = link(page + 1)
+		p.NextURL = link(pageNo + 1)
 	}
 	for _, x := range hensachi.Axes {
 		p.Axes = append(p.Axes, axisLink{Key: x.Key, Label: x.Label, Current: x.Key == axis.Key})
@@ -328,20 +367,20 @@ func (w *UI) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (st
 		where = p.Pref.Name
 	}
 	title := axis.Label + "の偏差値ランキング（" + where + "）"
-	if page > 1 {
-		title += " " + strconv.Itoa(page) + " ページ目"
+	if pageNo > 1 {
+		title += " " + strconv.Itoa(pageNo) + " ページ目"
 	}
-	p.sitePage = w.base(c, title, where+"の市区町村を「"+axis.Label+"」（"+axis.Description+"）の偏差値で並べたランキング。", link(page))
+	p.Base = s.base(c, title, where+"の市区町村を「"+axis.Label+"」（"+axis.Description+"）の偏差値で並べたランキング。", link(pageNo))
 	return "ranking", p, nil
 }
 
 type prefecturesPage struct {
-	sitePage
+	page.Base
 	Prefectures []hensachi.Prefecture
 }
 
-func (w *UI) prefectures(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
-	return "prefectures", prefecturesPage{sitePage: w.base(c, "都道府県", "都道府県ごとの市区町村の偏差値一覧。", "/town/prefectures"),
+func (s *Site) prefectures(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+	return "prefectures", prefecturesPage{Base: s.base(c, "都道府県", "都道府県ごとの市区町村の偏差値一覧。", "/town/prefectures"),
 		Prefectures: c.Meta.Prefectures}, nil
 }
 
@@ -351,20 +390,20 @@ type prefectureTown struct {
 }
 
 type prefecturePage struct {
-	sitePage
+	page.Base
 	Pref  hensachi.Prefecture
 	Axes  []hensachi.Field
 	Towns []prefectureTown
 }
 
-func (w *UI) prefecture(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
+func (s *Site) prefecture(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
 	pref, ok := c.Prefecture(ps.ByName("pref"))
 	if !ok {
 		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 	}
 	towns := c.InPrefecture(pref.Code)
 	p := prefecturePage{Pref: pref, Axes: hensachi.Axes,
-		sitePage: w.base(c, pref.Name+"の市区町村の偏差値", pref.Name+"の全市区町村の 6 軸の偏差値。", "/town/prefectures/"+pref.Code)}
+		Base: s.base(c, pref.Name+"の市区町村の偏差値", pref.Name+"の全市区町村の 6 軸の偏差値。", "/town/prefectures/"+pref.Code)}
 	for _, m := range towns {
 		t := prefectureTown{Code: m.Code, Name: m.Name}
 		for _, s := range m.Scores {

@@ -1,4 +1,4 @@
-package webui
+package site
 
 import (
 	"encoding/json"
@@ -15,16 +15,16 @@ import (
 
 func docsRouter(t *testing.T) (*httprouter.Router, []byte) {
 	t.Helper()
-	doc, err := os.ReadFile("../serve/openapi.json")
+	doc, err := os.ReadFile("../../serve/openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ui, err := New(LoginConfig{}, Deps{OpenAPI: doc, PublicURL: "https://hensachi.example"})
+	s, err := New(Deps{OpenAPI: doc, PublicURL: "https://hensachi.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	router := httprouter.New()
-	ui.Routes(router.Handle)
+	s.Routes(router.Handle)
 	return router, doc
 }
 

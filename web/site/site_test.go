@@ -1,4 +1,4 @@
-package webui
+package site
 
 import (
 	"io"
@@ -19,12 +19,12 @@ func (s staticTowns) Catalog() (*town.Catalog, error) { return s.c, nil }
 
 func siteRouter(t *testing.T) *httprouter.Router {
 	t.Helper()
-	ui, err := New(LoginConfig{}, Deps{Towns: staticTowns{towntest.Catalog()}, PublicURL: towntest.PublicURL})
+	s, err := New(Deps{Towns: staticTowns{towntest.Catalog()}, PublicURL: towntest.PublicURL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	router := httprouter.New()
-	ui.Routes(router.Handle)
+	s.Routes(router.Handle)
 	return router
 }
 

@@ -1,0 +1,159 @@
+// Package page is what the two sides of the web front (package web/site, the public pages, and
+// package web/account, the login and account pages) share: the layout, the message page, and
+// writing a page with the headers every page carries.
+//
+// Every page is marked not to be framed or to leak its address in a Referer (the login callback's
+// address carries the authorization code, and two account pages show a key), carries a strict
+// content security policy, and is compressed when the client accepts gzip.
+package page
+
+import (
+	"bytes"
+	"compress/gzip"
+	"embed"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/reqinfo"
+)
+
+//go:embed templates/*.html
+var files embed.FS
+
+// layout holds site-head and site-foot (the public pages' frame), head and foot (the same frame
+// with the title as heading) and the message page.
+var layout = template.Must(template.ParseFS(files, "templates/*.html"))
+
+// Parse returns the layout with a package's own pages added; a template that does not parse is a
+// bug, so it panics.
+func Parse(fsys fs.FS, patterns ...string) *template.Template {
+	return template.Must(template.Must(layout.Clone()).ParseFS(fsys, patterns...))
+}
+
+// Base is what the layout of every page needs.
+type Base struct {
+	Title, Description, Canonical string
+	Credit                        hensachi.Link // the dataset's source, in the footer when known
+	English                       bool          // the login and account pages
+}
+
+// Render writes a page that must not be stored (it shows an account or a failure); a template
+// failure is a bug and answers a bare 500.
+func Render(w http.ResponseWriter, r *http.Request, t *template.Template, status int, name string, data any) {
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+		slog.ErrorContext(r.Context(), "render page", "page", name, "err", err, "request_id", reqinfo.ID(r.Context()))
+		http.Error(w, "internal error; request id "+reqinfo.ID(r.Context()), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Add("Vary", "Cookie")
+	Write(w, r, status, buf.Bytes())
+}
+
+// Write writes an HTML page with the headers every page carries: a strict content security
+// policy (no script, inline styles only, forms to this site, no framing), no referrer, no type
+// sniffing, and HSTS when the page was reached over https (directly or through a proxy that says so).
+func Write(w http.ResponseWriter, r *http.Request, status int, page []byte) {
+	WriteWithPolicy(w, r, status, page, Policy)
+}
+
+// Policy is the content security policy of the pages: no script, no framing, forms and styles of
+// this site only. connect-src lets crawlers' in-page checks (e.g. of robots.txt) reach this site;
+// without script nothing else can use it.
+const Policy = "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// WriteWithPolicy is Write with a content security policy that allows more than Policy.
+func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []byte, policy string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Add("Vary", "Accept-Encoding")
+	if len(page) > minCompressed && acceptsGzip(r) {
+		if z, err := gzipped(page); err == nil {
+			page = z
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(page)))
+	h.Set("Content-Security-Policy", policy)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
+	w.WriteHeader(status)
+	w.Write(page)
+}
+
+// minCompressed is the smallest page worth compressing.
+const minCompressed = 1 << 10
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			return strings.ReplaceAll(params, " ", "") != "q=0"
+		}
+	}
+	return false
+}
+
+var gzipWriters = sync.Pool{New: func() any {
+	z, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return z
+}}
+
+// gzipped compresses a page; pages are small, so it is done whole, with pooled writers.
+func gzipped(page []byte) ([]byte, error) {
+	var b bytes.Buffer
+	z := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(z)
+	z.Reset(&b)
+	if _, err := z.Write(page); err != nil {
+		return nil, err
+	}
+	if err := z.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+type messagePage struct {
+	Base
+	Message, RequestID string
+	Again              bool // offer to log in again
+}
+
+// Message renders a short page with the request id, for failures: the log has the cause. again
+// offers to log in again.
+func Message(w http.ResponseWriter, r *http.Request, status int, title, msg string, again bool) {
+	// the public pages' messages are in Japanese, the login pages' in English; the title says which
+	english := strings.IndexFunc(title, func(r rune) bool { return r > unicode.MaxASCII }) < 0
+	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: title, English: english}, Message: msg,
+		RequestID: reqinfo.ID(r.Context()), Again: again && english})
+}
+
+// Fail logs why a page failed, with the request id, and shows the user a message without it.
+func Fail(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
+	level := slog.LevelWarn
+	if status >= 500 && status != http.StatusBadGateway && status != http.StatusServiceUnavailable {
+		level = slog.LevelError
+	}
+	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
+	Message(w, r, status, title, msg, status != http.StatusTooManyRequests)
+}
+
+// RetryAfter sets Retry-After in whole seconds, at least one.
+func RetryAfter(w http.ResponseWriter, d time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int((d+time.Second-1)/time.Second))))
+}
