@@ -89,3 +89,41 @@ func TestDegrade(t *testing.T) {
 		t.Errorf("neighbour contrast %.1f after degrading, %.1f before: the detail is still there", after, before)
 	}
 }
+
+func TestReadSplit(t *testing.T) {
+	dir := t.TempDir()
+	lists := filepath.Join(dir, scutSplit)
+	if err := os.MkdirAll(lists, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(lists, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("train.txt", "AF1.jpg 2.71\n\nCM12.jpg 3.5\n")
+	write("test.txt", "AM7.jpg 1.2\n")
+	train, test, err := ReadSplit(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(train) != 2 || len(test) != 1 {
+		t.Fatalf("%d training and %d test samples, want 2 and 1", len(train), len(test))
+	}
+	if s := train[1]; s.Group != "CM12.jpg" || !s.Male || s.Ethnic != "Caucasian" || s.Rating != 3.5 || s.HeldOut ||
+		s.Path != ImagePath(dir, "CM12.jpg") || s.Source != SourceSCUT {
+		t.Errorf("training sample %+v", s)
+	}
+	if s := test[0]; !s.HeldOut || !s.Male || s.Ethnic != "Asian" || s.Rating != 1.2 {
+		t.Errorf("test sample %+v", s)
+	}
+	if all, err := ReadSCUT(dir); err != nil || len(all) != 3 || all[2].Group != "AM7.jpg" {
+		t.Errorf("ReadSCUT: %d samples, %v; want the training part, then the test part", len(all), err)
+	}
+	for _, bad := range []string{"AF1.jpg\n", "AF1.jpg 6\n", "XF1.jpg 2\n", "AX1.jpg 2\n"} {
+		write("test.txt", bad)
+		if _, _, err := ReadSplit(dir); err == nil {
+			t.Errorf("no error for %q", bad)
+		}
+	}
+}

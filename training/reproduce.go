@@ -1,6 +1,7 @@
 package training
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -46,4 +47,14 @@ func Reproduced[M, S any](committed, fresh M, config func(M) string, test []S, w
 		return "", fmt.Errorf("not reproduced: %s", strings.Join(off, ", "))
 	}
 	return strings.Join(near, ", "), nil
+}
+
+// Encode lays a model out as its file: indented JSON and a final newline, the form committed
+// under face/models, so that a retrained file can be compared byte for byte.
+func Encode(m any) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("encode the model: %w", err)
+	}
+	return append(b, '\n'), nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -70,11 +69,11 @@ func runAttrs(ctx context.Context, args []string) error {
 		fmt.Printf("%s reproduced: %s\n", *out, how)
 		return nil
 	}
-	body, err := json.MarshalIndent(m, "", " ")
+	body, err := training.Encode(m)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, append(body, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(*out, body, 0o644); err != nil {
 		return err
 	}
 	for name, write := range map[string]func(io.Writer, *attr.Model) error{

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -67,11 +66,11 @@ func runScore(ctx context.Context, args []string) error {
 		fmt.Printf("%s reproduced: %s\n", *out, how)
 		return nil
 	}
-	body, err := json.MarshalIndent(m, "", " ")
+	body, err := training.Encode(m)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, append(body, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(*out, body, 0o644); err != nil {
 		return err
 	}
 	var c bytes.Buffer
