@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/testidp"
 	"github.com/hensachi/hensachi/internal/testrig/testsmtp"
 	"github.com/hensachi/hensachi/mail"
@@ -40,7 +41,7 @@ const termsVersion = "2026-11"
 func newLoginEnv(t testing.TB, mods ...func(*wiring)) *loginEnv {
 	t.Helper()
 	dir := t.TempDir()
-	dataset := realDataset(t, dir)
+	dataset := realdata.Write(t, dir)
 	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "hensachi.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -285,14 +286,4 @@ func TestAPIWithoutLogin(t *testing.T) {
 	if r := ts.get(t, "/town/v1/meta"); r.status != http.StatusOK {
 		t.Errorf("API without login: %d", r.status)
 	}
-}
-
-func newMemStore(t testing.TB) *sqlite.Store {
-	t.Helper()
-	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }

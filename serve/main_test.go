@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,17 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/compute"
-	"github.com/hensachi/hensachi/dataset"
-	"github.com/hensachi/hensachi/devidp"
 	"github.com/hensachi/hensachi/facecall"
-	"github.com/hensachi/hensachi/ingest"
-	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/sqlite"
 	"github.com/hensachi/hensachi/town"
@@ -33,40 +27,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestMain(m *testing.M) {
 	slog.SetDefault(quiet)
-	code := m.Run()
-	if builtDir != "" {
-		os.RemoveAll(builtDir)
-	}
-	os.Exit(code)
-}
-
-var (
-	buildOnce sync.Once
-	builtDir  string
-	built     *ingest.Result
-	buildErr  error
-)
-
-// realDataset returns a copy of the dataset built from the real sources in dir; the build itself
-// runs once per test binary.
-func realDataset(t testing.TB, dir string) string {
-	t.Helper()
-	raw := testenv.Shared(t, "data/raw")
-	buildOnce.Do(func() {
-		built, buildErr = ingest.Build(raw, quiet)
-		if buildErr == nil {
-			compute.Apply(built.Municipalities, &built.Meta)
-			builtDir, buildErr = os.MkdirTemp("", "hensachi-serve-test")
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	path := filepath.Join(dir, "dataset.arrow")
-	if _, err := dataset.Write(path, built.Municipalities, built.Meta); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	os.Exit(m.Run())
 }
 
 // wiring is what the tests vary in a server and in the parts around it, which newWired builds as
@@ -84,9 +45,6 @@ type wiring struct {
 	FaceSlotsPerAccount int
 	FaceMemory          int64
 	Login               account.Config
-	// DevLogin logs in through the development identity provider, as `hensachi serve -dev-login`
-	// does, without the command's refusals (tested in cmd/hensachi).
-	DevLogin bool
 }
 
 // wired is a server with the parts newWired built for it, which Close closes.
@@ -110,16 +68,6 @@ func newWired(w wiring) (_ *wired, err error) {
 	}
 	if cfg.Limits == nil {
 		cfg.Limits = hensachi.DefaultLimits()
-	}
-	if w.DevLogin {
-		secret := rand.Text()
-		idp, err := devidp.Start(devidp.Config{ClientID: "hensachi-dev", ClientSecret: secret,
-			RedirectURIs: []string{strings.TrimSuffix(cfg.PublicURL, "/") + "/auth/callback"}})
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, func() { idp.Close() })
-		w.Login = account.Config{Issuer: idp.URL, ClientID: "hensachi-dev", ClientSecret: secret, Development: true, TermsVersion: "dev"}
 	}
 	if w.DatasetPath != "" {
 		if cfg.Towns, err = town.Open(w.DatasetPath, cfg.PublicURL); err != nil {
@@ -183,7 +131,7 @@ type serverOption func(*wiring)
 func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
 	dir := t.TempDir()
-	dataset := realDataset(t, dir)
+	dataset := realdata.Write(t, dir)
 	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "hensachi.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
@@ -20,6 +21,7 @@ import (
 // are checked in dataset.TestHolderReferences.
 func TestSwapUnderLoad(t *testing.T) {
 	ts := newTestServer(t, func(c *wiring) { c.KeyCacheTTL = time.Minute })
+	built := realdata.Built(t)
 	path := ts.datasets.Path()
 	v1 := ts.datasets.Acquire()
 	oldVersion := v1.Dataset.Version
@@ -102,6 +104,7 @@ func TestSwapUnderLoad(t *testing.T) {
 // TestWatchPicksUpReplacement: the watcher notices a replaced file without a signal.
 func TestWatchPicksUpReplacement(t *testing.T) {
 	ts := newTestServer(t, func(c *wiring) { c.WatchInterval = 20 * time.Millisecond })
+	built := realdata.Built(t)
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
 	if _, err := dataset.Write(ts.datasets.Path(), built.Municipalities, meta); err != nil {
@@ -152,6 +155,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		c.KeyCacheTTL = time.Minute
 		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})
+	built := realdata.Built(t)
 	path := ts.datasets.Path()
 	versions := make([][]byte, 2)
 	for i, updated := range []string{"2099-03-03", "2099-04-04"} {

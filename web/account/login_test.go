@@ -25,12 +25,15 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/testidp"
 	"github.com/hensachi/hensachi/internal/testrig/testsmtp"
 	"github.com/hensachi/hensachi/mail"
+	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/sqlite"
 )
 
 // loginEnv is the account pages with login configured against a test identity provider, mailing
 // keys through a test SMTP server (STARTTLS and AUTH, as a real submission server), over a real
 // SQLite store; the server's quota and key cache are fakes that record what the pages tell them.
+// newDevLoginEnv configures it with the development provider instead, and withFaces gives it the
+// face demo over a real quota.
 type loginEnv struct {
 	URL     string
 	store   *sqlite.Store
@@ -38,25 +41,28 @@ type loginEnv struct {
 	smtp    *testsmtp.Server
 	usage   *usageCounts
 	revoked *revocations
+	quota   quota.Enforcer // withFaces: the quota the demo's calls count on
 }
 
 const termsVersion = "2026-11"
 
 func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 	t.Helper()
-	store := newStore(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// the public URL is the listener's, so the redirect URI is known before the pages exist
-	env := &loginEnv{URL: "http://" + ln.Addr().String(), store: store, usage: &usageCounts{}, revoked: &revocations{}}
+	return newLoginEnvWith(t, nil, mods...)
+}
+
+// newLoginEnvWith is newLoginEnv with the pages' dependencies changed by deps (withFaces) before
+// the pages are built.
+func newLoginEnvWith(t testing.TB, deps func(*loginEnv, *Deps), mods ...func(*Config)) *loginEnv {
+	t.Helper()
+	env, ln := newEnv(t)
 	env.idp = testidp.New(t, "hensachi-test", "test-secret")
 	env.idp.AllowRedirect(env.URL + "/auth/callback")
 	env.smtp = testsmtp.Start(t, testsmtp.Options{Mode: testsmtp.StartTLS, Username: "mailer", Password: "mail-secret"})
 	sender, err := mail.NewSMTP(mail.SMTPConfig{Addr: env.smtp.Addr(), Username: "mailer", Password: "mail-secret",
 		From: "hensachi <noreply@hensachi.example>", TLS: mail.StartTLS, TLSConfig: &tls.Config{RootCAs: env.smtp.Roots}})
 	if err != nil {
+		ln.Close()
 		t.Fatal(err)
 	}
 	cfg := Config{Issuer: env.idp.URL, ClientID: "hensachi-test", ClientSecret: "test-secret",
@@ -65,8 +71,32 @@ func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 	for _, m := range mods {
 		m(&cfg)
 	}
-	pages, err := New(cfg, Deps{PublicURL: env.URL, Accounts: hensachi.Accounts{Store: store, Now: time.Now}, Usage: env.usage,
-		Limits: hensachi.DefaultLimits(), KeysRevoked: env.revoked.add, Now: time.Now})
+	env.serve(t, ln, cfg, deps)
+	return env
+}
+
+// newEnv is an environment without pages yet: a store, the fakes, and a listener whose address is
+// the public URL, so that the redirect URI is known before the pages exist.
+func newEnv(t testing.TB) (*loginEnv, net.Listener) {
+	t.Helper()
+	store := newStore(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &loginEnv{URL: "http://" + ln.Addr().String(), store: store, usage: &usageCounts{}, revoked: &revocations{}}, ln
+}
+
+// serve builds the pages from cfg over env's store and fakes, the dependencies changed by deps
+// when it is not nil, and serves them on ln until the test ends.
+func (env *loginEnv) serve(t testing.TB, ln net.Listener, cfg Config, deps func(*loginEnv, *Deps)) {
+	t.Helper()
+	d := Deps{PublicURL: env.URL, Accounts: hensachi.Accounts{Store: env.store, Now: time.Now}, Usage: env.usage,
+		Limits: hensachi.DefaultLimits(), KeysRevoked: env.revoked.add, Now: time.Now}
+	if deps != nil {
+		deps(env, &d)
+	}
+	pages, err := New(cfg, d)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
@@ -76,7 +106,6 @@ func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: router}}
 	srv.Start()
 	t.Cleanup(func() { srv.Close(); pages.Close() })
-	return env
 }
 
 // withRequestID registers the pages as the server's instrumented handle does, for what they show:

@@ -109,6 +109,12 @@ func absent(t testing.TB, what, detail string, err error) {
 	t.Skipf("%s missing (%v); CI=true makes this a failure", what, err)
 }
 
+// Root returns the module root, the directory of go.mod above the test's directory.
+func Root(t testing.TB) string {
+	t.Helper()
+	return root(t)
+}
+
 func root(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()

@@ -1,4 +1,4 @@
-package serve
+package site
 
 import (
 	"encoding/json"
@@ -7,36 +7,25 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/browsertest"
 )
-
-// lighthouseCLI is where `make lighthouse` installs Lighthouse from npm.
-const lighthouseCLI = "../build/lighthouse/node_modules/lighthouse/cli/index.js"
 
 // TestLighthouse audits the landing, municipality and ranking pages with Lighthouse in Debian's
 // Chromium: accessibility, best practices and SEO must score at least 95, performance at least 90.
 // The reports are kept beside the screenshots ($SCREENSHOT_DIR).
 func TestLighthouse(t *testing.T) {
-	testenv.Slow(t, "Lighthouse audits in Chromium")
-	_, errCLI := os.Stat(lighthouseCLI)
-	_, errChromium := os.Stat(chromiumPath)
-	if errCLI != nil || errChromium != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Lighthouse (make lighthouse) or Chromium missing under CI: %v %v", errCLI, errChromium)
-		}
-		t.Skipf("Lighthouse (make lighthouse) or Chromium missing: %v %v", errCLI, errChromium)
-	}
-	ts := newTestServer(t)
+	lighthouse := browsertest.Lighthouse(t)
+	s := newRealSite(t, "https://hensachi.example")
 	floors := map[string]float64{"performance": 0.90, "accessibility": 0.95, "best-practices": 0.95, "seo": 0.95}
 	for name, path := range map[string]string{"landing": "/", "municipality": "/town/municipalities/28214", "ranking": "/town/rankings/income?pref=28"} {
 		report := filepath.Join(t.TempDir(), "report.json")
 		if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
 			report = filepath.Join(dir, "lighthouse-"+name+".json")
 		}
-		cmd := exec.Command("node", lighthouseCLI, ts.http.URL+path, "--output=json", "--output-path="+report, "--quiet",
+		cmd := exec.Command("node", lighthouse, s.URL+path, "--output=json", "--output-path="+report, "--quiet",
 			"--only-categories=performance,accessibility,best-practices,seo",
 			"--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-component-update --disable-sync")
-		cmd.Env = append(os.Environ(), "CHROME_PATH="+chromiumPath)
+		cmd.Env = append(os.Environ(), "CHROME_PATH="+browsertest.ChromiumPath)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("lighthouse %s: %v\n%s", path, err, out)
 		}

@@ -1,18 +1,60 @@
-package serve
+package account
 
 import (
 	"bytes"
+	"context"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/testrig/facetest"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/quota"
+	"github.com/hensachi/hensachi/uploads"
 )
 
+// withFaces gives the pages the face demo as cmd/hensachi wires it: the face calls (package
+// facecall) with the committed models, keeping uploads, counted on a real quota over the store,
+// which the account page reads too.
+func withFaces(t testing.TB) func(*loginEnv, *Deps) {
+	t.Helper()
+	analyzer := facetest.Analyzer(t)
+	dir := t.TempDir()
+	return func(env *loginEnv, d *Deps) {
+		q, err := quota.New(context.Background(), env.store, d.Limits, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.quota, d.Usage = q, q
+		d.Faces = FaceCalls{Limits: d.Limits, Calls: facecall.New(facecall.Config{Analyzer: analyzer, Quota: q,
+			Uploads: &uploads.Store{Dir: dir, Retention: 24 * time.Hour}})}
+	}
+}
+
+// scutPhoto is the path of a photo of the SCUT-FBP5500 data set in the shared inputs.
+func scutPhoto(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(testenv.Shared(t, "datasets/scut-fbp5500/SCUT-FBP5500_v2/Images"), name)
+}
+
+func scutImage(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(scutPhoto(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // demoUpload posts the demo form with a photo and the page's token.
-func demoUpload(t *testing.T, env *loginEnv, b *browser, csrf string, photo []byte) page {
+func demoUpload(t *testing.T, env *loginEnv, b *browser, csrf string, photo []byte) visit {
 	t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -32,7 +74,7 @@ var demoCSRF = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 // fields of its face; the call counts on the account's face quota as an API call does; a form
 // without the token, or a visitor without a session, gets no analysis.
 func TestFaceDemo(t *testing.T) {
-	env := newLoginEnv(t, withFaces(t))
+	env := newLoginEnvWith(t, withFaces(t))
 	anonymous := newBrowser(t)
 	if p := anonymous.get(env.URL + "/demo/face"); p.status != 200 || !strings.Contains(p.body, `id="demo-login"`) {
 		t.Errorf("demo page without a session: %d, no login prompt", p.status)

@@ -1,7 +1,8 @@
-package serve
+package account
 
 import (
 	"context"
+	"crypto/rand"
 	"html"
 	"io"
 	"net/http"
@@ -11,21 +12,41 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/devidp"
 )
 
-// newDevLoginEnv is a server with the development login, as `make serve` runs it, on a loopback
-// port, on the real dataset.
-func newDevLoginEnv(t testing.TB, opts ...serverOption) *loginEnv {
+// newDevLoginEnv is the account pages with the development login, as `hensachi serve -dev-login`
+// (`make serve`) configures them, without the command's refusals (tested in cmd/hensachi): the
+// development identity provider on a loopback port of its own, terms version "dev", no mail. deps,
+// when not nil, changes the pages' dependencies (withFaces).
+func newDevLoginEnv(t testing.TB, deps func(*loginEnv, *Deps)) *loginEnv {
 	t.Helper()
-	ln, publicURL := listenLoopback(t)
-	env := &loginEnv{URL: publicURL, store: newMemStore(t)}
-	cfg := wiring{Config: Config{Addr: ln.Addr().String(), PublicURL: publicURL, Store: env.store, WatchInterval: time.Hour},
-		DatasetPath: realDataset(t, t.TempDir()), DevLogin: true}
-	for _, o := range opts {
-		o(&cfg)
+	env, ln := newEnv(t)
+	secret := rand.Text()
+	idp, err := devidp.Start(devidp.Config{ClientID: "hensachi-dev", ClientSecret: secret,
+		RedirectURIs: []string{env.URL + "/auth/callback"}})
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
 	}
-	env.Server = serveOn(t, ln, cfg)
+	t.Cleanup(func() { idp.Close() })
+	env.serve(t, ln, Config{Issuer: idp.URL, ClientID: "hensachi-dev", ClientSecret: secret, Development: true, TermsVersion: "dev"}, deps)
 	return env
+}
+
+// usedOnAPI stands for a call on the API with the key from a login, which serve's
+// TestLoginKeyOnAPI and TestBrowserNewcomer make: the key is the account's active one in the
+// store, and the call is in the quota's memory, where the account page reads it.
+func (env *loginEnv) usedOnAPI(t testing.TB, key, email string) bool {
+	t.Helper()
+	active, a := env.keyState(t, key)
+	if !active || a.Email != email {
+		return false
+	}
+	env.usage.set(a.ID, hensachi.ServiceTown, env.usage.Used(a.ID, hensachi.ServiceTown)+1)
+	return true
 }
 
 var (
@@ -35,30 +56,30 @@ var (
 
 // TestDevLogin walks a newcomer's first visit with the development login through HTTP, as a
 // browser does (cookies kept, redirects followed): the login page says "development only", the
-// development provider's form logs in as the typed address through the server's relying party,
-// the key shown works on the API, and the account page shows the call.
+// development provider's form logs in as the typed address through the pages' relying party,
+// the key shown is the account's (usable on the API), and the account page shows a call.
 func TestDevLogin(t *testing.T) {
-	env := newDevLoginEnv(t)
+	env := newDevLoginEnv(t, nil)
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	visit := func(resp *http.Response, err error) page {
+	open := func(resp *http.Response, err error) visit {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		return page{status: resp.StatusCode, url: resp.Request.URL.String(), header: resp.Header, body: string(body)}
+		return visit{status: resp.StatusCode, url: resp.Request.URL.String(), header: resp.Header, body: string(body)}
 	}
 
-	lp := visit(client.Get(env.URL + "/login"))
+	lp := open(client.Get(env.URL + "/login"))
 	for _, want := range []string{`id="dev-login"`, "Development only.", "Log in with development provider", "version dev"} {
 		if !strings.Contains(lp.body, want) {
 			t.Errorf("login page lacks %q:\n%s", want, lp.body)
 		}
 	}
 
-	form := visit(client.Get(env.URL + "/login/start"))
+	form := open(client.Get(env.URL + "/login/start"))
 	idp, _ := url.Parse(form.url)
 	if form.status != http.StatusOK || idp.Host == strings.TrimPrefix(env.URL, "http://") || !strings.HasPrefix(idp.Host, "127.0.0.1:") ||
 		!strings.Contains(form.body, "Development only — not a real identity provider") {
@@ -73,16 +94,16 @@ func TestDevLogin(t *testing.T) {
 		values.Set(m[1], html.UnescapeString(m[2]))
 	}
 	target, _ := idp.Parse(html.UnescapeString(action[1]))
-	first := visit(client.PostForm(target.String(), values))
+	first := open(client.PostForm(target.String(), values))
 	key := keyFrom(t, first)
 	if !strings.HasPrefix(first.url, env.URL+"/auth/callback?") || !strings.Contains(first.body, "newcomer@localhost.test is ready") {
 		t.Errorf("key page at %s:\n%s", first.url, first.body)
 	}
 
-	if status, e, _ := env.call(t, key); status != http.StatusOK || e.Usage.UsedToday != 1 {
-		t.Fatalf("GET /town/v1/meta with the key from the development login: %d %+v", status, e.Usage)
+	if !env.usedOnAPI(t, key, "newcomer@localhost.test") {
+		t.Fatalf("the key from the development login is not newcomer@localhost.test's active key")
 	}
-	acct := visit(client.Get(env.URL + "/account"))
+	acct := open(client.Get(env.URL + "/account"))
 	for _, want := range []string{`id="email">newcomer@localhost.test<`, `id="used-town">1<`, "hsk_…" + key[len(key)-4:], "version dev"} {
 		if !strings.Contains(acct.body, want) {
 			t.Errorf("account page lacks %q:\n%s", want, acct.body)

@@ -1,0 +1,117 @@
+// Package browsertest drives Debian's Chromium for the browser tests of the pages (web/site,
+// web/account) and of the whole server (serve), and finds Lighthouse for the pages' audits. Both
+// are of the slow tier (testenv.Slow): without them a test is skipped, or fails under CI=true.
+// Screenshots and Lighthouse reports go to $SCREENSHOT_DIR when it is set.
+package browsertest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
+)
+
+// ChromiumPath is Debian's Chromium, which .ci/run installs.
+const ChromiumPath = "/usr/bin/chromium"
+
+// Chromium is one tab of a real Chromium.
+type Chromium struct {
+	t   *testing.T
+	Ctx context.Context // the tab, for chromedp.Run
+}
+
+// New starts Chromium for a test that may take up to timeout. It skips the test without
+// Chromium, or fails it under CI=true.
+func New(t *testing.T, timeout time.Duration) *Chromium {
+	testenv.Slow(t, "a real Chromium")
+	t.Helper()
+	if _, err := os.Stat(ChromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Chromium missing under CI (.ci/run installs the chromium package): %v", err)
+		}
+		t.Skipf("Chromium missing (%v): apt-get install chromium; CI=true makes this a failure", err)
+	}
+	// The flags this machine's closed network needs: without the background-networking ones
+	// Chromium keeps trying to reach Google's hosts.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(ChromiumPath), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1000, 900))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	browserCtx, cancelBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(browserCtx); err != nil { // starts the browser; a timeout here would end it
+		t.Fatalf("start Chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(browserCtx, timeout)
+	t.Cleanup(cancel)
+	return &Chromium{t: t, Ctx: ctx}
+}
+
+// Do runs the steps of one part of a visit.
+func (c *Chromium) Do(step string, steps ...chromedp.Action[chromedp.Void]) {
+	c.t.Helper()
+	if err := chromedp.Do(c.Ctx, steps...); err != nil {
+		c.t.Fatalf("%s: %v", step, err)
+	}
+}
+
+// Text is the visible text of the element with an id.
+func (c *Chromium) Text(id string) string {
+	c.t.Helper()
+	v, err := chromedp.Run(c.Ctx, chromedp.Text(chromedp.ID(id)))
+	if err != nil {
+		c.t.Fatalf("text of #%s: %v", id, err)
+	}
+	return strings.TrimSpace(v)
+}
+
+// Title is the page's title.
+func (c *Chromium) Title() string {
+	c.t.Helper()
+	v, err := chromedp.Run(c.Ctx, chromedp.Title())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return v
+}
+
+// Shot keeps a full-page screenshot named name.png in $SCREENSHOT_DIR, the test artefacts.
+func Shot(name string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		dir := os.Getenv("SCREENSHOT_DIR")
+		if dir == "" {
+			return nil
+		}
+		png, err := chromedp.FullScreenshot(100)(ctx, tg) // 100: PNG
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	})
+}
+
+// Lighthouse returns the path of the Lighthouse CLI that `make lighthouse` installs from npm under
+// build/lighthouse, for a test that runs it in Chromium (ChromiumPath). It skips the test without
+// either, or fails it under CI=true.
+func Lighthouse(t *testing.T) string {
+	testenv.Slow(t, "Lighthouse audits in Chromium")
+	t.Helper()
+	cli := filepath.Join(testenv.Root(t), "build", "lighthouse", "node_modules", "lighthouse", "cli", "index.js")
+	_, errCLI := os.Stat(cli)
+	_, errChromium := os.Stat(ChromiumPath)
+	if errCLI != nil || errChromium != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Lighthouse (make lighthouse) or Chromium missing under CI: %v %v", errCLI, errChromium)
+		}
+		t.Skipf("Lighthouse (make lighthouse) or Chromium missing: %v %v", errCLI, errChromium)
+	}
+	return cli
+}

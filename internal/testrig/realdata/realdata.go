@@ -1,0 +1,67 @@
+// Package realdata builds the dataset from the real source files (../shared/data/raw) for the
+// tests that read it through the server or the pages: the build runs once per test binary, and
+// each test gets its own copy of the file. Without the shared inputs a test is skipped, or fails
+// under CI=true (testenv.Shared).
+package realdata
+
+import (
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/ingest"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/town"
+)
+
+var (
+	buildOnce sync.Once
+	built     *ingest.Result
+	buildErr  error
+)
+
+// Built returns the dataset built from the real sources, ranked (ingest.Build, compute.Apply), for
+// a test that writes variants of it; the build runs once per test binary, and the result is
+// shared: change copies of its values, never the result.
+func Built(t testing.TB) *ingest.Result {
+	t.Helper()
+	raw := testenv.Shared(t, "data/raw")
+	buildOnce.Do(func() {
+		built, buildErr = ingest.Build(raw, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if buildErr == nil {
+			compute.Apply(built.Municipalities, &built.Meta)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+// Write writes the dataset built from the real sources to dir and returns its path; the build
+// itself runs once per test binary.
+func Write(t testing.TB, dir string) string {
+	t.Helper()
+	built := Built(t)
+	path := filepath.Join(dir, "dataset.arrow")
+	if _, err := dataset.Write(path, built.Municipalities, built.Meta); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Towns opens a copy of the real dataset as the read model the pages and the API serve, its links
+// under publicURL; it is closed when the test ends.
+func Towns(t testing.TB, publicURL string) *town.Holder {
+	t.Helper()
+	h, err := town.Open(Write(t, t.TempDir()), publicURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	return h
+}

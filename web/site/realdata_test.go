@@ -1,0 +1,120 @@
+package site
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/realdata"
+	"github.com/hensachi/hensachi/town"
+)
+
+// realSite is the public pages and the API documentation over the real dataset, served on a
+// loopback port as the server routes them (GET also answers HEAD), without the API.
+type realSite struct {
+	URL   string
+	towns *town.Holder
+}
+
+// newRealSite serves the site over the real dataset; its links and the documentation's examples
+// point at publicURL, or at the site itself when publicURL is empty.
+func newRealSite(t *testing.T, publicURL string) *realSite {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &realSite{URL: "http://" + ln.Addr().String()}
+	if publicURL == "" {
+		publicURL = s.URL
+	}
+	s.towns = realdata.Towns(t, publicURL)
+	doc, err := os.ReadFile("../../serve/openapi.json")
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	pages, err := New(Deps{Towns: s.towns, PublicURL: publicURL, OpenAPI: doc})
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	router := httprouter.New()
+	router.RedirectTrailingSlash, router.RedirectFixedPath = false, false
+	pages.Routes(func(method, path string, h httprouter.Handle) {
+		router.Handle(method, path, h)
+		if method == http.MethodGet {
+			router.Handle(http.MethodHead, path, h)
+		}
+	})
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: router}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return s
+}
+
+// get fetches a page.
+func (s *realSite) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(s.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// TestSiteOnRealData renders the public pages from the real dataset: a sample of municipality
+// pages within the weight budget, every ranking, every prefecture, and searches by kanji and kana.
+func TestSiteOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	const maxPage = 60_000
+	c, err := s.towns.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest := 0
+	for i, m := range c.Search("市", 2000) {
+		if i%25 != 0 {
+			continue
+		}
+		status, body := s.get(t, "/town/municipalities/"+m.Code)
+		if status != 200 || !strings.Contains(body, m.Name) || !strings.Contains(body, "<svg") {
+			t.Errorf("%s %s: %d", m.Code, m.Name, status)
+		}
+		largest = max(largest, len(body))
+	}
+	if largest > maxPage {
+		t.Errorf("largest municipality page %d bytes, budget %d", largest, maxPage)
+	}
+	for _, a := range hensachi.Axes {
+		for _, path := range []string{"/town/rankings/" + a.Key, "/town/rankings/" + a.Key + "?pref=47&page=1", "/town/rankings/" + a.Key + "?page=35"} {
+			if status, body := s.get(t, path); status != 200 || !strings.Contains(body, "/town/municipalities/") {
+				t.Errorf("%s: %d", path, status)
+			}
+		}
+	}
+	for _, p := range c.Meta.Prefectures {
+		if status, body := s.get(t, "/town/prefectures/"+p.Code); status != 200 || !strings.Contains(body, p.Name) {
+			t.Errorf("prefecture %s: %d", p.Code, status)
+		}
+	}
+	for _, q := range []string{"宝塚", "たからづか", "タカラヅカ", "ﾀｶﾗﾂﾞｶ", "兵庫県 宝塚"} {
+		found := c.Search(q, 10)
+		if len(found) == 0 || found[0].Code != "28214" {
+			t.Errorf("search %q: %v", q, found)
+		}
+	}
+	t.Logf("largest sampled municipality page: %d bytes", largest)
+}
