@@ -80,7 +80,7 @@ vet:
 noface:
 	scripts/fetch-noface.sh
 
-# Lighthouse from npm, for the audits of the pages (serve.TestLighthouse).
+# Lighthouse from npm, for the audits of the pages (web/site.TestLighthouse).
 LIGHTHOUSE_VERSION := 12.8.2
 LIGHTHOUSE := build/lighthouse/node_modules/lighthouse/cli/index.js
 lighthouse: $(LIGHTHOUSE)
