@@ -75,8 +75,8 @@ type NPMFile struct {
 	Path    string `json:"path"`
 }
 
-// Conversion is a model built from another framework's checkpoint: "mxnet" (internal/mxnet) or
-// "tfjs" (internal/tfjs).
+// Conversion is a model built from another framework's checkpoint: "mxnet" or "tfjs", by the
+// converters of cmd/assemble-models (its internal/mxnet and internal/tfjs).
 type Conversion struct {
 	From string `json:"from"`
 	// InputShape is one sample's shape (mxnet, which does not record it).
