@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/storetest"
 )
 
 // benchImages returns a one-face photo (a SCUT portrait on a 1280×960 canvas, a typical upload)
@@ -75,7 +76,7 @@ func BenchmarkPredict(b *testing.B) {
 			const clients = 4
 			keys := make([]string, clients)
 			for i := range keys {
-				keys[i], _ = createAccount(b, ts.store, fmt.Sprintf("bench-%s-%d-%d@example.com", name, b.N, i), hensachi.PlanPro)
+				keys[i], _ = storetest.CreateAccount(b, ts.store, fmt.Sprintf("bench-%s-%d-%d@example.com", name, b.N, i), hensachi.PlanPro)
 			}
 			var wg sync.WaitGroup
 			var calls, ok, refused atomic.Int64

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/testrig/browsertest"
+	"github.com/hensachi/hensachi/internal/testrig/webclient"
 )
 
 // TestBrowserNewcomer drives a real Chromium through a newcomer's first visit: log in at the test
@@ -40,7 +41,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	if !hensachi.CheckAPIKey(key) || !strings.Contains(mailStatus, "sent to newcomer@example.com") {
 		t.Fatalf("key page: key %q, mail status %q", key, mailStatus)
 	}
-	mailed, _ := env.mailedKey(t, "newcomer@example.com")
+	mailed, _ := webclient.MailedKey(t, env.smtp, "newcomer@example.com")
 	if mailed != key {
 		t.Fatalf("mailed %s, shown %s", mailed, key)
 	}
@@ -57,7 +58,7 @@ func TestBrowserNewcomer(t *testing.T) {
 
 	do("rotate", chromedp.Click(chromedp.ID("rotate")), chromedp.WaitVisible(chromedp.ID("api-key")))
 	newKey := text("api-key")
-	if remailed, _ := env.mailedKey(t, "newcomer@example.com"); remailed != newKey || newKey == key {
+	if remailed, _ := webclient.MailedKey(t, env.smtp, "newcomer@example.com"); remailed != newKey || newKey == key {
 		t.Errorf("rotation: shown %s, mailed %s, old %s", newKey, remailed, key)
 	}
 	if status, _, code := env.call(t, key); status != http.StatusForbidden || code != hensachi.ERevokedAPIKey {

@@ -16,6 +16,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
+	"github.com/hensachi/hensachi/internal/testrig/storetest"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/sqlite"
 	"github.com/hensachi/hensachi/town"
@@ -138,9 +139,9 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	}
 	ts := &testServer{store: store, dir: dir}
 	var a hensachi.Account
-	ts.freeKey, a = createAccount(t, store, "free@example.com", hensachi.PlanFree)
+	ts.freeKey, a = storetest.CreateAccount(t, store, "free@example.com", hensachi.PlanFree)
 	ts.freeID = a.ID
-	ts.proKey, _ = createAccount(t, store, "pro@example.com", hensachi.PlanPro)
+	ts.proKey, _ = storetest.CreateAccount(t, store, "pro@example.com", hensachi.PlanPro)
 	ts.start(t, dataset, opts...)
 	t.Cleanup(func() { ts.stop(); store.Close() })
 	return ts
@@ -175,16 +176,6 @@ func (ts *testServer) stop() {
 	<-ts.runDone
 	ts.wired.Close()
 	ts.http = nil
-}
-
-func createAccount(t testing.TB, store hensachi.Store, email string, plan hensachi.Plan) (string, hensachi.Account) {
-	t.Helper()
-	key, stored := hensachi.NewAPIKey()
-	a, _, err := store.CreateAccount(context.Background(), hensachi.Account{Email: email, Plan: plan}, stored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, a
 }
 
 type response struct {

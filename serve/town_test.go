@@ -16,6 +16,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -155,7 +156,7 @@ func checkOrder(t *testing.T, body string, keys []string) {
 // TestErrors covers every failure path of the statistics service with its status and code.
 func TestErrors(t *testing.T) {
 	ts := newTestServer(t)
-	revokedKey, a := createAccount(t, ts.store, "revoked@example.com", hensachi.PlanFree)
+	revokedKey, a := storetest.CreateAccount(t, ts.store, "revoked@example.com", hensachi.PlanFree)
 	if _, err := ts.store.RevokeKeys(context.Background(), a.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"html"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/webclient"
 	"github.com/hensachi/hensachi/web/account"
 )
 
@@ -24,61 +19,20 @@ import (
 func TestServeDevLogin(t *testing.T) {
 	r := startServer(t, os.Args[0], "-dev-login", "-db", filepath.Join(t.TempDir(), "h.db"), "-dataset", fixtureDataset(t),
 		"-services", "town", "-uploads", "", "-access-log=false")
-	get := func(u string) string {
-		t.Helper()
-		resp, err := http.Get(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d\n%s", u, resp.StatusCode, body)
-		}
-		return string(body)
+	b := webclient.New(t)
+	lp := b.Get(r.url + "/login")
+	if lp.Status != http.StatusOK {
+		t.Fatalf("GET /login: %d\n%s", lp.Status, lp.Body)
 	}
-	if body := get(r.url + "/login"); !strings.Contains(body, "Development only.") || !strings.Contains(body, "version dev") {
-		t.Errorf("login page:\n%s", body)
+	if !strings.Contains(lp.Body, "Development only.") || !strings.Contains(lp.Body, "version dev") {
+		t.Errorf("login page:\n%s", lp.Body)
 	}
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	resp, err := browser.Get(r.url + "/login/start")
-	if err != nil {
-		t.Fatal(err)
-	}
-	form, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(form), "Development only — not a real identity provider") {
-		t.Fatalf("the login does not lead to the development provider:\n%s", form)
-	}
-	action := regexp.MustCompile(`<form method="post" action="([^"]+)">`).FindSubmatch(form)
-	if action == nil {
-		t.Fatalf("no form on the provider's page:\n%s", form)
-	}
-	values := url.Values{"email": {"newcomer@localhost.test"}}
-	for _, m := range regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)">`).FindAllSubmatch(form, -1) {
-		values.Set(string(m[1]), html.UnescapeString(string(m[2])))
-	}
-	target, _ := resp.Request.URL.Parse(html.UnescapeString(string(action[1])))
-	resp, err = browser.PostForm(target.String(), values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	key := regexp.MustCompile(`hsk_[0-9A-Za-z]{38}`).Find(page)
-	if key == nil || !hensachi.CheckAPIKey(string(key)) {
-		t.Fatalf("no key on the page after the development login (%d %s):\n%s", resp.StatusCode, resp.Request.URL, page)
-	}
+	_, page := b.DevLogin(r.url, "newcomer@localhost.test")
+	key := webclient.KeyFrom(t, page)
 	req, _ := http.NewRequest(http.MethodGet, r.url+"/town/v1/meta", nil)
-	req.Header.Set("X-API-Key", string(key))
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("the development login's key on the API: %d, want 200", resp.StatusCode)
+	req.Header.Set("X-API-Key", key)
+	if p := b.Do(req); p.Status != http.StatusOK {
+		t.Errorf("the development login's key on the API: %d, want 200", p.Status)
 	}
 	if log := r.tail(); !strings.Contains(log, "DEVELOPMENT LOGIN") {
 		t.Errorf("no warning in the log:\n%s", log)

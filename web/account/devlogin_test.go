@@ -3,18 +3,14 @@ package account
 import (
 	"context"
 	"crypto/rand"
-	"html"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/devidp"
+	"github.com/hensachi/hensachi/internal/testrig/webclient"
 )
 
 // newDevLoginEnv is the account pages with the development login, as `hensachi serve -dev-login`
@@ -49,64 +45,38 @@ func (env *loginEnv) usedOnAPI(t testing.TB, key, email string) bool {
 	return true
 }
 
-var (
-	formTag     = regexp.MustCompile(`<form method="post" action="([^"]+)">`)
-	hiddenInput = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)">`)
-)
-
 // TestDevLogin walks a newcomer's first visit with the development login through HTTP, as a
 // browser does (cookies kept, redirects followed): the login page says "development only", the
 // development provider's form logs in as the typed address through the pages' relying party,
 // the key shown is the account's (usable on the API), and the account page shows a call.
 func TestDevLogin(t *testing.T) {
 	env := newDevLoginEnv(t, nil)
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	open := func(resp *http.Response, err error) visit {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return visit{status: resp.StatusCode, url: resp.Request.URL.String(), header: resp.Header, body: string(body)}
-	}
-
-	lp := open(client.Get(env.URL + "/login"))
+	b := webclient.New(t)
+	lp := b.Follow(env.URL + "/login")
 	for _, want := range []string{`id="dev-login"`, "Development only.", "Log in with development provider", "version dev"} {
-		if !strings.Contains(lp.body, want) {
-			t.Errorf("login page lacks %q:\n%s", want, lp.body)
+		if !strings.Contains(lp.Body, want) {
+			t.Errorf("login page lacks %q:\n%s", want, lp.Body)
 		}
 	}
 
-	form := open(client.Get(env.URL + "/login/start"))
-	idp, _ := url.Parse(form.url)
-	if form.status != http.StatusOK || idp.Host == strings.TrimPrefix(env.URL, "http://") || !strings.HasPrefix(idp.Host, "127.0.0.1:") ||
-		!strings.Contains(form.body, "Development only — not a real identity provider") {
-		t.Fatalf("the provider's login form (%s): %d\n%s", form.url, form.status, form.body)
+	form, first := b.DevLogin(env.URL, "newcomer@localhost.test")
+	idp, _ := url.Parse(form.URL)
+	if form.Status != http.StatusOK || idp.Host == strings.TrimPrefix(env.URL, "http://") || !strings.HasPrefix(idp.Host, "127.0.0.1:") ||
+		!strings.Contains(form.Body, "Development only — not a real identity provider") {
+		t.Fatalf("the provider's login form (%s): %d\n%s", form.URL, form.Status, form.Body)
 	}
-	action := formTag.FindStringSubmatch(form.body)
-	if action == nil {
-		t.Fatalf("no form on the provider's page:\n%s", form.body)
-	}
-	values := url.Values{"email": {"newcomer@localhost.test"}}
-	for _, m := range hiddenInput.FindAllStringSubmatch(form.body, -1) {
-		values.Set(m[1], html.UnescapeString(m[2]))
-	}
-	target, _ := idp.Parse(html.UnescapeString(action[1]))
-	first := open(client.PostForm(target.String(), values))
-	key := keyFrom(t, first)
-	if !strings.HasPrefix(first.url, env.URL+"/auth/callback?") || !strings.Contains(first.body, "newcomer@localhost.test is ready") {
-		t.Errorf("key page at %s:\n%s", first.url, first.body)
+	key := webclient.KeyFrom(t, first)
+	if !strings.HasPrefix(first.URL, env.URL+"/auth/callback?") || !strings.Contains(first.Body, "newcomer@localhost.test is ready") {
+		t.Errorf("key page at %s:\n%s", first.URL, first.Body)
 	}
 
 	if !env.usedOnAPI(t, key, "newcomer@localhost.test") {
 		t.Fatalf("the key from the development login is not newcomer@localhost.test's active key")
 	}
-	acct := open(client.Get(env.URL + "/account"))
+	acct := b.Follow(env.URL + "/account")
 	for _, want := range []string{`id="email">newcomer@localhost.test<`, `id="used-town">1<`, "hsk_…" + key[len(key)-4:], "version dev"} {
-		if !strings.Contains(acct.body, want) {
-			t.Errorf("account page lacks %q:\n%s", want, acct.body)
+		if !strings.Contains(acct.Body, want) {
+			t.Errorf("account page lacks %q:\n%s", want, acct.Body)
 		}
 	}
 	a, err := env.store.AccountByEmail(context.Background(), "newcomer@localhost.test")

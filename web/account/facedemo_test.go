@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/hensachi/hensachi/facecall"
 	"github.com/hensachi/hensachi/internal/testrig/facetest"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/webclient"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/uploads"
 )
@@ -54,7 +54,7 @@ func scutImage(t testing.TB, name string) []byte {
 }
 
 // demoUpload posts the demo form with a photo and the page's token.
-func demoUpload(t *testing.T, env *loginEnv, b *browser, csrf string, photo []byte) visit {
+func demoUpload(t *testing.T, env *loginEnv, b *webclient.Browser, csrf string, photo []byte) webclient.Page {
 	t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -65,38 +65,36 @@ func demoUpload(t *testing.T, env *loginEnv, b *browser, csrf string, photo []by
 	req, _ := http.NewRequest(http.MethodPost, env.URL+"/demo/face", &body)
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	req.Header.Set("Origin", env.URL)
-	return b.do(req)
+	return b.Do(req)
 }
-
-var demoCSRF = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // TestFaceDemo: a logged-in user uploads a photo on the demo page and sees it with the box and
 // fields of its face; the call counts on the account's face quota as an API call does; a form
 // without the token, or a visitor without a session, gets no analysis.
 func TestFaceDemo(t *testing.T) {
 	env := newLoginEnvWith(t, withFaces(t))
-	anonymous := newBrowser(t)
-	if p := anonymous.get(env.URL + "/demo/face"); p.status != 200 || !strings.Contains(p.body, `id="demo-login"`) {
-		t.Errorf("demo page without a session: %d, no login prompt", p.status)
+	anonymous := webclient.New(t)
+	if p := anonymous.Get(env.URL + "/demo/face"); p.Status != 200 || !strings.Contains(p.Body, `id="demo-login"`) {
+		t.Errorf("demo page without a session: %d, no login prompt", p.Status)
 	}
 	b, _ := login(t, env)
-	form := b.get(env.URL + "/demo/face")
-	m := demoCSRF.FindStringSubmatch(form.body)
-	if form.status != 200 || m == nil || form.header.Get("Content-Security-Policy") == "" {
-		t.Fatalf("demo form: %d\n%s", form.status, form.body)
+	form := b.Get(env.URL + "/demo/face")
+	csrf := webclient.CSRFFrom(t, form)
+	if form.Status != 200 || form.Header.Get("Content-Security-Policy") == "" {
+		t.Fatalf("demo form: %d\n%s", form.Status, form.Body)
 	}
 	photo := scutImage(t, "CF100.jpg")
-	p := demoUpload(t, env, b, m[1], photo)
-	if p.status != 200 {
-		t.Fatalf("demo upload: %d\n%s", p.status, p.body)
+	p := demoUpload(t, env, b, csrf, photo)
+	if p.Status != 200 {
+		t.Fatalf("demo upload: %d\n%s", p.Status, p.Body)
 	}
 	for _, want := range []string{`id="result"`, "顔 1 件", `<rect x=`, "data:image/jpeg;base64,", "female", `id="faces"`} {
-		if !strings.Contains(p.body, want) {
+		if !strings.Contains(p.Body, want) {
 			t.Errorf("result page has no %q", want)
 		}
 	}
-	if !strings.Contains(p.header.Get("Content-Security-Policy"), "img-src data:") {
-		t.Errorf("result page policy %q does not allow the inline photo", p.header.Get("Content-Security-Policy"))
+	if !strings.Contains(p.Header.Get("Content-Security-Policy"), "img-src data:") {
+		t.Errorf("result page policy %q does not allow the inline photo", p.Header.Get("Content-Security-Policy"))
 	}
 	a, err := env.store.AccountByEmail(t.Context(), "newcomer@example.com")
 	if err != nil {
@@ -106,14 +104,14 @@ func TestFaceDemo(t *testing.T) {
 		t.Errorf("face calls after one demo analysis: %d", used)
 	}
 
-	if p := demoUpload(t, env, b, "forged", photo); p.status != http.StatusForbidden || strings.Contains(p.body, `id="result"`) {
-		t.Errorf("demo upload with a forged token: %d", p.status)
+	if p := demoUpload(t, env, b, "forged", photo); p.Status != http.StatusForbidden || strings.Contains(p.Body, `id="result"`) {
+		t.Errorf("demo upload with a forged token: %d", p.Status)
 	}
-	if p := demoUpload(t, env, anonymous, m[1], photo); p.status != http.StatusUnauthorized || strings.Contains(p.body, `id="result"`) {
-		t.Errorf("demo upload without a session: %d", p.status)
+	if p := demoUpload(t, env, anonymous, csrf, photo); p.Status != http.StatusUnauthorized || strings.Contains(p.Body, `id="result"`) {
+		t.Errorf("demo upload without a session: %d", p.Status)
 	}
-	if p := demoUpload(t, env, b, m[1], []byte("not an image")); p.status != http.StatusUnsupportedMediaType || !strings.Contains(p.body, `id="demo-error"`) {
-		t.Errorf("demo upload of text: %d", p.status)
+	if p := demoUpload(t, env, b, csrf, []byte("not an image")); p.Status != http.StatusUnsupportedMediaType || !strings.Contains(p.Body, `id="demo-error"`) {
+		t.Errorf("demo upload of text: %d", p.Status)
 	}
 	if used := env.quota.Used(a.ID, hensachi.ServiceFace); used != 1 {
 		t.Errorf("face calls after refused uploads: %d, want 1", used)

@@ -3,15 +3,11 @@ package account
 import (
 	"context"
 	"crypto/rand"
-	"crypto/tls"
-	"io"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -22,9 +18,10 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/reqinfo"
+	"github.com/hensachi/hensachi/internal/testrig/storetest"
 	"github.com/hensachi/hensachi/internal/testrig/testidp"
 	"github.com/hensachi/hensachi/internal/testrig/testsmtp"
-	"github.com/hensachi/hensachi/mail"
+	"github.com/hensachi/hensachi/internal/testrig/webclient"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/sqlite"
 )
@@ -56,17 +53,11 @@ func newLoginEnv(t testing.TB, mods ...func(*Config)) *loginEnv {
 func newLoginEnvWith(t testing.TB, deps func(*loginEnv, *Deps), mods ...func(*Config)) *loginEnv {
 	t.Helper()
 	env, ln := newEnv(t)
-	env.idp = testidp.New(t, "hensachi-test", "test-secret")
-	env.idp.AllowRedirect(env.URL + "/auth/callback")
-	env.smtp = testsmtp.Start(t, testsmtp.Options{Mode: testsmtp.StartTLS, Username: "mailer", Password: "mail-secret"})
-	sender, err := mail.NewSMTP(mail.SMTPConfig{Addr: env.smtp.Addr(), Username: "mailer", Password: "mail-secret",
-		From: "hensachi <noreply@hensachi.example>", TLS: mail.StartTLS, TLSConfig: &tls.Config{RootCAs: env.smtp.Roots}})
-	if err != nil {
-		ln.Close()
-		t.Fatal(err)
-	}
-	cfg := Config{Issuer: env.idp.URL, ClientID: "hensachi-test", ClientSecret: "test-secret",
-		SessionSecret: []byte("0123456789abcdef0123456789abcdef"), TermsVersion: termsVersion, Mailer: sender,
+	t.Cleanup(func() { ln.Close() }) // when the providers fail to start (the server closes it otherwise)
+	providers := webclient.NewProviders(t, env.URL)
+	env.idp, env.smtp = providers.IDP, providers.SMTP
+	cfg := Config{Issuer: env.idp.URL, ClientID: webclient.ClientID, ClientSecret: webclient.ClientSecret,
+		SessionSecret: []byte("0123456789abcdef0123456789abcdef"), TermsVersion: termsVersion, Mailer: providers.Mailer,
 		LoginRate: rate.Inf}
 	for _, m := range mods {
 		m(&cfg)
@@ -183,159 +174,27 @@ func (env *loginEnv) keyState(t testing.TB, key string) (active bool, a hensachi
 	return !k.Revoked(), a
 }
 
-func createAccount(t testing.TB, store hensachi.Store, email string, plan hensachi.Plan) (string, hensachi.Account) {
-	t.Helper()
-	key, stored := hensachi.NewAPIKey()
-	a, _, err := store.CreateAccount(context.Background(), hensachi.Account{Email: email, Plan: plan}, stored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, a
-}
-
-// browser is a cookie-keeping HTTP client that does not follow redirects by itself, so each step
-// of a login can be looked at or tampered with.
-type browser struct {
-	t      testing.TB
-	client *http.Client
-}
-
-func newBrowser(t testing.TB) *browser {
-	jar, _ := cookiejar.New(nil)
-	return &browser{t: t, client: &http.Client{Jar: jar, Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-}
-
-type visit struct {
-	status int
-	url    string
-	header http.Header
-	body   string
-}
-
-func (b *browser) do(req *http.Request) visit {
-	b.t.Helper()
-	resp, err := b.client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return visit{status: resp.StatusCode, url: req.URL.String(), header: resp.Header, body: string(body)}
-}
-
-func (b *browser) get(u string) visit {
-	b.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	return b.do(req)
-}
-
-func (b *browser) post(u string, form url.Values, header ...string) visit {
-	b.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	return b.do(req)
-}
-
-// follow gets u and follows redirects, as a browser does, until a page that is not one.
-func (b *browser) follow(u string) visit {
-	b.t.Helper()
-	for range 10 {
-		p := b.get(u)
-		if p.status < 300 || p.status > 399 {
-			return p
-		}
-		next, err := url.Parse(p.header.Get("Location"))
-		if err != nil {
-			b.t.Fatal(err)
-		}
-		base, _ := url.Parse(u)
-		u = base.ResolveReference(next).String()
-	}
-	b.t.Fatal("too many redirects")
-	return visit{}
-}
-
-// callbackURL runs a login up to the identity provider's redirect back, without visiting it.
-func (b *browser) callbackURL(env *loginEnv) string {
-	b.t.Helper()
-	start := b.get(env.URL + "/login/start")
-	if start.status != http.StatusSeeOther {
-		b.t.Fatalf("/login/start: %d %s", start.status, start.body)
-	}
-	back := b.get(start.header.Get("Location"))
-	if back.status != http.StatusFound {
-		b.t.Fatalf("provider: %d %s", back.status, back.body)
-	}
-	return back.header.Get("Location")
-}
-
-var (
-	keyOnPage = regexp.MustCompile(`<code id="api-key" class="key">(hsk_[0-9A-Za-z]{38})</code>`)
-	anyKey    = regexp.MustCompile(`hsk_[0-9A-Za-z]{38}`)
-	csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-)
-
-func keyFrom(t testing.TB, p visit) string {
-	t.Helper()
-	m := keyOnPage.FindStringSubmatch(p.body)
-	if m == nil || !hensachi.CheckAPIKey(m[1]) {
-		t.Fatalf("no key on the page (%d %s):\n%s", p.status, p.url, p.body)
-	}
-	return m[1]
-}
-
-func csrfFrom(t testing.TB, p visit) string {
-	t.Helper()
-	m := csrfField.FindStringSubmatch(p.body)
-	if m == nil {
-		t.Fatalf("no CSRF token on the page (%d):\n%s", p.status, p.body)
-	}
-	return m[1]
-}
-
-// mailedKey waits for the next mail and returns the key in it.
-func (env *loginEnv) mailedKey(t testing.TB, to string) (string, testsmtp.Message) {
-	t.Helper()
-	m := env.smtp.Next(t, 10*time.Second)
-	if len(m.To) != 1 || m.To[0] != to || !m.TLS || m.AuthUser != "mailer" {
-		t.Errorf("mail to %v, TLS %v, login %q", m.To, m.TLS, m.AuthUser)
-	}
-	body, err := m.Text()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := anyKey.FindString(body)
-	if key == "" {
-		t.Fatalf("no key in the mail:\n%s", body)
-	}
-	return key, m
-}
-
 // TestLogin is the newcomer's path: the first login creates the account with the terms accepted
 // and shows the key once, the mail brings the same key, the key works, and a later login (another
 // browser) shows the account page with the usage.
 func TestLogin(t *testing.T) {
 	env := newLoginEnv(t)
-	b := newBrowser(t)
-	lp := b.get(env.URL + "/login")
-	if lp.status != http.StatusOK || !strings.Contains(lp.body, "version "+termsVersion) || !strings.Contains(lp.body, `href="/login/start"`) {
-		t.Fatalf("login page: %d\n%s", lp.status, lp.body)
+	b := webclient.New(t)
+	lp := b.Get(env.URL + "/login")
+	if lp.Status != http.StatusOK || !strings.Contains(lp.Body, "version "+termsVersion) || !strings.Contains(lp.Body, `href="/login/start"`) {
+		t.Fatalf("login page: %d\n%s", lp.Status, lp.Body)
 	}
 	before := time.Now()
-	cb := b.callbackURL(env)
-	first := b.follow(cb)
-	key := keyFrom(t, first)
+	cb := b.CallbackURL(env.URL)
+	first := b.Follow(cb)
+	key := webclient.KeyFrom(t, first)
 	for h, want := range map[string]string{"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"} {
-		if got := first.header.Get(h); got != want {
+		if got := first.Header.Get(h); got != want {
 			t.Errorf("key page %s: %q, want %q", h, got, want)
 		}
 	}
-	if !strings.Contains(first.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
-		t.Errorf("key page CSP %q", first.header.Get("Content-Security-Policy"))
+	if !strings.Contains(first.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("key page CSP %q", first.Header.Get("Content-Security-Policy"))
 	}
 
 	a, err := env.store.AccountByEmail(context.Background(), "newcomer@example.com")
@@ -345,14 +204,14 @@ func TestLogin(t *testing.T) {
 	if a.Plan != hensachi.PlanFree || a.TermsVersion != termsVersion || a.TermsAcceptedAt.Before(before.Add(-time.Second)) || a.TermsAcceptedAt.After(time.Now()) {
 		t.Errorf("account %+v: want free, terms %s accepted just now", a, termsVersion)
 	}
-	mailed, m := env.mailedKey(t, "newcomer@example.com")
+	mailed, m := webclient.MailedKey(t, env.smtp, "newcomer@example.com")
 	if mailed != key || m.Header("Subject") != "Your hensachi API key" {
 		t.Errorf("mailed key %s (subject %q), shown %s", mailed, m.Header("Subject"), key)
 	}
 
 	// the callback cannot be replayed to show the key again
-	if again := b.get(cb); again.status != http.StatusBadRequest || anyKey.MatchString(again.body) {
-		t.Errorf("callback replayed: %d\n%s", again.status, again.body)
+	if again := b.Get(cb); again.Status != http.StatusBadRequest || webclient.AnyKey.MatchString(again.Body) {
+		t.Errorf("callback replayed: %d\n%s", again.Status, again.Body)
 	}
 
 	if active, owner := env.keyState(t, key); !active || owner.ID != a.ID {
@@ -364,18 +223,18 @@ func TestLogin(t *testing.T) {
 	if err := env.store.AcceptTerms(context.Background(), a.ID, "2025-01", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
-	other := newBrowser(t)
-	acct := other.follow(other.callbackURL(env))
-	if acct.status != http.StatusOK || !strings.HasSuffix(acct.url, "/account") {
-		t.Fatalf("second login ended at %s with %d", acct.url, acct.status)
+	other := webclient.New(t)
+	acct := other.Follow(other.CallbackURL(env.URL))
+	if acct.Status != http.StatusOK || !strings.HasSuffix(acct.URL, "/account") {
+		t.Fatalf("second login ended at %s with %d", acct.URL, acct.Status)
 	}
 	for _, want := range []string{`id="email">newcomer@example.com<`, `id="plan">free<`, `hsk_…` + key[len(key)-4:],
 		`id="used-town">1<`, `id="limit-town">100<`, `id="used-face">0<`, `id="limit-face">20<`, "version " + termsVersion} {
-		if !strings.Contains(acct.body, want) {
-			t.Errorf("account page lacks %q:\n%s", want, acct.body)
+		if !strings.Contains(acct.Body, want) {
+			t.Errorf("account page lacks %q:\n%s", want, acct.Body)
 		}
 	}
-	if anyKey.MatchString(acct.body) {
+	if webclient.AnyKey.MatchString(acct.Body) {
 		t.Error("the account page shows a whole key")
 	}
 	if a, _ = env.store.Account(context.Background(), a.ID); a.TermsVersion != termsVersion || a.TermsAcceptedAt.Year() == 2025 {
@@ -386,8 +245,8 @@ func TestLogin(t *testing.T) {
 		t.Errorf("%d accounts after two logins", len(n))
 	}
 	// logged in, the login page goes to the account
-	if p := other.get(env.URL + "/login"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/account" {
-		t.Errorf("login page while logged in: %d %s", p.status, p.header.Get("Location"))
+	if p := other.Get(env.URL + "/login"); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/account" {
+		t.Errorf("login page while logged in: %d %s", p.Status, p.Header.Get("Location"))
 	}
 }
 
@@ -395,11 +254,11 @@ func TestLogin(t *testing.T) {
 // keeps its key; nothing new is issued.
 func TestOperatorAccountLogin(t *testing.T) {
 	env := newLoginEnv(t)
-	key, a := createAccount(t, env.store, "newcomer@example.com", hensachi.PlanPro)
-	b := newBrowser(t)
-	p := b.follow(b.callbackURL(env))
-	if !strings.HasSuffix(p.url, "/account") || !strings.Contains(p.body, `id="plan">pro<`) || !strings.Contains(p.body, "hsk_…"+key[len(key)-4:]) {
-		t.Fatalf("operator account's login: %s %d\n%s", p.url, p.status, p.body)
+	key, a := storetest.CreateAccount(t, env.store, "newcomer@example.com", hensachi.PlanPro)
+	b := webclient.New(t)
+	p := b.Follow(b.CallbackURL(env.URL))
+	if !strings.HasSuffix(p.URL, "/account") || !strings.Contains(p.Body, `id="plan">pro<`) || !strings.Contains(p.Body, "hsk_…"+key[len(key)-4:]) {
+		t.Fatalf("operator account's login: %s %d\n%s", p.URL, p.Status, p.Body)
 	}
 	got, _ := env.store.Account(context.Background(), a.ID)
 	if got.TermsVersion != termsVersion || got.TermsAcceptedAt.IsZero() {
@@ -408,14 +267,11 @@ func TestOperatorAccountLogin(t *testing.T) {
 	env.smtp.None(t, 100*time.Millisecond)
 }
 
-func login(t testing.TB, env *loginEnv) (*browser, string) {
+// login logs a new browser in as newcomer@example.com and returns it with the key shown, which
+// the mail brings too.
+func login(t testing.TB, env *loginEnv) (*webclient.Browser, string) {
 	t.Helper()
-	b := newBrowser(t)
-	key := keyFrom(t, b.follow(b.callbackURL(env)))
-	if mailed, _ := env.mailedKey(t, "newcomer@example.com"); mailed != key {
-		t.Fatalf("mailed %s, shown %s", mailed, key)
-	}
-	return b, key
+	return webclient.Login(t, env.URL, env.smtp, "newcomer@example.com")
 }
 
 // TestRotate: the account page's rotation revokes the old key at once, even with a long key
@@ -426,13 +282,13 @@ func TestRotate(t *testing.T) {
 	if active, _ := env.keyState(t, oldKey); !active {
 		t.Fatal("old key inactive before rotation")
 	}
-	acct := b.get(env.URL + "/account")
-	rotated := b.post(env.URL+"/account/rotate", url.Values{"csrf": {csrfFrom(t, acct)}})
-	newKey := keyFrom(t, rotated)
+	acct := b.Get(env.URL + "/account")
+	rotated := b.Post(env.URL+"/account/rotate", url.Values{"csrf": {webclient.CSRFFrom(t, acct)}})
+	newKey := webclient.KeyFrom(t, rotated)
 	if newKey == oldKey {
 		t.Fatal("rotation showed the old key")
 	}
-	mailed, m := env.mailedKey(t, "newcomer@example.com")
+	mailed, m := webclient.MailedKey(t, env.smtp, "newcomer@example.com")
 	if mailed != newKey || m.Header("Subject") != "Your new hensachi API key" {
 		t.Errorf("mail after rotation: key %s subject %q, want %s", mailed, m.Header("Subject"), newKey)
 	}
@@ -443,8 +299,8 @@ func TestRotate(t *testing.T) {
 	if active, _ := env.keyState(t, newKey); !active {
 		t.Error("new key inactive")
 	}
-	if p := b.get(env.URL + "/account"); !strings.Contains(p.body, "hsk_…"+newKey[len(newKey)-4:]+" <") {
-		t.Errorf("account page after rotation:\n%s", p.body)
+	if p := b.Get(env.URL + "/account"); !strings.Contains(p.Body, "hsk_…"+newKey[len(newKey)-4:]+" <") {
+		t.Errorf("account page after rotation:\n%s", p.Body)
 	}
 }
 
@@ -452,16 +308,16 @@ func TestRotate(t *testing.T) {
 func TestLogout(t *testing.T) {
 	env := newLoginEnv(t)
 	b, _ := login(t, env)
-	acct := b.get(env.URL + "/account")
-	if acct.status != http.StatusOK {
-		t.Fatalf("account page: %d", acct.status)
+	acct := b.Get(env.URL + "/account")
+	if acct.Status != http.StatusOK {
+		t.Fatalf("account page: %d", acct.Status)
 	}
-	out := b.post(env.URL+"/logout", url.Values{"csrf": {csrfFrom(t, acct)}})
-	if out.status != http.StatusSeeOther || out.header.Get("Location") != "/login" {
-		t.Fatalf("logout: %d %s", out.status, out.header.Get("Location"))
+	out := b.Post(env.URL+"/logout", url.Values{"csrf": {webclient.CSRFFrom(t, acct)}})
+	if out.Status != http.StatusSeeOther || out.Header.Get("Location") != "/login" {
+		t.Fatalf("logout: %d %s", out.Status, out.Header.Get("Location"))
 	}
-	if p := b.get(env.URL + "/account"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/login" {
-		t.Errorf("account page after logout: %d %s", p.status, p.header.Get("Location"))
+	if p := b.Get(env.URL + "/account"); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/login" {
+		t.Errorf("account page after logout: %d %s", p.Status, p.Header.Get("Location"))
 	}
 }
 
@@ -470,9 +326,9 @@ func TestLogout(t *testing.T) {
 func TestCSRF(t *testing.T) {
 	env := newLoginEnv(t)
 	b, key := login(t, env)
-	token := csrfFrom(t, b.get(env.URL+"/account"))
-	other := newBrowser(t) // another session of the same account
-	otherToken := csrfFrom(t, other.follow(other.callbackURL(env)))
+	token := webclient.CSRFFrom(t, b.Get(env.URL+"/account"))
+	other := webclient.New(t) // another session of the same account
+	otherToken := webclient.CSRFFrom(t, other.Follow(other.CallbackURL(env.URL)))
 	if otherToken == token {
 		t.Fatal("two sessions share a CSRF token")
 	}
@@ -489,17 +345,17 @@ func TestCSRF(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, path := range []string{"/account/rotate", "/logout"} {
-			p := b.post(env.URL+path, c.form, c.header...)
-			if p.status != http.StatusForbidden || anyKey.MatchString(p.body) {
-				t.Errorf("%s to %s: %d", c.name, path, p.status)
+			p := b.Post(env.URL+path, c.form, c.header...)
+			if p.Status != http.StatusForbidden || webclient.AnyKey.MatchString(p.Body) {
+				t.Errorf("%s to %s: %d", c.name, path, p.Status)
 			}
 		}
 	}
 	if active, _ := env.keyState(t, key); !active || len(env.revoked.keys) != 0 {
 		t.Errorf("the key after refused rotations: active %v, %d revoked", active, len(env.revoked.keys))
 	}
-	if p := b.get(env.URL + "/account"); p.status != http.StatusOK {
-		t.Errorf("session after refused logouts: %d", p.status)
+	if p := b.Get(env.URL + "/account"); p.Status != http.StatusOK {
+		t.Errorf("session after refused logouts: %d", p.Status)
 	}
 	env.smtp.None(t, 100*time.Millisecond)
 }
@@ -510,41 +366,41 @@ func TestCSRF(t *testing.T) {
 func TestCallbackRefused(t *testing.T) {
 	env := newLoginEnv(t)
 	t.Run("state of an earlier login", func(t *testing.T) {
-		b := newBrowser(t)
-		first := b.callbackURL(env)
-		b.callbackURL(env) // a second login replaces the login cookie
-		if p := b.get(first); p.status != http.StatusBadRequest {
-			t.Errorf("callback with the first login's state: %d", p.status)
+		b := webclient.New(t)
+		first := b.CallbackURL(env.URL)
+		b.CallbackURL(env.URL) // a second login replaces the login cookie
+		if p := b.Get(first); p.Status != http.StatusBadRequest {
+			t.Errorf("callback with the first login's state: %d", p.Status)
 		}
 	})
 	t.Run("another browser", func(t *testing.T) {
-		cb := newBrowser(t).callbackURL(env)
-		if p := newBrowser(t).get(cb); p.status != http.StatusBadRequest {
-			t.Errorf("callback in a browser that did not start the login: %d", p.status)
+		cb := webclient.New(t).CallbackURL(env.URL)
+		if p := webclient.New(t).Get(cb); p.Status != http.StatusBadRequest {
+			t.Errorf("callback in a browser that did not start the login: %d", p.Status)
 		}
 	})
 	t.Run("forged login cookie", func(t *testing.T) {
-		b := newBrowser(t)
-		cb := b.callbackURL(env)
+		b := webclient.New(t)
+		cb := b.CallbackURL(env.URL)
 		u, _ := url.Parse(env.URL)
-		for _, c := range b.client.Jar.Cookies(u) {
+		for _, c := range b.Client.Jar.Cookies(u) {
 			if c.Name == "hensachi_login" {
 				c.Value = strings.Replace(c.Value, ".", "x.", 1)
-				b.client.Jar.SetCookies(u, []*http.Cookie{c})
+				b.Client.Jar.SetCookies(u, []*http.Cookie{c})
 			}
 		}
-		if p := b.get(cb); p.status != http.StatusBadRequest {
-			t.Errorf("callback with a tampered login cookie: %d", p.status)
+		if p := b.Get(cb); p.Status != http.StatusBadRequest {
+			t.Errorf("callback with a tampered login cookie: %d", p.Status)
 		}
 	})
 	t.Run("stolen code", func(t *testing.T) {
-		victim := newBrowser(t).callbackURL(env)
+		victim := webclient.New(t).CallbackURL(env.URL)
 		code := mustQuery(t, victim).Get("code")
-		attacker := newBrowser(t)
-		own := mustQuery(t, attacker.callbackURL(env))
-		p := attacker.get(env.URL + "/auth/callback?" + url.Values{"state": {own.Get("state")}, "code": {code}}.Encode())
-		if p.status != http.StatusBadGateway {
-			t.Errorf("callback with a code issued to another login: %d", p.status)
+		attacker := webclient.New(t)
+		own := mustQuery(t, attacker.CallbackURL(env.URL))
+		p := attacker.Get(env.URL + "/auth/callback?" + url.Values{"state": {own.Get("state")}, "code": {code}}.Encode())
+		if p.Status != http.StatusBadGateway {
+			t.Errorf("callback with a code issued to another login: %d", p.Status)
 		}
 		if _, last := env.idp.TokenCalls(); last != "invalid_grant" {
 			t.Errorf("the provider answered %q, want invalid_grant (PKCE)", last)
@@ -553,9 +409,9 @@ func TestCallbackRefused(t *testing.T) {
 	t.Run("cancelled at the provider", func(t *testing.T) {
 		env.idp.SetDeny(true)
 		defer env.idp.SetDeny(false)
-		b := newBrowser(t)
-		if p := b.follow(b.callbackURL(env)); p.status != http.StatusForbidden || !strings.Contains(p.body, "cancelled") {
-			t.Errorf("denied login: %d\n%s", p.status, p.body)
+		b := webclient.New(t)
+		if p := b.Follow(b.CallbackURL(env.URL)); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "cancelled") {
+			t.Errorf("denied login: %d\n%s", p.Status, p.Body)
 		}
 	})
 	if a, _ := env.store.Accounts(context.Background()); len(a) != 0 {
@@ -580,21 +436,21 @@ func TestBadTokensRefused(t *testing.T) {
 		t.Run(f.String(), func(t *testing.T) {
 			env.idp.SetFault(f)
 			defer env.idp.SetFault(testidp.NoFault)
-			b := newBrowser(t)
-			p := b.follow(b.callbackURL(env))
-			if p.status != http.StatusForbidden || anyKey.MatchString(p.body) {
-				t.Fatalf("login with a token with %s: %d\n%s", f, p.status, p.body)
+			b := webclient.New(t)
+			p := b.Follow(b.CallbackURL(env.URL))
+			if p.Status != http.StatusForbidden || webclient.AnyKey.MatchString(p.Body) {
+				t.Fatalf("login with a token with %s: %d\n%s", f, p.Status, p.Body)
 			}
 			for _, leak := range []string{"oidc", "jwt", "token", "signature", "nonce", "audience"} {
-				if strings.Contains(strings.ToLower(p.body), leak) {
-					t.Errorf("the page mentions %q:\n%s", leak, p.body)
+				if strings.Contains(strings.ToLower(p.Body), leak) {
+					t.Errorf("the page mentions %q:\n%s", leak, p.Body)
 				}
 			}
-			if !strings.Contains(p.body, "Request id <code>") {
-				t.Errorf("no request id on the page:\n%s", p.body)
+			if !strings.Contains(p.Body, "Request id <code>") {
+				t.Errorf("no request id on the page:\n%s", p.Body)
 			}
-			if a := b.get(env.URL + "/account"); a.status != http.StatusSeeOther {
-				t.Errorf("account page after the refused login: %d", a.status)
+			if a := b.Get(env.URL + "/account"); a.Status != http.StatusSeeOther {
+				t.Errorf("account page after the refused login: %d", a.Status)
 			}
 		})
 	}
@@ -611,9 +467,9 @@ func TestProviderKeyRotation(t *testing.T) {
 	env := newLoginEnv(t)
 	login(t, env)
 	env.idp.Rotate(t, false)
-	b := newBrowser(t)
-	if p := b.follow(b.callbackURL(env)); !strings.HasSuffix(p.url, "/account") || p.status != http.StatusOK {
-		t.Fatalf("login after the provider rotated its key: %s %d\n%s", p.url, p.status, p.body)
+	b := webclient.New(t)
+	if p := b.Follow(b.CallbackURL(env.URL)); !strings.HasSuffix(p.URL, "/account") || p.Status != http.StatusOK {
+		t.Fatalf("login after the provider rotated its key: %s %d\n%s", p.URL, p.Status, p.Body)
 	}
 	if n := env.idp.JWKSFetches(); n != 2 {
 		t.Errorf("%d key set fetches, want 2", n)
@@ -626,26 +482,26 @@ func TestLoginRateLimit(t *testing.T) {
 	env := newLoginEnv(t, func(c *Config) {
 		c.LoginRate, c.LoginBurst, c.ClientIPHeader = rate.Every(time.Minute), 3, "X-Forwarded-For"
 	})
-	b := newBrowser(t)
-	from := func(path, addr string) visit {
+	b := webclient.New(t)
+	from := func(path, addr string) webclient.Page {
 		req, _ := http.NewRequest(http.MethodGet, env.URL+path, nil)
 		req.Header.Set("X-Forwarded-For", "203.0.113.9, "+addr) // the proxy appended the last one
-		return b.do(req)
+		return b.Do(req)
 	}
 	for i, path := range []string{"/login", "/login/start", "/auth/callback"} {
-		if p := from(path, "198.51.100.1"); p.status == http.StatusTooManyRequests {
+		if p := from(path, "198.51.100.1"); p.Status == http.StatusTooManyRequests {
 			t.Fatalf("request %d (%s) limited", i+1, path)
 		}
 	}
 	p := from("/login", "198.51.100.1")
-	if p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") == "" {
-		t.Errorf("fourth request: %d, Retry-After %q", p.status, p.header.Get("Retry-After"))
+	if p.Status != http.StatusTooManyRequests || p.Header.Get("Retry-After") == "" {
+		t.Errorf("fourth request: %d, Retry-After %q", p.Status, p.Header.Get("Retry-After"))
 	}
-	if p := from("/login", "198.51.100.2"); p.status != http.StatusOK {
-		t.Errorf("another address: %d", p.status)
+	if p := from("/login", "198.51.100.2"); p.Status != http.StatusOK {
+		t.Errorf("another address: %d", p.Status)
 	}
 	// the account page is not a login endpoint
-	if p := from("/account", "198.51.100.1"); p.status == http.StatusTooManyRequests {
+	if p := from("/account", "198.51.100.1"); p.Status == http.StatusTooManyRequests {
 		t.Error("account page rate limited")
 	}
 }

@@ -1,5 +1,6 @@
 // Package storetest checks that a hensachi.Store behaves as the interface documents; every store
-// backend runs it against a real database.
+// backend runs it against a real database. CreateAccount is a helper for the tests of the packages
+// that use a store.
 package storetest
 
 import (

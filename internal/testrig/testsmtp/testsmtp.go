@@ -101,6 +101,9 @@ func Start(t testing.TB, opts Options) *Server {
 // Addr is host:port.
 func (s *Server) Addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
 
+// Username is the user a client must log in as, "" when the server asks for no AUTH.
+func (s *Server) Username() string { return s.opts.Username }
+
 // Next waits for the next message; it fails the test after the timeout.
 func (s *Server) Next(t testing.TB, timeout time.Duration) Message {
 	t.Helper()
