@@ -67,11 +67,15 @@ models:
 	cp face/models/attractiveness.json face/models/attributes.json $(MODELS_DIR)/
 
 TRAIN_MODELS = $(GO) run ./cmd/train-models
+# Training again writes the committed file and its card, and copies the file into the bundle that
+# the server and the tests read.
 train-score: runtime models
 	$(TRAIN_MODELS) score -models $(MODELS_DIR) -out face/models/attractiveness.json
+	cp face/models/attractiveness.json $(MODELS_DIR)/
 
 train-attrs: runtime models
 	nice $(TRAIN_MODELS) attrs -models $(MODELS_DIR) -out face/models/attributes.json
+	cp face/models/attributes.json $(MODELS_DIR)/
 
 vet:
 	$(GO) vet ./...
