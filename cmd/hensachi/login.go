@@ -8,6 +8,8 @@ import (
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/oidc"
 	"github.com/hensachi/hensachi/web/account"
+
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // loginFlags configure login with an identity provider, sessions and the SMTP server that mails
@@ -34,7 +36,7 @@ func addLoginFlags(fs *flag.FlagSet) *loginFlags {
 		smtpUser:       fs.String("smtp-user", os.Getenv("HENSACHI_SMTP_USER"), "SMTP AUTH user; empty: no AUTH (env HENSACHI_SMTP_USER)"),
 		smtpPassword:   fs.String("smtp-password", "", "SMTP AUTH password (prefer env HENSACHI_SMTP_PASSWORD)"),
 		smtpFrom:       fs.String("smtp-from", os.Getenv("HENSACHI_SMTP_FROM"), "sender of key mails, e.g. 'hensachi <noreply@example.com>' (env HENSACHI_SMTP_FROM)"),
-		smtpTLS:        fs.String("smtp-tls", envOr("HENSACHI_SMTP_TLS", string(mail.StartTLS)), "starttls (required; port 587), tls (from the first byte; port 465), opportunistic, or none (env HENSACHI_SMTP_TLS)"),
+		smtpTLS:        fs.String("smtp-tls", cli.EnvOr("HENSACHI_SMTP_TLS", string(mail.StartTLS)), "starttls (required; port 587), tls (from the first byte; port 465), opportunistic, or none (env HENSACHI_SMTP_TLS)"),
 		devLogin: fs.Bool("dev-login", os.Getenv("HENSACHI_DEV_LOGIN") == "true",
 			"development only: log in through an embedded identity provider that accepts any e-mail address; refused with -oidc-* or off loopback (env HENSACHI_DEV_LOGIN=true)"),
 	}

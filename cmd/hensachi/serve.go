@@ -18,6 +18,8 @@ import (
 	"github.com/hensachi/hensachi/uploads"
 	"github.com/hensachi/hensachi/web/account"
 	"github.com/hensachi/hensachi/web/site"
+
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 func runServe(ctx context.Context, args []string) error {
@@ -46,7 +48,7 @@ type Main struct {
 	DevLogin                   bool
 
 	db      *storeFlags
-	face    faceFlags
+	face    cli.FaceFlags
 	closers []func()
 }
 
@@ -57,15 +59,15 @@ func NewMain() *Main { return &Main{} }
 func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", os.Getenv("HENSACHI_ADDR"), "listen address (env HENSACHI_ADDR; default :8080, or localhost:8080 with -dev-login)")
-	dataset := fs.String("dataset", envOr("HENSACHI_DATASET", "data/dataset.arrow"), "dataset file built by 'hensachi ingest' (env HENSACHI_DATASET)")
+	dataset := fs.String("dataset", cli.EnvOr("HENSACHI_DATASET", "data/dataset.arrow"), "dataset file built by 'hensachi ingest' (env HENSACHI_DATASET)")
 	fs.StringVar(&m.PublicURL, "public-url", os.Getenv("HENSACHI_PUBLIC_URL"), "address clients use to reach this server, for page_url (env HENSACHI_PUBLIC_URL; default http://localhost<addr>)")
 	m.db = dbFlag(fs)
 	fs.DurationVar(&m.KeyCacheTTL, "key-cache-ttl", 5*time.Second, "how long a key lookup is cached; revocations take effect within it")
-	fs.BoolVar(&m.AccessLog, "access-log", envOr("HENSACHI_ACCESS_LOG", "true") == "true", "log one line per request (env HENSACHI_ACCESS_LOG)")
-	services := fs.String("services", envOr("HENSACHI_SERVICES", "town,face"), "services this process runs: town, face or both (env HENSACHI_SERVICES)")
-	fs.StringVar(&m.UploadsDir, "uploads", envOr("HENSACHI_UPLOADS", "data/uploads"), "where uploaded images are kept; empty turns storage off (env HENSACHI_UPLOADS)")
+	fs.BoolVar(&m.AccessLog, "access-log", cli.EnvOr("HENSACHI_ACCESS_LOG", "true") == "true", "log one line per request (env HENSACHI_ACCESS_LOG)")
+	services := fs.String("services", cli.EnvOr("HENSACHI_SERVICES", "town,face"), "services this process runs: town, face or both (env HENSACHI_SERVICES)")
+	fs.StringVar(&m.UploadsDir, "uploads", cli.EnvOr("HENSACHI_UPLOADS", "data/uploads"), "where uploaded images are kept; empty turns storage off (env HENSACHI_UPLOADS)")
 	fs.DurationVar(&m.UploadRetention, "upload-retention", 30*24*time.Hour, "how long an uploaded image is kept")
-	m.face = addFaceFlags(fs)
+	m.face = cli.AddFaceFlags(fs)
 	lf := addLoginFlags(fs)
 	fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("HENSACHI_DEBUG_ADDR"), "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: off (env HENSACHI_DEBUG_ADDR)")
 	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
@@ -117,7 +119,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	var faces facecall.Config
 	if m.Faces {
-		a, err := m.face.analyzer(true)
+		a, err := m.face.Analyzer(true, false)
 		if err != nil {
 			return fmt.Errorf("face service: %w (or run with -services town)", err)
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/postgres"
 	"github.com/hensachi/hensachi/sqlite"
+
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // storeFlags select the store: PostgreSQL when a database URL is given (several server processes
@@ -20,7 +22,7 @@ type storeFlags struct {
 
 func dbFlag(fs *flag.FlagSet) *storeFlags {
 	return &storeFlags{
-		path: fs.String("db", envOr("HENSACHI_DB", "data/hensachi.db"), "embedded store file (env HENSACHI_DB); not used with -database-url"),
+		path: fs.String("db", cli.EnvOr("HENSACHI_DB", "data/hensachi.db"), "embedded store file (env HENSACHI_DB); not used with -database-url"),
 		url: fs.String("database-url", os.Getenv("HENSACHI_DATABASE_URL"),
 			"PostgreSQL store shared by replicas, e.g. postgres://user:password@host:5432/hensachi (env HENSACHI_DATABASE_URL; empty: the embedded store at -db)"),
 		leaseTTL: fs.Duration("quota-lease-ttl", hensachi.DefaultQuotaLeaseTTL,

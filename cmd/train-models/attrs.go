@@ -12,6 +12,8 @@ import (
 	"github.com/hensachi/hensachi/face/attr"
 	"github.com/hensachi/hensachi/training"
 	"github.com/hensachi/hensachi/training/attributes"
+
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // runAttrs trains the age and gender model on UTKFace and SCUT-FBP5500, evaluates it on the held-out
@@ -19,12 +21,12 @@ import (
 // instead.
 func runAttrs(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("attrs", flag.ContinueOnError)
-	utkface := fs.String("utkface", envOr("UTKFACE", "../shared/datasets/utkface-train"), "UTKFace training pool directory (env UTKFACE)")
-	scut := fs.String("scut", envOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
+	utkface := fs.String("utkface", cli.EnvOr("UTKFACE", "../shared/datasets/utkface-train"), "UTKFace training pool directory (env UTKFACE)")
+	scut := fs.String("scut", cli.EnvOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
 	out := fs.String("out", "face/models/attributes.json", "model file to write")
 	cardDir := fs.String("cards", "face/models", "directory of the model cards GENDER.md and AGE.md")
 	check := fs.Bool("check", false, "verify that training reproduces -out instead of writing it")
-	ff := addFaceFlags(fs)
+	ff := cli.AddFaceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -36,13 +38,13 @@ func runAttrs(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("read SCUT-FBP5500: %w", err)
 	}
-	a, err := ff.analyzer(true)
+	a, err := ff.Analyzer(false, true)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images and of a degraded copy of each…\n", len(utk), len(sc))
-	samples, missed, err := attributes.Extract(ctx, a, [][]training.Sample{utk, sc}, ff.extractWorkers())
+	samples, missed, err := attributes.Extract(ctx, a, [][]training.Sample{utk, sc}, extractWorkers(ff))
 	if err != nil {
 		return err
 	}

@@ -10,17 +10,19 @@ import (
 	"github.com/hensachi/hensachi/face/score"
 	"github.com/hensachi/hensachi/training"
 	"github.com/hensachi/hensachi/training/attractiveness"
+
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // runScore trains the attractiveness model on SCUT-FBP5500, evaluates it on the test split and
 // writes the model file and its card; with -check it verifies that -out is reproduced instead.
 func runScore(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	dataset := fs.String("dataset", envOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
+	dataset := fs.String("dataset", cli.EnvOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
 	out := fs.String("out", "face/models/attractiveness.json", "model file to write")
 	card := fs.String("card", "face/models/ATTRACTIVENESS.md", "model card to write")
 	check := fs.Bool("check", false, "verify that training reproduces -out instead of writing it")
-	ff := addFaceFlags(fs)
+	ff := cli.AddFaceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -28,12 +30,12 @@ func runScore(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("read the dataset: %w", err)
 	}
-	a, err := ff.analyzer(false)
+	a, err := ff.Analyzer(false, false)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	workers := ff.extractWorkers()
+	workers := extractWorkers(ff)
 	fmt.Fprintf(os.Stderr, "extracting features of %d training and %d test images…\n", len(train), len(test))
 	train, missedTrain, err := training.Extract(ctx, a, train, workers)
 	if err != nil {
