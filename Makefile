@@ -101,14 +101,13 @@ export SCREENSHOT_DIR
 test: vet noface
 	$(GO) test -count=1 -timeout 15m ./...
 
-# Everything, as CI runs it (.ci/run, inside scripts/test-postgres.sh for the database): the fast
-# tier and the slow one (HENSACHI_TEST_ALL=1: Chromium and Lighthouse, PostgreSQL, floods and soaks,
-# fuzz seeds) under the race detector, then, without it, the full model evaluations and the
-# reproduction of the trained models, which share one feature extraction (testenv.Evaluation).
-test-all: vet noface lighthouse
+# Everything, as CI runs it (.ci/run, inside scripts/test-postgres.sh for the database): vet, the
+# fast tier and the slow one (HENSACHI_TEST_ALL=1: Chromium and Lighthouse, PostgreSQL, floods and
+# soaks, fuzz seeds) under the race detector, and beside it, niced and without the race detector,
+# the full model evaluations and the reproduction of the trained models (scripts/test-all.sh).
+test-all: noface lighthouse
 	mkdir -p $(SCREENSHOT_DIR)
-	HENSACHI_TEST_ALL=1 $(GO) test -race -count=1 -timeout 30m ./...
-	HENSACHI_TEST_ALL=1 $(GO) test -count=1 -timeout 30m ./training/...
+	GO=$(GO) scripts/test-all.sh
 
 # The reliability tests, SOAK times longer than in `make test`, without the race detector (as
 # production runs), against a throwaway PostgreSQL cluster (scripts/test-postgres.sh).
