@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 	"github.com/hensachi/hensachi/mail"
 	"github.com/hensachi/hensachi/oidc"
 	"github.com/hensachi/hensachi/web/account"
-
-	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // loginFlags configure login with an identity provider, sessions and the SMTP server that mails

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 	"github.com/hensachi/hensachi/facecall"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/serve"
@@ -18,8 +19,6 @@ import (
 	"github.com/hensachi/hensachi/uploads"
 	"github.com/hensachi/hensachi/web/account"
 	"github.com/hensachi/hensachi/web/site"
-
-	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 func runServe(ctx context.Context, args []string) error {

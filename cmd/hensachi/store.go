@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 	"github.com/hensachi/hensachi/postgres"
 	"github.com/hensachi/hensachi/sqlite"
-
-	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // storeFlags select the store: PostgreSQL when a database URL is given (several server processes

@@ -9,11 +9,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 	"github.com/hensachi/hensachi/face/attr"
 	"github.com/hensachi/hensachi/training"
 	"github.com/hensachi/hensachi/training/attributes"
-
-	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // runAttrs trains the age and gender model on UTKFace and SCUT-FBP5500, evaluates it on the held-out

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 	"github.com/hensachi/hensachi/face/score"
 	"github.com/hensachi/hensachi/training"
 	"github.com/hensachi/hensachi/training/attractiveness"
-
-	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // runScore trains the attractiveness model on SCUT-FBP5500, evaluates it on the test split and
