@@ -98,14 +98,14 @@ export SCREENSHOT_DIR
 
 # The fast tier: unit, HTTP and golden-file tests, the real dataset, the SQLite store, the committed
 # models on a small held-out sample. Tests of the slow tier skip (testenv.Slow).
-test: vet noface
+test: vet runtime models noface
 	$(GO) test -count=1 -timeout 15m ./...
 
 # Everything, as CI runs it (.ci/run, inside scripts/test-postgres.sh for the database): vet, the
 # fast tier and the slow one (HENSACHI_TEST_ALL=1: Chromium and Lighthouse, PostgreSQL, floods and
 # soaks, fuzz seeds) under the race detector, and beside it, niced and without the race detector,
 # the full model evaluations and the reproduction of the trained models (scripts/test-all.sh).
-test-all: noface lighthouse
+test-all: runtime models noface lighthouse
 	mkdir -p $(SCREENSHOT_DIR)
 	GO=$(GO) scripts/test-all.sh
 
