@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make test-all`, CI's command: every test, the slow tier included (HENSACHI_TEST_ALL=1).
 #
-# Two passes run side by side. The model pass (the full evaluations of the trained models and their
-# reproduction, sharing one feature extraction over 28,800 images: about 13 minutes of both cores)
+# Two passes run side by side. The model pass (package training: the full evaluations of the
+# trained models and their reproduction, sharing one feature extraction over 28,800 images, about
+# 13 minutes of both cores; its other packages' tests are in the race pass)
 # runs without the race detector, which would only make its figures slower, and under `nice`, so
 # that it takes only the CPU the race pass leaves idle: that pass waits on browsers, Lighthouse,
 # PostgreSQL restarts and timeouts for a good part of its time, and its timing checks and
@@ -14,7 +15,7 @@ go=${GO:-go}
 start=$SECONDS
 
 (
-  nice -n 19 $go test -count=1 -timeout 40m ./training/... 2>&1 | sed -u 's/^/[models] /'
+  nice -n 19 $go test -count=1 -timeout 40m ./training 2>&1 | sed -u 's/^/[models] /'
 ) &
 models=$!
 
