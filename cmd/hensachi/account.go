@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/cmd/internal/cli"
 )
 
 // accountCommands are the operator's tools for accounts, keys and usage, one file each.
@@ -38,6 +39,13 @@ func runAccount(ctx context.Context, args []string) error {
 	b.WriteString("usage: hensachi account <command> [flags]")
 	for _, c := range accountCommands {
 		fmt.Fprintf(&b, "\n  %-6s %-30s %s", c.name, c.flags, c.summary)
+	}
+	switch {
+	case len(args) > 0 && cli.IsHelp(args[0]):
+		fmt.Fprintln(os.Stderr, b.String())
+		return flag.ErrHelp
+	case len(args) > 0:
+		return fmt.Errorf("unknown command %q\n%s", args[0], b.String())
 	}
 	return errors.New(b.String())
 }
