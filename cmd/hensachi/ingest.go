@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hensachi/hensachi/compute"
@@ -17,8 +18,12 @@ func runIngest(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	raw := fs.String("raw", defaultRawDir(), "directory of the source files (env RAW_DIR)")
 	out := fs.String("out", "data/dataset.arrow", "dataset file to write")
-	reportPath := fs.String("report", "data/ingest-report.txt", "where to write the null-value report (empty: standard output only)")
+	report := fs.String("report", "", "where to write the null-value report (default: "+reportName+" beside -out; \"-\": standard output only)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	reportPath, err := ingestOutputs(*out, *report)
+	if err != nil {
 		return err
 	}
 	start := time.Now()
@@ -40,8 +45,8 @@ func runIngest(_ context.Context, args []string) error {
 	if _, err := res.Report.WriteTo(os.Stdout); err != nil {
 		return err
 	}
-	if *reportPath != "" {
-		f, err := os.Create(*reportPath)
+	if reportPath != "" {
+		f, err := os.Create(reportPath)
 		if err != nil {
 			return err
 		}
@@ -58,4 +63,28 @@ func runIngest(_ context.Context, args []string) error {
 	}
 	log.Info("ingest done", "version", version, "took", time.Since(start).Round(time.Millisecond).String())
 	return nil
+}
+
+// reportName is the null-value report's name beside the dataset file.
+const reportName = "ingest-report.txt"
+
+// ingestOutputs creates the directories the dataset file and the report go in, before the build,
+// and returns the report's path: report, else reportName beside out; empty for "-" (standard
+// output only).
+func ingestOutputs(out, report string) (string, error) {
+	switch report {
+	case "-":
+		report = ""
+	case "":
+		report = filepath.Join(filepath.Dir(out), reportName)
+	}
+	for _, p := range []string{out, report} {
+		if p == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+	}
+	return report, nil
 }
