@@ -244,7 +244,7 @@ func (m *Leased) refusal(l *lease, account hensachi.Account, service hensachi.Se
 	if l.used() < limit { // units are held by calls in progress, here or in another process
 		return busyError(service, min(hensachi.NextReset(now).Sub(now), 2*FlushInterval))
 	}
-	return limitError(account, service, limit, hensachi.NextReset(now).Sub(now))
+	return LimitError(account, service, limit, hensachi.NextReset(now).Sub(now))
 }
 
 // used is the day's count as this process knows it: the store's count when last seen, plus the

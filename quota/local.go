@@ -55,7 +55,7 @@ func (m *Local) Reserve(_ context.Context, account hensachi.Account, service hen
 	}
 	switch {
 	case c.used >= limit:
-		return nil, limitError(account, service, limit, hensachi.NextReset(now).Sub(now))
+		return nil, LimitError(account, service, limit, hensachi.NextReset(now).Sub(now))
 	case c.used+c.pending >= limit:
 		return nil, busyError(service, time.Second)
 	}

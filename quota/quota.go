@@ -54,8 +54,9 @@ func (r *Reservation) Commit() int64 { return r.counter.finish(r, true) }
 // reservation does nothing, so it can be deferred.
 func (r *Reservation) Release() { r.counter.finish(r, false) }
 
-// limitError refuses a call at the limit; after is the Retry-After.
-func limitError(account hensachi.Account, service hensachi.Service, limit int64, after time.Duration) error {
+// LimitError refuses a call at the limit; after is the Retry-After. Reserve returns it, and a
+// server refusing a call that reserves nothing (a HEAD) at the limit.
+func LimitError(account hensachi.Account, service hensachi.Service, limit int64, after time.Duration) error {
 	return hensachi.Errorf(hensachi.EDailyLimitExceeded, "the daily limit of %d %s calls for the %s plan is reached; it resets at 00:00 Asia/Tokyo", limit, service, account.Plan).RetryIn(after)
 }
 

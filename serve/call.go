@@ -50,8 +50,17 @@ func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
 	return produce()
 }
 
-// reserve holds one unit of the account's daily quota; it must precede any costly work.
+// reserve holds one unit of the account's daily quota; it must precede any costly work. A HEAD
+// holds none and counts nothing: it is refused at the limit as its GET would be, and otherwise
+// answered with the GET's headers, which say where the account stands without it.
 func (c *call) reserve() error {
+	if c.r.Method == http.MethodHead {
+		limit := c.s.cfg.Limits.Daily(c.account.Plan, c.service)
+		if c.s.quota.Used(c.account.ID, c.service) >= limit {
+			return quota.LimitError(c.account, c.service, limit, hensachi.NextReset(c.now).Sub(c.now))
+		}
+		return nil
+	}
 	res, err := c.s.quota.Reserve(c.r.Context(), c.account, c.service)
 	if err != nil {
 		return err
@@ -148,7 +157,12 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			writeError(w, r, err)
 			return
 		}
-		used := c.res.Commit()
+		var used int64
+		if c.res != nil {
+			used = c.res.Commit()
+		} else { // a HEAD, which reserved nothing
+			used = s.quota.Used(account.ID, service)
+		}
 		c.setRateLimit(limit, used, 0)
 		c.writeSuccess(members, used, limit)
 	}

@@ -156,3 +156,30 @@ func TestStoreDownIs503(t *testing.T) {
 	}
 
 }
+
+// TestHeadDoesNotCount: a HEAD on a keyed resource answers the GET's headers, RateLimit saying
+// where the account stands, but counts nothing; at the limit it is refused as the GET is.
+func TestHeadDoesNotCount(t *testing.T) {
+	now := time.Date(2026, 11, 22, 23, 59, 30, 0, hensachi.Tokyo)
+	ts := newTestServer(t, func(c *wiring) { c.Now = func() time.Time { return now } })
+	ts.get(t, "/town/v1/meta")
+	paths := []string{"/town/v1/meta", "/town/v1/municipalities/13101", "/town/v1/municipalities", "/town/v1/rankings/income"}
+	for i := range 25 {
+		r := ts.do(t, "HEAD", paths[i%len(paths)], "X-API-Key", ts.freeKey)
+		if r.status != 200 || r.header.Get("RateLimit") != `"daily";r=99;t=30` || r.header.Get("RateLimit-Policy") != `"daily";q=100;w=86400` ||
+			r.header.Get("Etag") == "" {
+			t.Fatalf("HEAD %s: status %d, RateLimit %q, RateLimit-Policy %q, ETag %q", paths[i%len(paths)], r.status,
+				r.header.Get("RateLimit"), r.header.Get("RateLimit-Policy"), r.header.Get("Etag"))
+		}
+	}
+	if r := ts.get(t, "/town/v1/meta"); decode[envelope](t, r.body).Usage.UsedToday != 2 {
+		t.Errorf("after 25 HEADs between two GETs used_today = %d, want 2", decode[envelope](t, r.body).Usage.UsedToday)
+	}
+	for range 100 - ts.quota.Used(ts.freeID, hensachi.ServiceTown) {
+		ts.get(t, "/town/v1/meta")
+	}
+	r := ts.do(t, "HEAD", "/town/v1/meta", "X-API-Key", ts.freeKey)
+	if r.status != 429 || r.header.Get("Retry-After") != "30" || r.header.Get("RateLimit") != `"daily";r=0;t=30` {
+		t.Errorf("HEAD at the limit: status %d, Retry-After %q, RateLimit %q", r.status, r.header.Get("Retry-After"), r.header.Get("RateLimit"))
+	}
+}
