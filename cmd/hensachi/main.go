@@ -4,6 +4,7 @@
 //	hensachi fetch    download the source files listed in the manifest
 //	hensachi serve    run the HTTP server
 //	hensachi account  manage accounts, keys, plans and usage
+//	hensachi version  print the build, dataset and model versions
 //
 // The trained models it serves come from cmd/train-models.
 package main
@@ -22,6 +23,7 @@ func main() {
 		{Name: "fetch", Summary: "download the source files into the raw directory and check their hashes", Run: runFetch},
 		{Name: "serve", Summary: "run the HTTP server", Run: runServe},
 		{Name: "account", Summary: "manage accounts, keys, plans and usage (operator)", Run: runAccount},
+		{Name: "version", Summary: "print the build, dataset and model versions", Run: runVersion},
 	})
 }
 
