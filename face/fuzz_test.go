@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/jpegtest"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
@@ -45,6 +46,9 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		withJPEGSize(t, jpg, 9000, 9000),
 		jpg[:len(jpg)/2],
 		[]byte("GIF89a"),
+		// progressive: an ordinary script, and more scans than the service decodes (issue 24)
+		jpegtest.Progressive(24, 16, 3, jpegtest.LibjpegScript),
+		jpegtest.ManyScans(16, 16, MaxScans+1),
 	}
 }
 

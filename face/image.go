@@ -59,8 +59,9 @@ type Header struct {
 	DecodeBytes int64
 }
 
-// Inspect checks an upload's format by content and its dimensions from the header, so that a
-// decompression bomb is refused and the cost of decoding is known before it is paid.
+// Inspect checks an upload's format by content, its dimensions from the header and, for a JPEG,
+// its scans, so that a decompression bomb or a file of thousands of scans is refused and the cost
+// of decoding is known, and bounded, before it is paid.
 func Inspect(data []byte) (Header, error) {
 	format, ok := Sniff(data)
 	if !ok {
@@ -78,6 +79,12 @@ func Inspect(data []byte) (Header, error) {
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxSide || cfg.Height > MaxSide || cfg.Width*cfg.Height > MaxPixels {
 		return Header{}, hensachi.Errorf(hensachi.EInvalidImage, "the image is %d×%d pixels; the service takes up to %d pixels and %d per side", cfg.Width, cfg.Height, MaxPixels, MaxSide)
+	}
+	if format == JPEG {
+		// the scans, which a small file can repeat thousands of times (jpegscan.go)
+		if err := checkJPEGCost(data, cfg.Width, cfg.Height); err != nil {
+			return Header{}, err
+		}
 	}
 	pixels := int64(cfg.Width) * int64(cfg.Height)
 	return Header{Format: format, Width: cfg.Width, Height: cfg.Height,

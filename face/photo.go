@@ -1,8 +1,12 @@
 package face
 
 import (
+	"context"
+	"errors"
 	"math"
 	"sync"
+
+	"github.com/hensachi/hensachi"
 )
 
 // Photo is a decoded upload as the analysis reads it: its upright size in the original's pixels,
@@ -25,6 +29,10 @@ type Photo struct {
 	storedW, storedH       int // the JPEG's size before its EXIF orientation
 	orientation            int
 	decodedPixels, decodes int // what the decoders produced, for tests and the benchmark
+	// ctx is the request the photo is decoded for: a finer level is not decoded once it is done.
+	// Each decode is bounded (Inspect's pixel and scan budgets); the decoders cannot be stopped
+	// inside one, so the photo stops between them.
+	ctx context.Context
 }
 
 // DecodePhoto checks and decodes an upload for the analysis: the format by content and the pixel
@@ -32,11 +40,20 @@ type Photo struct {
 // needs, turned upright according to the EXIF orientation. A damaged or hostile file fails here,
 // with the error Decode gives for it.
 func DecodePhoto(data []byte) (*Photo, error) {
+	return DecodePhotoContext(context.Background(), data)
+}
+
+// DecodePhotoContext is DecodePhoto for a request: nothing is decoded once ctx is done, then or
+// when the analysis asks for finer pixels; the error is then ctx's.
+func DecodePhotoContext(ctx context.Context, data []byte) (*Photo, error) {
 	h, err := Inspect(data)
 	if err != nil {
 		return nil, err
 	}
-	p := &Photo{W: h.Width, H: h.Height, Format: h.Format}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	p := &Photo{W: h.Width, H: h.Height, Format: h.Format, ctx: ctx}
 	if h.Format != JPEG || turboFactors() == nil {
 		img, err := decodeFull(data, h.Format)
 		if err != nil {
@@ -117,8 +134,17 @@ func (p *Photo) pixels(scale float64) (level, error) {
 	if p.jpeg == nil { // no finer pixels than the full-size ones
 		return p.levels[len(p.levels)-1], nil
 	}
+	if p.ctx != nil {
+		if err := context.Cause(p.ctx); err != nil {
+			return level{}, err
+		}
+	}
 	f := coarsestFactor(turboFactors(), scale)
 	stored, err := turboDecode(p.jpeg, p.storedW, p.storedH, f)
+	if errors.Is(err, errTooCostly) {
+		// refused for its cost, not found damaged: image/jpeg, which has no limit, must not try
+		return level{}, &hensachi.Error{Code: hensachi.EInvalidImage, Message: "the JPEG file has more scans than the service decodes: save it again as a baseline or standard progressive JPEG", Cause: err}
+	}
 	if err != nil {
 		// libjpeg-turbo found the file damaged, or is switched off: image/jpeg decodes it in full
 		// and gives the verdict the service has always given

@@ -85,6 +85,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -97,6 +98,11 @@ const (
 	// make a small file take minutes to decode.
 	tjLimitScans = 32768
 )
+
+// errTooCostly marks a file libjpeg-turbo refused for its cost (tjLimitScans), not as damaged:
+// it is not handed to image/jpeg, which has no such limit. Inspect's own budget (jpegscan.go) is
+// lower, so this is the second line.
+var errTooCostly = errors.New("refused for its decoding cost")
 
 // openTurboJPEG loads the library at path and returns its scaling factors.
 func openTurboJPEG(path string) ([]scaleFactor, error) {
@@ -136,7 +142,11 @@ func turboDecode(data []byte, fullW, fullH int, f scaleFactor) (*RGB, error) {
 		if fatal != 0 {
 			kind = "error"
 		}
-		return nil, fmt.Errorf("libjpeg-turbo %s: %s", kind, C.GoString(&msg[0]))
+		text := C.GoString(&msg[0])
+		if strings.Contains(text, "more than") && strings.Contains(text, "scans") { // "Progressive JPEG image has more than 500 scans"
+			return nil, fmt.Errorf("libjpeg-turbo %s: %s: %w", kind, text, errTooCostly)
+		}
+		return nil, fmt.Errorf("libjpeg-turbo %s: %s", kind, text)
 	}
 	return out, nil
 }

@@ -142,7 +142,11 @@ func (s *Service) analyze(ctx context.Context, ticket *ticket, data []byte) (_ *
 		return nil, nil, "", err
 	}
 	// decoded at the scale the detector needs; the analyzer decodes finer pixels where a face needs them
-	photo, err := face.DecodePhoto(data)
+	// decoding is bounded by Inspect's budgets (pixels, scans) and not started once ctx is done
+	photo, err := face.DecodePhotoContext(ctx, data)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, nil, "", hensachi.Errorf(hensachi.EUnavailable, "the client went away")
+	}
 	if err != nil {
 		return nil, nil, "", err
 	}

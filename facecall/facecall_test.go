@@ -12,6 +12,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/internal/testrig/jpegtest"
 	"github.com/hensachi/hensachi/quota"
 )
 
@@ -153,6 +154,9 @@ func TestAnalyzeFailures(t *testing.T) {
 		retry bool
 	}{
 		{"not an image", []byte("not an image"), nil, nil, hensachi.EUnsupportedMedia, false},
+		// issue 24: refused from the header, before the decoding budget is held or a pixel decoded
+		{"1,000 scans", jpegtest.ManyScans(2000, 2000, 1000), nil, nil, hensachi.EInvalidImage, false},
+		{"20,000 scans", jpegtest.ManyScans(2000, 2000, 20_000), nil, nil, hensachi.EInvalidImage, false},
 		{"overloaded", img, face.ErrOverloaded, nil, hensachi.EOverloaded, true},
 		{"closed", img, face.ErrClosed, nil, hensachi.EUnavailable, true},
 		{"client gone", img, context.Canceled, nil, hensachi.EUnavailable, false},
@@ -160,7 +164,11 @@ func TestAnalyzeFailures(t *testing.T) {
 		{"no score", img, nil, []face.Face{{X: 1, Y: 1, W: 40, H: 40, Age: 30, Male: 0.9}}, hensachi.EInternal, false},
 	} {
 		f.err, f.faces = c.err, c.faces
+		start := time.Now()
 		_, err := s.Analyze(t.Context(), account, f.reader(c.data))
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s: answered after %v", c.name, took)
+		}
 		var e *hensachi.Error
 		if hensachi.ErrorCode(err) != c.code || (errors.As(err, &e) && (e.RetryAfter > 0) != c.retry) {
 			t.Errorf("%s: %v, want %s (retry %v)", c.name, err, c.code, c.retry)
