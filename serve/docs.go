@@ -22,7 +22,7 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 var problemDocs = map[string]string{
 	hensachi.EInvalidParameter:   "A parameter is missing, empty, repeated, unknown, of the wrong type or out of range; `param` names it.",
 	hensachi.EMissingFile:        "The multipart body has no part named `file`, or it is empty.",
-	hensachi.EInvalidImage:       "The image is truncated or corrupt, or larger in pixels than the service decodes.",
+	hensachi.EInvalidImage:       "The image is truncated or corrupt, or larger in pixels or JPEG scans than the service decodes.",
 	hensachi.EMissingAPIKey:      "No API key was sent. Send it in `X-API-Key` or `Authorization: Bearer`.",
 	hensachi.EInvalidAPIKey:      "The API key is not one this service issued.",
 	hensachi.ERevokedAPIKey:      "The API key was revoked, for example by rotation. Use the account's current key.",
