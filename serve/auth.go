@@ -12,20 +12,47 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// keyFromRequest returns the API key of a request: X-API-Key, or Authorization: Bearer.
+// keyFromRequest returns the API key of a request: X-API-Key, or Authorization: Bearer. A request
+// that carries two different keys (two X-API-Key fields, or X-API-Key and a Bearer token) is
+// refused: which one counts would otherwise depend on the order of its fields. The same key sent
+// twice is one key.
 func keyFromRequest(r *http.Request) (string, error) {
-	if k := headerValue(r.Header, "X-Api-Key"); k != "" {
-		return strings.TrimSpace(k), nil
+	var key string
+	for _, v := range r.Header["X-Api-Key"] {
+		if k := strings.TrimSpace(v); k != "" {
+			if key != "" && k != key {
+				return "", ambiguousKey
+			}
+			key = k
+		}
 	}
-	if auth := headerValue(r.Header, "Authorization"); auth != "" {
+	auths := r.Header["Authorization"]
+	for _, auth := range auths {
+		if auth == "" {
+			continue
+		}
 		scheme, token, ok := strings.Cut(auth, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		token = strings.TrimSpace(token)
+		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			if key != "" || len(auths) > 1 {
+				continue // another scheme beside the key: not a key, so not ambiguous
+			}
 			return "", hensachi.Errorf(hensachi.EInvalidAPIKey, "the Authorization header must read 'Bearer <API key>'")
 		}
-		return strings.TrimSpace(token), nil
+		if key != "" && token != key {
+			return "", ambiguousKey
+		}
+		key = token
 	}
-	return "", hensachi.Errorf(hensachi.EMissingAPIKey, "send your API key in the X-API-Key header (or Authorization: Bearer)")
+	if key == "" {
+		return "", hensachi.Errorf(hensachi.EMissingAPIKey, "send your API key in the X-API-Key header (or Authorization: Bearer)")
+	}
+	return key, nil
 }
+
+// ambiguousKey refuses a request with two different API keys.
+var ambiguousKey = hensachi.Errorf(hensachi.EInvalidParameter,
+	"the request carries more than one API key (X-API-Key fields or Authorization: Bearer); send exactly one")
 
 // KeyCache remembers key lookups for a short time, so a request costs no database read; a
 // revocation or plan change made elsewhere takes effect within the TTL. The web front tells it of
