@@ -2,8 +2,8 @@ package hensachi
 
 import (
 	"context"
+	"net/mail"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -22,6 +22,9 @@ func (a Accounts) LogIn(ctx context.Context, email, termsVersion string) (acct A
 	now := a.Now()
 	acct, err = a.Store.AccountByEmail(ctx, email)
 	if ErrorCode(err) == ENotFound {
+		if err := CheckEmail(email); err != nil {
+			return Account{}, "", err
+		}
 		key, stored := NewAPIKey()
 		acct, _, err = a.Store.CreateAccount(ctx, Account{Email: email, Plan: PlanFree,
 			TermsVersion: termsVersion, TermsAcceptedAt: now}, stored)
@@ -47,8 +50,8 @@ func (a Accounts) LogIn(ctx context.Context, email, termsVersion string) (acct A
 // Create makes an account for the operator and returns its first key, to be shown once. Such an
 // account has accepted no terms until its owner logs in.
 func (a Accounts) Create(ctx context.Context, email string, plan Plan) (Account, string, error) {
-	if !strings.Contains(email, "@") {
-		return Account{}, "", ParamError("email", "%q is not an e-mail address", email)
+	if err := CheckEmail(email); err != nil {
+		return Account{}, "", err
 	}
 	if !plan.Valid() {
 		return Account{}, "", ParamError("plan", "plan %q: want free or pro", plan)
@@ -56,6 +59,26 @@ func (a Accounts) Create(ctx context.Context, email string, plan Plan) (Account,
 	key, stored := NewAPIKey()
 	acct, _, err := a.Store.CreateAccount(ctx, Account{Email: email, Plan: plan}, stored)
 	return acct, key, err
+}
+
+// maxEmailLength is the longest address SMTP carries (RFC 5321 §4.5.3.1.3, less the brackets).
+const maxEmailLength = 254
+
+// CheckEmail accepts only a bare address, exactly as net/mail parses it: no display name, no
+// angle brackets, nothing around it (such as markup), no quoting or comments that parsing would
+// change. An account's address is shown on pages and mailed to, so it is checked where accounts
+// are created, for the login and the operator tool alike; an invalid one is an invalid_parameter
+// error on "email".
+func CheckEmail(email string) error {
+	if len(email) > maxEmailLength {
+		return ParamError("email", "the e-mail address is longer than %d bytes", maxEmailLength)
+	}
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Name != "" || a.Address != email {
+		return ParamError("email", "%q is not a bare e-mail address such as name@example.com "+
+			"(no display name, angle brackets, comments or other text)", email)
+	}
+	return nil
 }
 
 // Rotate revokes the account's keys and issues a new one, to be shown once. It returns the keys

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,44 @@ func TestCreateAndRotate(t *testing.T) {
 	}
 	if active != 1 || revoked[0].Hash != hensachi.HashAPIKey(key) {
 		t.Errorf("after rotation %d active keys; revoked the old key: %v", active, revoked[0].Hash == hensachi.HashAPIKey(key))
+	}
+}
+
+// TestEmailChecked gives both ways of creating an account addresses that are not bare addresses:
+// each is refused with invalid_parameter on "email", and no account is made.
+func TestEmailChecked(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	accounts := newAccounts(t, &now)
+	for _, bad := range []string{
+		"x@example.com<svg/onload=alert(1)>",
+		"<x@example.com>",
+		"X <x@example.com>",
+		`"X" <x@example.com>`,
+		"x@example.com (comment)",
+		" x@example.com",
+		"x@example.com\n",
+		"x@example.com, y@example.com",
+		"x",
+		"@example.com",
+		"x@",
+		"",
+		`"a b"@example.com`,
+		"x@" + strings.Repeat("a", 250) + ".com",
+	} {
+		if _, _, err := accounts.Create(ctx, bad, hensachi.PlanFree); hensachi.ErrorCode(err) != hensachi.EInvalidParameter {
+			t.Errorf("Create(%q): %v", bad, err)
+		}
+		if _, _, err := accounts.LogIn(ctx, bad, "v1"); hensachi.ErrorCode(err) != hensachi.EInvalidParameter {
+			t.Errorf("LogIn(%q): %v", bad, err)
+		}
+		if _, err := accounts.Find(ctx, bad); hensachi.ErrorCode(err) != hensachi.ENotFound {
+			t.Errorf("%q: an account was made (%v)", bad, err)
+		}
+	}
+	for _, good := range []string{"x@example.com", "first.last+tag@sub.example.co.jp"} {
+		if _, _, err := accounts.Create(ctx, good, hensachi.PlanFree); err != nil {
+			t.Errorf("Create(%q): %v", good, err)
+		}
 	}
 }

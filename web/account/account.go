@@ -266,6 +266,11 @@ func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
 	}
 
 	account, key, err := w.deps.Accounts.LogIn(ctx, id.Email, w.cfg.TermsVersion)
+	if hensachi.ErrorCode(err) == hensachi.EInvalidParameter { // an address that is not a bare one
+		page.Fail(rw, r, http.StatusForbidden, "E-mail address not accepted",
+			"The e-mail address your identity provider sent is not a plain address such as name@example.com, so no account can be made for it.", "login refused: e-mail address", err)
+		return
+	}
 	if err != nil {
 		page.Fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: account", err)
 		return
