@@ -57,14 +57,28 @@ var ambiguousKey = hensachi.Errorf(hensachi.EInvalidParameter,
 // KeyCache remembers key lookups for a short time, so a request costs no database read; a
 // revocation or plan change made elsewhere takes effect within the TTL. The web front tells it of
 // the keys it revokes (Forget), so those take effect at once.
+//
+// Keys the store does not know (but that pass the checksum, so were made to look real) are
+// remembered apart, for a shorter time and in a smaller, separately bounded set: a client that
+// repeats unknown keys costs one lookup per key and unknownKeyTTL, and a flood of them can neither
+// push the known keys out of the cache nor hold a key created meanwhile off for long. Lookups of
+// one key that race share one store read.
 type KeyCache struct {
-	store hensachi.Store
-	ttl   time.Duration
+	store      hensachi.Store
+	ttl        time.Duration
+	unknownTTL time.Duration
 
 	// entries maps a key's hash to its *keyEntry. Every call reads it, and a sync.Map read writes
 	// to no memory that the other cores share, as a lock would; n counts the entries for the bound.
 	entries sync.Map
 	n       atomic.Int64
+	// unknown maps the hash of a key the store does not know to when that answer expires.
+	unknown  sync.Map
+	nUnknown atomic.Int64
+
+	// inflight maps a hash being looked up to the *lookup that others wait for.
+	mu       sync.Mutex
+	inflight map[[32]byte]*lookup
 }
 
 type keyEntry struct {
@@ -74,16 +88,36 @@ type keyEntry struct {
 	expires time.Time
 }
 
-// maxCachedKeys bounds the cache (give or take the lookups racing the count); a flood of random
-// well-formed keys cannot grow it without end.
-const maxCachedKeys = 100_000
+// lookup is one store read of a key that callers wanting the same key wait for.
+type lookup struct {
+	done chan struct{}
+	e    *keyEntry
+	err  error
+}
 
-// NewKeyCache looks keys up in store and remembers each answer for ttl (default 5 s).
+// maxCachedKeys bounds the cache of known keys (give or take the lookups racing the count);
+// maxUnknownKeys bounds the unknown ones, which a flood of random well-formed keys fills. Either
+// set is emptied when it reaches its bound, the other is kept.
+const (
+	maxCachedKeys  = 100_000
+	maxUnknownKeys = 20_000
+)
+
+// unknownKeyTTL is how long a key the store did not know stays unknown: a key created meanwhile
+// (in another process, or here before it was ever tried) works at the latest this long after it
+// was first refused.
+const unknownKeyTTL = 3 * time.Second
+
+// errUnknownKey is the answer to a key the store does not know.
+var errUnknownKey = hensachi.Errorf(hensachi.EInvalidAPIKey, "unknown API key")
+
+// NewKeyCache looks keys up in store and remembers each answer for ttl (default 5 s); a key the
+// store does not know is remembered as unknown for unknownKeyTTL (3 s), or ttl when shorter.
 func NewKeyCache(store hensachi.Store, ttl time.Duration) *KeyCache {
 	if ttl == 0 {
 		ttl = 5 * time.Second
 	}
-	return &KeyCache{store: store, ttl: ttl}
+	return &KeyCache{store: store, ttl: ttl, unknownTTL: min(ttl, unknownKeyTTL), inflight: map[[32]byte]*lookup{}}
 }
 
 // authenticate returns the account of a request's key, with the cache as it stands at now.
@@ -114,6 +148,9 @@ func (c *KeyCache) authenticate(ctx context.Context, r *http.Request, now time.T
 
 // cached returns the lookup of a key's hash remembered and not expired at now.
 func (c *KeyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
+	if v, ok := c.unknown.Load(hash); ok && now.Before(v.(time.Time)) {
+		return &keyEntry{err: errUnknownKey}, true
+	}
 	v, ok := c.entries.Load(hash)
 	if !ok {
 		return nil, false
@@ -122,19 +159,50 @@ func (c *KeyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
 	return e, now.Before(e.expires)
 }
 
-// fetch looks a key's hash up in the store and remembers the answer, "no such key" included.
+// fetch looks a key's hash up in the store and remembers the answer, "no such key" included. A
+// caller that finds the same hash being looked up waits for that lookup instead of making its own.
 func (c *KeyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (*keyEntry, error) {
-	e := &keyEntry{expires: now.Add(c.ttl)}
+	c.mu.Lock()
+	if l, ok := c.inflight[hash]; ok {
+		c.mu.Unlock()
+		select {
+		case <-l.done:
+			return l.e, l.err
+		case <-ctx.Done():
+			return nil, hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly").RetryIn(5 * time.Second)
+		}
+	}
+	l := &lookup{done: make(chan struct{})}
+	c.inflight[hash] = l
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.inflight, hash)
+		c.mu.Unlock()
+		close(l.done)
+	}()
+	l.e, l.err = c.lookUp(ctx, hash, now)
+	return l.e, l.err
+}
+
+// lookUp reads a key's hash from the store and remembers the answer.
+func (c *KeyCache) lookUp(ctx context.Context, hash [32]byte, now time.Time) (*keyEntry, error) {
 	k, a, err := c.store.KeyByHash(ctx, hash)
 	switch code := hensachi.ErrorCode(err); {
 	case code == hensachi.ENotFound:
-		e.err = hensachi.Errorf(hensachi.EInvalidAPIKey, "unknown API key")
+		if c.nUnknown.Load() >= maxUnknownKeys {
+			c.unknown.Clear()
+			c.nUnknown.Store(0)
+		}
+		if _, replaced := c.unknown.Swap(hash, now.Add(c.unknownTTL)); !replaced {
+			c.nUnknown.Add(1)
+		}
+		return &keyEntry{err: errUnknownKey}, nil
 	case err != nil:
 		slog.ErrorContext(ctx, "look up API key", "err", err)
 		return nil, hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly").RetryIn(5 * time.Second)
-	default:
-		e.key, e.account = k, a
 	}
+	e := &keyEntry{key: k, account: a, expires: now.Add(c.ttl)}
 	if c.n.Load() >= maxCachedKeys {
 		c.entries.Clear()
 		c.n.Store(0)

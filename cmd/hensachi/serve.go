@@ -61,7 +61,7 @@ func (m *Main) ParseFlags(args []string) error {
 	dataset := fs.String("dataset", cli.EnvOr("HENSACHI_DATASET", "data/dataset.arrow"), "dataset file built by 'hensachi ingest' (env HENSACHI_DATASET)")
 	fs.StringVar(&m.PublicURL, "public-url", os.Getenv("HENSACHI_PUBLIC_URL"), "address clients use to reach this server, for page_url (env HENSACHI_PUBLIC_URL; default http://localhost<addr>)")
 	m.db = dbFlag(fs)
-	fs.DurationVar(&m.KeyCacheTTL, "key-cache-ttl", 5*time.Second, "how long a key lookup is cached; revocations take effect within it")
+	fs.DurationVar(&m.KeyCacheTTL, "key-cache-ttl", 5*time.Second, "how long a key lookup is cached; revocations take effect within it (an unknown key is remembered as unknown for 3s, or this when shorter)")
 	fs.BoolVar(&m.AccessLog, "access-log", cli.EnvOr("HENSACHI_ACCESS_LOG", "true") == "true", "log one line per request (env HENSACHI_ACCESS_LOG)")
 	services := fs.String("services", cli.EnvOr("HENSACHI_SERVICES", "town,face"), "services this process runs: town, face or both (env HENSACHI_SERVICES)")
 	fs.StringVar(&m.UploadsDir, "uploads", cli.EnvOr("HENSACHI_UPLOADS", "data/uploads"), "where uploaded images are kept; empty turns storage off (env HENSACHI_UPLOADS)")
