@@ -23,6 +23,7 @@ const (
 	EOverloaded         = "overloaded"
 	EUnavailable        = "unavailable"
 	EConflict           = "conflict"
+	ERequestTimeout     = "request_timeout"
 	EInternal           = "internal_error"
 )
 

@@ -33,6 +33,7 @@ var problemDocs = map[string]string{
 	hensachi.EDailyLimitExceeded: "The plan's daily limit for this service is reached. It resets at 00:00 Asia/Tokyo; `Retry-After` gives the seconds.",
 	hensachi.EOverloaded:         "The service is busy, or the account's remaining calls of the day are held by calls still in progress. Retry after `Retry-After` seconds.",
 	hensachi.EUnavailable:        "A dependency of the service is unavailable. Retry after `Retry-After` seconds.",
+	hensachi.ERequestTimeout:     "The request did not arrive in time: its headers took longer than 5 s. Send it again, without pauses.",
 	hensachi.EInternal:           "The server failed. Quote `request_id` when reporting it.",
 	codeBadRequest:               "The HTTP request itself is malformed (e.g. no Host header); it was refused before reaching the API.",
 	codeHeaderTooLarge:           "The request's headers are larger than the server reads (32 KiB).",

@@ -3,11 +3,16 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
+
+	"github.com/hensachi/hensachi"
 )
 
 // apiListener hands out the server's connections, which do two things net/http does not.
@@ -18,6 +23,12 @@ import (
 // Write of a fixed shape, which no handler's response has (those always carry a Date header first),
 // so the rewrite cannot touch a real response. What it cannot reach: failures below HTTP (TLS
 // handshakes, connections cut mid-request), which get no response at all.
+//
+// A request whose headers do not arrive within ReadHeaderTimeout is answered 408
+// request_timeout: net/http itself writes 400 when the time runs out within a header line and
+// closes without a word when it runs out between lines; the connection knows that its last read
+// timed out with part of a request read, and answers for net/http. Each problem written here
+// carries a request id, which the log line for it repeats.
 //
 // And they linger on close after answering a request whose body was not read (an upload refused
 // before its body, a body over the limit): net/http sends its FIN and closes half a second later,
@@ -43,7 +54,36 @@ const (
 	lingerBytes = maxBody
 )
 
-type apiConn struct{ net.Conn }
+type apiConn struct {
+	net.Conn
+	// pending: bytes were read since the last write, so a request is under way; timedOut: the
+	// last read ended at its deadline; answered: a refusal has been written by the connection.
+	// Reads (net/http's background read among them) and writes may run on different goroutines.
+	pending, timedOut, answered, closed atomic.Bool
+}
+
+func (c *apiConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.pending.Store(true)
+	}
+	var ne net.Error
+	c.timedOut.Store(err != nil && errors.As(err, &ne) && ne.Timeout())
+	return n, err
+}
+
+// Close answers 408 for net/http when it gives up on a request whose headers stopped arriving
+// between two lines, which it closes without an answer.
+func (c *apiConn) Close() error {
+	if c.closed.Swap(true) {
+		return c.Conn.Close()
+	}
+	if c.timedOut.Load() && c.pending.Load() && !c.answered.Load() {
+		c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+		c.refuse(http.StatusRequestTimeout, "Request Timeout", "")
+	}
+	return c.Conn.Close()
+}
 
 // CloseWrite is how net/http says that it is closing after an answer without reading the whole
 // request: it sends the FIN and then reads what the client still sends, until the client closes
@@ -98,27 +138,47 @@ var netHTTPCodes = map[int]string{
 	http.StatusBadRequest:                  codeBadRequest,
 	http.StatusRequestHeaderFieldsTooLarge: codeHeaderTooLarge,
 	http.StatusHTTPVersionNotSupported:     codeVersionNotHandled,
+	http.StatusRequestTimeout:              hensachi.ERequestTimeout,
 }
 
 func (c *apiConn) Write(b []byte) (int, error) {
 	status, reason, message, ok := netHTTPError(b)
 	if !ok {
+		c.pending.Store(false)
 		return c.Conn.Write(b)
 	}
+	if status == http.StatusBadRequest && c.timedOut.Load() {
+		// net/http's 400 for a header line cut off by ReadHeaderTimeout
+		status, reason = http.StatusRequestTimeout, []byte("Request Timeout")
+	}
+	if err := c.refuse(status, string(reason), string(bytes.TrimSpace(message))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// refuse writes the problem document for a request net/http refused (message: what net/http said,
+// empty for a timeout) and logs it with the problem's request id.
+func (c *apiConn) refuse(status int, reason, message string) error {
 	code, ok := netHTTPCodes[status]
 	if !ok {
 		code = codeHTTPError
 	}
-	detail := string(bytes.TrimSpace(message))
+	detail := "The request was refused before it reached the API: " + message + "."
+	if status == http.StatusRequestTimeout {
+		detail = "The request's headers did not arrive within the time the server waits for them; send it again, without pauses."
+	}
+	id := newRequestID()
 	body, _ := json.Marshal(problem{Type: "/problems/" + code, Title: http.StatusText(status), Status: status,
-		Detail: "The request was refused before it reached the API: " + detail + ".", Code: code})
+		Detail: detail, Code: code, RequestID: id})
 	var out bytes.Buffer
-	out.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + string(reason) + "\r\n")
+	out.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + reason + "\r\n")
 	out.WriteString("Content-Type: application/problem+json\r\nCache-Control: no-store\r\nConnection: close\r\n")
+	out.WriteString("X-Request-Id: " + id + "\r\n")
 	out.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
 	out.Write(body)
-	if _, err := c.Conn.Write(out.Bytes()); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+	c.answered.Store(true)
+	slog.Info("refused before the API", "status", status, "code", code, "request_id", id, "remote", c.RemoteAddr().String())
+	_, err := c.Conn.Write(out.Bytes())
+	return err
 }

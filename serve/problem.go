@@ -25,6 +25,7 @@ var statusOf = map[string]int{
 	hensachi.EConflict:           http.StatusConflict,
 	hensachi.EFileTooLarge:       http.StatusRequestEntityTooLarge,
 	hensachi.EUnsupportedMedia:   http.StatusUnsupportedMediaType,
+	hensachi.ERequestTimeout:     http.StatusRequestTimeout,
 	hensachi.EDailyLimitExceeded: http.StatusTooManyRequests,
 	hensachi.EInternal:           http.StatusInternalServerError,
 	hensachi.EOverloaded:         http.StatusServiceUnavailable,

@@ -156,6 +156,7 @@ const (
 	ProblemCodeNotFound                ProblemCode = "not_found"
 	ProblemCodeOverloaded              ProblemCode = "overloaded"
 	ProblemCodeRequestHeaderTooLarge   ProblemCode = "request_header_too_large"
+	ProblemCodeRequestTimeout          ProblemCode = "request_timeout"
 	ProblemCodeRevokedApiKey           ProblemCode = "revoked_api_key"
 	ProblemCodeUnavailable             ProblemCode = "unavailable"
 	ProblemCodeUnsupportedMediaType    ProblemCode = "unsupported_media_type"
@@ -193,6 +194,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeOverloaded:
 		return true
 	case ProblemCodeRequestHeaderTooLarge:
+		return true
+	case ProblemCodeRequestTimeout:
 		return true
 	case ProblemCodeRevokedApiKey:
 		return true
