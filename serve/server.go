@@ -50,6 +50,9 @@ type Config struct {
 	Now           func() time.Time
 	// DebugAddr, when set, serves Go's profiles (net/http/pprof) on this loopback address.
 	DebugAddr string
+	// MaxConns caps the connections ListenAndServe holds open at once; past it new ones wait in
+	// the listen backlog. Default DefaultMaxConns (4096).
+	MaxConns int
 }
 
 // Pages serves a part of the web front through the server's instrumented handle: site.Site (the
@@ -239,7 +242,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 		return err
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(apiListener{ln}) }()
+	go func() { errc <- srv.Serve(apiListener{newCappedListener(ln, s.cfg.MaxConns)}) }()
 	slog.Info("listening", "addr", ln.Addr().String(), "public_url", s.cfg.PublicURL)
 	select {
 	case err = <-errc:

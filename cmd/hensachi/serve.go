@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type Main struct {
 	UploadsDir                 string // empty: uploads are not kept
 	UploadRetention            time.Duration
 	KeyCacheTTL                time.Duration
+	MaxConns                   int // connections held open at once
 	AccessLog                  bool
 	Limits                     hensachi.Limits
 	Login                      account.Config
@@ -69,11 +71,15 @@ func (m *Main) ParseFlags(args []string) error {
 	m.face = cli.AddFaceFlags(fs)
 	lf := addLoginFlags(fs)
 	fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("HENSACHI_DEBUG_ADDR"), "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: off (env HENSACHI_DEBUG_ADDR)")
+	maxConns := fs.String("max-conns", cli.EnvOr("HENSACHI_MAX_CONNS", strconv.Itoa(serve.DefaultMaxConns)), "connections held open at once; past it new ones wait (env HENSACHI_MAX_CONNS)")
 	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var err error
+	if m.MaxConns, err = strconv.Atoi(*maxConns); err != nil || m.MaxConns < 1 {
+		return fmt.Errorf("-max-conns %q: want a positive number", *maxConns)
+	}
 	if m.Limits, err = hensachi.ParseLimits(*limitSpec, hensachi.DefaultLimits()); err != nil {
 		return err
 	}
@@ -176,7 +182,8 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.onClose(accounts.Close)
 	srv, err := serve.New(serve.Config{Addr: m.Addr, PublicURL: m.PublicURL, Store: store, Keys: keys, Quota: q,
-		Towns: towns, Faces: calls, Pages: []serve.Pages{public, accounts}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr})
+		Towns: towns, Faces: calls, Pages: []serve.Pages{public, accounts}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr,
+		MaxConns: m.MaxConns})
 	if err != nil {
 		return err
 	}
