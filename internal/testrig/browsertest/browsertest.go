@@ -37,6 +37,7 @@ func New(t *testing.T, timeout time.Duration) *Chromium {
 		}
 		t.Skipf("Chromium missing (%v): apt-get install chromium; CI=true makes this a failure", err)
 	}
+	makeArtefactDir(t)
 	// The flags this machine's closed network needs: without the background-networking ones
 	// Chromium keeps trying to reach Google's hosts.
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -113,5 +114,17 @@ func Lighthouse(t *testing.T) string {
 		}
 		t.Skipf("Lighthouse (make lighthouse) or Chromium missing: %v %v", errCLI, errChromium)
 	}
+	makeArtefactDir(t)
 	return cli
+}
+
+// makeArtefactDir creates $SCREENSHOT_DIR when it is set, so that a run pointing it at a new
+// directory keeps its screenshots and reports rather than failing on the first one.
+func makeArtefactDir(t *testing.T) {
+	t.Helper()
+	if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatalf("SCREENSHOT_DIR: %v", err)
+		}
+	}
 }
