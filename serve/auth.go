@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/hensachi/hensachi"
 )
 
@@ -76,9 +78,8 @@ type KeyCache struct {
 	unknown  sync.Map
 	nUnknown atomic.Int64
 
-	// inflight maps a hash being looked up to the *lookup that others wait for.
-	mu       sync.Mutex
-	inflight map[[32]byte]*lookup
+	// lookups makes callers that race for one key share one store read.
+	lookups singleflight.Group
 }
 
 type keyEntry struct {
@@ -86,13 +87,6 @@ type keyEntry struct {
 	account hensachi.Account
 	err     error // a cached "no such key"
 	expires time.Time
-}
-
-// lookup is one store read of a key that callers wanting the same key wait for.
-type lookup struct {
-	done chan struct{}
-	e    *keyEntry
-	err  error
 }
 
 // maxCachedKeys bounds the cache of known keys (give or take the lookups racing the count);
@@ -117,7 +111,7 @@ func NewKeyCache(store hensachi.Store, ttl time.Duration) *KeyCache {
 	if ttl == 0 {
 		ttl = 5 * time.Second
 	}
-	return &KeyCache{store: store, ttl: ttl, unknownTTL: min(ttl, unknownKeyTTL), inflight: map[[32]byte]*lookup{}}
+	return &KeyCache{store: store, ttl: ttl, unknownTTL: min(ttl, unknownKeyTTL)}
 }
 
 // authenticate returns the account of a request's key, with the cache as it stands at now.
@@ -148,11 +142,11 @@ func (c *KeyCache) authenticate(ctx context.Context, r *http.Request, now time.T
 
 // cached returns the lookup of a key's hash remembered and not expired at now.
 func (c *KeyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
-	if v, ok := c.unknown.Load(hash); ok && now.Before(v.(time.Time)) {
-		return &keyEntry{err: errUnknownKey}, true
-	}
 	v, ok := c.entries.Load(hash)
 	if !ok {
+		if v, ok := c.unknown.Load(hash); ok && now.Before(v.(time.Time)) {
+			return &keyEntry{err: errUnknownKey}, true
+		}
 		return nil, false
 	}
 	e := v.(*keyEntry)
@@ -162,27 +156,14 @@ func (c *KeyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
 // fetch looks a key's hash up in the store and remembers the answer, "no such key" included. A
 // caller that finds the same hash being looked up waits for that lookup instead of making its own.
 func (c *KeyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (*keyEntry, error) {
-	c.mu.Lock()
-	if l, ok := c.inflight[hash]; ok {
-		c.mu.Unlock()
-		select {
-		case <-l.done:
-			return l.e, l.err
-		case <-ctx.Done():
-			return nil, hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly").RetryIn(5 * time.Second)
-		}
+	ch := c.lookups.DoChan(string(hash[:]), func() (any, error) { return c.lookUp(ctx, hash, now) })
+	select {
+	case r := <-ch:
+		e, _ := r.Val.(*keyEntry)
+		return e, r.Err
+	case <-ctx.Done():
+		return nil, hensachi.Errorf(hensachi.EUnavailable, "the account store is unavailable; try again shortly").RetryIn(5 * time.Second)
 	}
-	l := &lookup{done: make(chan struct{})}
-	c.inflight[hash] = l
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.inflight, hash)
-		c.mu.Unlock()
-		close(l.done)
-	}()
-	l.e, l.err = c.lookUp(ctx, hash, now)
-	return l.e, l.err
 }
 
 // lookUp reads a key's hash from the store and remembers the answer.
