@@ -18,9 +18,6 @@ import (
 	"github.com/hensachi/hensachi/face/models"
 )
 
-// trainedModels are the model files cmd/train-models writes into the bundle directory.
-var trainedModels = []string{"attractiveness.json", "attributes.json"}
-
 func runVersion(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	ds := fs.String("dataset", cli.EnvOr("HENSACHI_DATASET", "data/dataset.arrow"), "dataset file (env HENSACHI_DATASET)")
@@ -52,7 +49,7 @@ func writeVersion(w io.Writer, info *debug.BuildInfo, datasetPath, modelsDir str
 			fmt.Fprintf(w, "  %-10s %-36s %s  %s\n", x.Role, x.File, short(x.SHA256), bundleFileState(filepath.Join(modelsDir, x.File), &x.Artifact))
 		}
 	}
-	for _, name := range trainedModels {
+	for _, name := range []string{cli.AttractivenessFile, cli.AttributesFile} {
 		b, err := os.ReadFile(filepath.Join(modelsDir, name))
 		if err != nil {
 			fmt.Fprintf(w, "  %-10s %-36s %s\n", "trained", name, absentOr(err))
@@ -93,16 +90,16 @@ func buildVersion(info *debug.BuildInfo) string {
 	return v + ", " + info.GoVersion
 }
 
+// bundleFileState says whether the file at path is present and the one the manifest describes.
 func bundleFileState(path string, a *models.Artifact) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return absentOr(err)
-	}
-	defer f.Close()
-	if err := a.Verify(f); err != nil {
+	switch err := models.VerifyFile(path, a); {
+	case err == nil:
+		return "present"
+	case errors.Is(err, os.ErrNotExist):
+		return "absent"
+	default:
 		return "differs from the manifest"
 	}
-	return "present"
 }
 
 // absentOr says "absent" for a missing file, else the error.

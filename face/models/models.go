@@ -243,7 +243,7 @@ func Load(dir string) (*Bundle, error) {
 	}
 	var errs []error
 	for _, x := range m.Models {
-		if err := verifyFile(filepath.Join(dir, x.File), &x.Artifact); err != nil {
+		if err := VerifyFile(filepath.Join(dir, x.File), &x.Artifact); err != nil {
 			errs = append(errs, fmt.Errorf("model bundle %s: %w; run `make models` to assemble it", dir, err))
 		}
 	}
@@ -253,10 +253,12 @@ func Load(dir string) (*Bundle, error) {
 	return &Bundle{Dir: dir, Manifest: m}, nil
 }
 
-func verifyFile(path string, a *Artifact) error {
+// VerifyFile checks that the file at path is the artifact a describes; a missing file's error
+// matches os.ErrNotExist.
+func VerifyFile(path string, a *Artifact) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s is missing", a.File)
+		return fmt.Errorf("%s is missing: %w", a.File, os.ErrNotExist)
 	}
 	if err != nil {
 		return err

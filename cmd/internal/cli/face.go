@@ -29,10 +29,10 @@ func AddFaceFlags(fs *flag.FlagSet) FaceFlags {
 	}
 }
 
-// The trained models' names inside the bundle directory.
+// The trained models' names inside the bundle directory, which cmd/train-models writes.
 const (
-	attractivenessFile = "attractiveness.json"
-	attributesFile     = "attributes.json"
+	AttractivenessFile = "attractiveness.json"
+	AttributesFile     = "attributes.json"
 )
 
 // Analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. With trained, it
@@ -53,7 +53,7 @@ func (f FaceFlags) Analyzer(trained, faceRes bool) (*face.Analyzer, error) {
 		Workers: *f.Workers, IntraOpThreads: *f.Threads,
 	}
 	if trained {
-		p := filepath.Join(*f.ModelsDir, attractivenessFile)
+		p := filepath.Join(*f.ModelsDir, AttractivenessFile)
 		m, err := score.Load(p)
 		if err != nil {
 			if os.IsNotExist(err) {
@@ -62,7 +62,7 @@ func (f FaceFlags) Analyzer(trained, faceRes bool) (*face.Analyzer, error) {
 			return nil, err
 		}
 		cfg.Scorer = m
-		p = filepath.Join(*f.ModelsDir, attributesFile)
+		p = filepath.Join(*f.ModelsDir, AttributesFile)
 		at, err := attr.Load(p)
 		if err != nil {
 			if os.IsNotExist(err) {
