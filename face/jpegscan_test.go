@@ -127,16 +127,20 @@ func TestTurboCostNotFallenBack(t *testing.T) {
 // level nor a finer one.
 func TestDecodeStopsWithContext(t *testing.T) {
 	data := jpegtest.Progressive(4000, 3000, 3, jpegtest.LibjpegScript) // decoded at 1/4 first
+	h, err := Inspect(data)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := DecodePhotoContext(ctx, data); !errors.Is(err, context.Canceled) {
+	if _, err := DecodePhotoContext(ctx, data, h); !errors.Is(err, context.Canceled) {
 		t.Fatalf("DecodePhotoContext after the end: %v", err)
 	}
 	if turboFactors() == nil {
 		return
 	}
 	ctx, cancel = context.WithCancel(t.Context())
-	p, err := DecodePhotoContext(ctx, data)
+	p, err := DecodePhotoContext(ctx, data, h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,16 +40,17 @@ type Photo struct {
 // needs, turned upright according to the EXIF orientation. A damaged or hostile file fails here,
 // with the error Decode gives for it.
 func DecodePhoto(data []byte) (*Photo, error) {
-	return DecodePhotoContext(context.Background(), data)
-}
-
-// DecodePhotoContext is DecodePhoto for a request: nothing is decoded once ctx is done, then or
-// when the analysis asks for finer pixels; the error is then ctx's.
-func DecodePhotoContext(ctx context.Context, data []byte) (*Photo, error) {
 	h, err := Inspect(data)
 	if err != nil {
 		return nil, err
 	}
+	return DecodePhotoContext(context.Background(), data, h)
+}
+
+// DecodePhotoContext is DecodePhoto for a request whose upload Inspect has read as h (the caller
+// needed the header first, for the decoding budget): nothing is decoded once ctx is done, then or
+// when the analysis asks for finer pixels; the error is then ctx's.
+func DecodePhotoContext(ctx context.Context, data []byte, h Header) (*Photo, error) {
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func (s *Service) analyze(ctx context.Context, ticket *ticket, data []byte) (_ *
 	}
 	// decoded at the scale the detector needs; the analyzer decodes finer pixels where a face needs them
 	// decoding is bounded by Inspect's budgets (pixels, scans) and not started once ctx is done
-	photo, err := face.DecodePhotoContext(ctx, data)
+	photo, err := face.DecodePhotoContext(ctx, data, header)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, nil, "", hensachi.Errorf(hensachi.EUnavailable, "the client went away")
 	}
