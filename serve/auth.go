@@ -142,11 +142,11 @@ func (c *KeyCache) authenticate(ctx context.Context, r *http.Request, now time.T
 
 // cached returns the lookup of a key's hash remembered and not expired at now.
 func (c *KeyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
+	if v, ok := c.unknown.Load(hash); ok && now.Before(v.(time.Time)) {
+		return &keyEntry{err: errUnknownKey}, true
+	}
 	v, ok := c.entries.Load(hash)
 	if !ok {
-		if v, ok := c.unknown.Load(hash); ok && now.Before(v.(time.Time)) {
-			return &keyEntry{err: errUnknownKey}, true
-		}
 		return nil, false
 	}
 	e := v.(*keyEntry)
