@@ -110,6 +110,9 @@ type Account struct {
 	CreatedAt       time.Time
 	TermsVersion    string // the version of the terms accepted, empty for accounts made by an operator
 	TermsAcceptedAt time.Time
+	// Origins is the allow-list of web origins whose pages may call the APIs with the account's
+	// keys (CORS), in ParseOrigins' form; empty allows any origin.
+	Origins []string
 }
 
 // APIKey is the stored form of a key: its hash, never the key itself.
@@ -151,6 +154,9 @@ type Store interface {
 	// counts as acceptance (spec §5), so each login with a newer version records it. An unknown
 	// account is ENotFound.
 	AcceptTerms(ctx context.Context, accountID int64, version string, at time.Time) error
+	// SetOrigins replaces the account's origin allow-list (already checked by ParseOrigins); an
+	// empty list clears it. An unknown account is ENotFound.
+	SetOrigins(ctx context.Context, accountID int64, origins []string) error
 	// RotateKey revokes the account's active keys and stores a new one, atomically.
 	RotateKey(ctx context.Context, accountID int64, key APIKey) (APIKey, error)
 	// RevokeKeys revokes the account's active keys and returns how many there were.

@@ -15,6 +15,7 @@ const (
 	EMissingAPIKey      = "missing_api_key"
 	EInvalidAPIKey      = "invalid_api_key"
 	ERevokedAPIKey      = "revoked_api_key"
+	EOriginNotAllowed   = "origin_not_allowed"
 	ENotFound           = "not_found"
 	EMethodNotAllowed   = "method_not_allowed"
 	EFileTooLarge       = "file_too_large"

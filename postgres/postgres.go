@@ -183,20 +183,20 @@ func utc(t *time.Time) time.Time {
 	return t.UTC()
 }
 
-const accountColumns = `id, email, plan, created_at, terms_version, terms_accepted_at`
+const accountColumns = `id, email, plan, created_at, terms_version, terms_accepted_at, origins`
 
 func scanAccount(row pgx.Row) (hensachi.Account, error) {
 	var a hensachi.Account
 	var plan string
 	var created time.Time
 	var terms *time.Time
-	if err := row.Scan(&a.ID, &a.Email, &plan, &created, &a.TermsVersion, &terms); err != nil {
+	if err := row.Scan(&a.ID, &a.Email, &plan, &created, &a.TermsVersion, &terms, &a.Origins); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return a, hensachi.Errorf(hensachi.ENotFound, "no such account")
 		}
 		return a, err
 	}
-	a.Plan, a.CreatedAt, a.TermsAcceptedAt = hensachi.Plan(plan), created.UTC(), utc(terms)
+	a.Plan, a.CreatedAt, a.TermsAcceptedAt, a.Origins = hensachi.Plan(plan), created.UTC(), utc(terms), noOrigins(a.Origins)
 	return a, nil
 }
 
@@ -235,6 +235,19 @@ func (s *Store) SetPlan(ctx context.Context, accountID int64, plan hensachi.Plan
 func (s *Store) AcceptTerms(ctx context.Context, accountID int64, version string, at time.Time) error {
 	return s.updateAccount(ctx, "accept terms", accountID,
 		`UPDATE accounts SET terms_version = $2, terms_accepted_at = $3 WHERE id = $1`, version, at)
+}
+
+func (s *Store) SetOrigins(ctx context.Context, accountID int64, origins []string) error {
+	return s.updateAccount(ctx, "set origins", accountID, `UPDATE accounts SET origins = $2 WHERE id = $1`,
+		append([]string{}, origins...)) // never nil, which pgx sends as NULL
+}
+
+// noOrigins reads an empty array as no list, as the embedded store does.
+func noOrigins(o []string) []string {
+	if len(o) == 0 {
+		return nil
+	}
+	return o
 }
 
 // updateAccount runs an UPDATE of one account whose first parameter is the account's id.
@@ -316,16 +329,16 @@ func (s *Store) KeyByHash(ctx context.Context, hash [32]byte) (hensachi.APIKey, 
 	var a hensachi.Account
 	var plan string
 	var terms *time.Time
-	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+`, a.email, a.plan, a.created_at, a.terms_version, a.terms_accepted_at
+	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+`, a.email, a.plan, a.created_at, a.terms_version, a.terms_accepted_at, a.origins
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`, hash[:]),
-		&a.Email, &plan, &a.CreatedAt, &a.TermsVersion, &terms)
+		&a.Email, &plan, &a.CreatedAt, &a.TermsVersion, &terms, &a.Origins)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return k, a, hensachi.Errorf(hensachi.ENotFound, "no such key")
 	}
 	if err != nil {
 		return k, a, s.fail("key by hash", err)
 	}
-	a.ID, a.Plan, a.CreatedAt, a.TermsAcceptedAt = k.AccountID, hensachi.Plan(plan), a.CreatedAt.UTC(), utc(terms)
+	a.ID, a.Plan, a.CreatedAt, a.TermsAcceptedAt, a.Origins = k.AccountID, hensachi.Plan(plan), a.CreatedAt.UTC(), utc(terms), noOrigins(a.Origins)
 	return k, a, nil
 }
 

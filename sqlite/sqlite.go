@@ -159,20 +159,29 @@ func insertKey(ctx context.Context, tx *sql.Tx, key hensachi.APIKey, now string)
 	return key, err
 }
 
-const accountColumns = `id, email, plan, created_at, terms_version, terms_accepted_at`
+const accountColumns = `id, email, plan, created_at, terms_version, terms_accepted_at, origins`
 
 func scanAccount(row interface{ Scan(...any) error }) (hensachi.Account, error) {
 	var a hensachi.Account
 	var plan string
 	var created, terms sql.NullString
-	if err := row.Scan(&a.ID, &a.Email, &plan, &created, &a.TermsVersion, &terms); err != nil {
+	var origins string
+	if err := row.Scan(&a.ID, &a.Email, &plan, &created, &a.TermsVersion, &terms, &origins); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return a, hensachi.Errorf(hensachi.ENotFound, "no such account")
 		}
 		return a, err
 	}
-	a.Plan, a.CreatedAt, a.TermsAcceptedAt = hensachi.Plan(plan), parseTime(created), parseTime(terms)
+	a.Plan, a.CreatedAt, a.TermsAcceptedAt, a.Origins = hensachi.Plan(plan), parseTime(created), parseTime(terms), splitOrigins(origins)
 	return a, nil
+}
+
+// splitOrigins reads the origins column, one origin a line.
+func splitOrigins(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }
 
 func (s *Store) Account(ctx context.Context, id int64) (hensachi.Account, error) {
@@ -217,6 +226,17 @@ func (s *Store) SetPlan(ctx context.Context, accountID int64, plan hensachi.Plan
 func (s *Store) AcceptTerms(ctx context.Context, accountID int64, version string, at time.Time) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE accounts SET terms_version = ?, terms_accepted_at = ? WHERE id = ?`,
 		version, at.UTC().Format(time.RFC3339Nano), accountID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hensachi.Errorf(hensachi.ENotFound, "no account %d", accountID)
+	}
+	return nil
+}
+
+func (s *Store) SetOrigins(ctx context.Context, accountID int64, origins []string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE accounts SET origins = ? WHERE id = ?`, strings.Join(origins, "\n"), accountID)
 	if err != nil {
 		return err
 	}
@@ -280,14 +300,15 @@ func (s *Store) Keys(ctx context.Context, accountID int64) ([]hensachi.APIKey, e
 }
 
 func (s *Store) KeyByHash(ctx context.Context, hash [32]byte) (hensachi.APIKey, hensachi.Account, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT `+keyColumns+`, a.email, a.plan, a.created_at, a.terms_version, a.terms_accepted_at
+	row := s.db.QueryRowContext(ctx, `SELECT `+keyColumns+`, a.email, a.plan, a.created_at, a.terms_version, a.terms_accepted_at, a.origins
 		FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?`, hash[:])
 	var k hensachi.APIKey
 	var a hensachi.Account
 	var h []byte
 	var plan string
 	var kCreated, kRevoked, aCreated, aTerms sql.NullString
-	if err := row.Scan(&k.ID, &k.AccountID, &h, &k.Hint, &kCreated, &kRevoked, &a.Email, &plan, &aCreated, &a.TermsVersion, &aTerms); err != nil {
+	var origins string
+	if err := row.Scan(&k.ID, &k.AccountID, &h, &k.Hint, &kCreated, &kRevoked, &a.Email, &plan, &aCreated, &a.TermsVersion, &aTerms, &origins); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return k, a, hensachi.Errorf(hensachi.ENotFound, "no such key")
 		}
@@ -296,6 +317,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash [32]byte) (hensachi.APIKey, 
 	copy(k.Hash[:], h)
 	k.CreatedAt, k.RevokedAt = parseTime(kCreated), parseTime(kRevoked)
 	a.ID, a.Plan, a.CreatedAt, a.TermsAcceptedAt = k.AccountID, hensachi.Plan(plan), parseTime(aCreated), parseTime(aTerms)
+	a.Origins = splitOrigins(origins)
 	return k, a, nil
 }
 

@@ -111,6 +111,7 @@ func Run(t *testing.T, open func(t *testing.T) hensachi.Store) {
 			t.Errorf("AcceptTerms for an unknown account: %v", err)
 		}
 	})
+	t.Run("origins", func(t *testing.T) { origins(t, open(t)) })
 	t.Run("usage", func(t *testing.T) {
 		s := open(t)
 		_, stored := hensachi.NewAPIKey()

@@ -1,0 +1,3 @@
+-- The web origins whose pages may call the APIs with the account's keys, one a line; empty allows
+-- any origin (hensachi.Account.Origins).
+ALTER TABLE accounts ADD COLUMN origins TEXT NOT NULL DEFAULT '';
