@@ -123,6 +123,11 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		}
 		c.account = account
 		reqinfo.SetAccount(r.Context(), account.ID)
+		if origin := headerValue(r.Header, "Origin"); origin != "" && !account.AllowsOrigin(origin) {
+			writeError(w, r, hensachi.Errorf(hensachi.EOriginNotAllowed,
+				"this API key's account allows calls from the pages of its listed origins only, and %s is not one of them", truncateParam(origin)))
+			return
+		}
 		limit := s.cfg.Limits.Daily(account.Plan, service)
 		if service == hensachi.ServiceTown {
 			snap := s.datasets.Acquire()

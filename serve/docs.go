@@ -26,6 +26,7 @@ var problemDocs = map[string]string{
 	hensachi.EMissingAPIKey:      "No API key was sent. Send it in `X-API-Key` or `Authorization: Bearer`.",
 	hensachi.EInvalidAPIKey:      "The API key is not one this service issued.",
 	hensachi.ERevokedAPIKey:      "The API key was revoked, for example by rotation. Use the account's current key.",
+	hensachi.EOriginNotAllowed:   "The call came from a web page (its `Origin` header) whose origin the key's account does not list. The account's owner lists the origins allowed on the account page or with `hensachi account origins`; an empty list allows any.",
 	hensachi.ENotFound:           "No such route, municipality code or axis.",
 	hensachi.EMethodNotAllowed:   "The route exists but not for this method; `Allow` lists the methods.",
 	hensachi.EFileTooLarge:       "The upload is larger than 10 MiB.",

@@ -38,7 +38,7 @@ func TestBrowserNewcomer(t *testing.T) {
 	// to the provider, which approves at once and sends the browser back to the callback
 	do("log in", chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("api-key")), shot("2-key"))
 	key, mailStatus := text("api-key"), text("mail-status")
-	if !hensachi.CheckAPIKey(key) || !strings.Contains(mailStatus, "sent to newcomer@example.com") {
+	if !hensachi.CheckAPIKey(key) || !strings.Contains(mailStatus, "newcomer@example.com にもメールで送りました") {
 		t.Fatalf("key page: key %q, mail status %q", key, mailStatus)
 	}
 	mailed, _ := webclient.MailedKey(t, env.smtp, "newcomer@example.com")
@@ -70,7 +70,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("login")),
 		chromedp.Navigate(env.URL+"/account"), chromedp.WaitVisible(chromedp.ID("login")), // logged out: the login page
 	)
-	if title := c.Title(); !strings.HasPrefix(title, "Log in") {
+	if title := c.Title(); !strings.HasPrefix(title, "ログイン") {
 		t.Errorf("after logout the account page shows %q", title)
 	}
 }

@@ -123,7 +123,8 @@ func TestLoginKeyOnAPI(t *testing.T) {
 			t.Errorf("account page lacks %q:\n%s", want, acct.Body)
 		}
 	}
-	newKey := webclient.KeyFrom(t, b.Post(env.URL+"/account/rotate", url.Values{"csrf": {webclient.CSRFFrom(t, acct)}}))
+	b.Post(env.URL+"/account/rotate", url.Values{"csrf": {webclient.CSRFFrom(t, acct)}}) // to the key page
+	newKey := webclient.KeyFrom(t, b.Follow(env.URL+"/account/key"))
 	if mailed, _ := webclient.MailedKey(t, env.smtp, "newcomer@example.com"); mailed != newKey {
 		t.Errorf("mailed %s after rotation, shown %s", mailed, newKey)
 	}

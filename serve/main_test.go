@@ -90,7 +90,7 @@ func newWired(w wiring) (_ *wired, err error) {
 		return nil, err
 	}
 	accountDeps := account.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
-		Usage: cfg.Quota, Limits: cfg.Limits, KeysRevoked: cfg.Keys.Forget, Credit: public.Credit, Now: cfg.Now}
+		Usage: cfg.Quota, Limits: cfg.Limits, ForgetKeys: cfg.Keys.Forget, Credit: public.Credit, Now: cfg.Now}
 	if w.Faces != nil {
 		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads,
 			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Memory: w.FaceMemory})

@@ -222,3 +222,43 @@ func TestOpenAPIDocumentRules(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIExamples checks the document's examples, which /docs shows: every response with a
+// body has at least one, and each is valid against the schema of its media type.
+func TestOpenAPIExamples(t *testing.T) {
+	var doc struct {
+		Paths      map[string]map[string]struct{ Responses map[string]exampleResponse }
+		Components struct{ Responses map[string]exampleResponse }
+	}
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	escape := strings.NewReplacer("~", "~0", "/", "~1").Replace
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			for status, r := range op.Responses {
+				at := "#/paths/" + escape(path) + "/" + method + "/responses/" + status
+				if name, ok := strings.CutPrefix(r.Ref, "#/components/responses/"); ok {
+					r, at = doc.Components.Responses[name], "#/components/responses/"+name
+				}
+				for mediaType, content := range r.Content {
+					if len(content.Examples) == 0 {
+						t.Errorf("%s %s %s (%s): no example", method, path, status, mediaType)
+					}
+					for name, e := range content.Examples {
+						if err := validateSchema(t, at+"/content/"+escape(mediaType)+"/schema", e.Value); err != nil {
+							t.Errorf("%s %s %s example %s: %v", method, path, status, name, err)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+type exampleResponse struct {
+	Ref     string `json:"$ref"`
+	Content map[string]struct {
+		Examples map[string]struct{ Value json.RawMessage }
+	}
+}

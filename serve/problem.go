@@ -20,6 +20,7 @@ var statusOf = map[string]int{
 	hensachi.EMissingAPIKey:      http.StatusUnauthorized,
 	hensachi.EInvalidAPIKey:      http.StatusUnauthorized,
 	hensachi.ERevokedAPIKey:      http.StatusForbidden,
+	hensachi.EOriginNotAllowed:   http.StatusForbidden,
 	hensachi.ENotFound:           http.StatusNotFound,
 	hensachi.EMethodNotAllowed:   http.StatusMethodNotAllowed,
 	hensachi.EConflict:           http.StatusConflict,

@@ -112,7 +112,7 @@ func (s *Server) routes() {
 	}
 	if s.datasets != nil {
 		stats := func(path string, h apiHandler) {
-			handle(http.MethodGet, "/town/v1"+path, s.keyed(hensachi.ServiceTown, h))
+			handle(http.MethodGet, "/town/v1"+path, cors(s.keyed(hensachi.ServiceTown, h)))
 		}
 		stats("/municipalities/:code", s.getMunicipality)
 		stats("/municipalities", s.listMunicipalities)
@@ -120,7 +120,7 @@ func (s *Server) routes() {
 		stats("/meta", s.getMeta)
 	}
 	if s.faces != nil {
-		handle(http.MethodPost, "/face/v1/predict", s.keyed(hensachi.ServiceFace, s.predict))
+		handle(http.MethodPost, "/face/v1/predict", cors(s.keyed(hensachi.ServiceFace, s.predict)))
 	}
 
 	for _, p := range s.cfg.Pages {
@@ -132,14 +132,20 @@ func (s *Server) routes() {
 	}
 	plain("/healthz", s.healthz)
 	plain("/readyz", s.readyz)
-	plain("/openapi.json", serveOpenAPI)
+	handle(http.MethodGet, "/openapi.json", cors(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { serveOpenAPI(w, req) }))
 	promHandler := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
 	plain("/metrics", promHandler.ServeHTTP)
 	handle(http.MethodGet, "/problems/:code", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		serveProblemDoc(w, req, ps.ByName("code"))
 	})
 
+	r.GlobalOPTIONS = unrouted(s.instrument("(options)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		preflight(w, req)
+	}))
 	r.NotFound = unrouted(s.instrument("(none)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		if corsPath(req.URL.Path) && req.Header.Get("Origin") != "" {
+			allowCORS(w.Header()) // a page's script sees why its call failed
+		}
 		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, truncateParam(req.URL.Path)))
 	}))
 	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {

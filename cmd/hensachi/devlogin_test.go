@@ -24,7 +24,7 @@ func TestServeDevLogin(t *testing.T) {
 	if lp.Status != http.StatusOK {
 		t.Fatalf("GET /login: %d\n%s", lp.Status, lp.Body)
 	}
-	if !strings.Contains(lp.Body, "Development only.") || !strings.Contains(lp.Body, "version dev") {
+	if !strings.Contains(lp.Body, "開発用です。") || !strings.Contains(lp.Body, "バージョン dev") {
 		t.Errorf("login page:\n%s", lp.Body)
 	}
 	_, page := b.DevLogin(r.url, "newcomer@localhost.test")

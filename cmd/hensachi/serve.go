@@ -169,7 +169,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	accountDeps := account.Deps{PublicURL: m.PublicURL, Accounts: hensachi.Accounts{Store: store, Now: time.Now},
-		Usage: q, Limits: m.Limits, KeysRevoked: keys.Forget, Credit: public.Credit, Now: time.Now}
+		Usage: q, Limits: m.Limits, ForgetKeys: keys.Forget, Credit: public.Credit, Now: time.Now}
 	var calls *facecall.Service
 	if faces.Analyzer != nil {
 		faces.Quota = q

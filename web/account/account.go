@@ -59,9 +59,11 @@ type Deps struct {
 	Accounts  hensachi.Accounts
 	Usage     UsageCounter
 	Limits    hensachi.Limits
-	// KeysRevoked tells the server which keys a rotation revoked, so it stops accepting them at once.
-	KeysRevoked func([]hensachi.APIKey)
-	Faces       FaceAnalyzer // nil: the face demo page says the service does not run here
+	// ForgetKeys tells the server to drop what it remembers of keys (KeyCache.Forget): those a
+	// rotation revoked, so it stops accepting them at once, and an account's whose origin
+	// allow-list changed, so the new list applies at once.
+	ForgetKeys func([]hensachi.APIKey)
+	Faces      FaceAnalyzer // nil: the face demo page says the service does not run here
 	// Credit gives the dataset's source credit for the demo page's footer; nil: none.
 	Credit func() hensachi.Link
 	Now    func() time.Time
@@ -167,15 +169,15 @@ func (w *Pages) Routes(handle func(method, path string, h httprouter.Handle)) {
 	login := func(method, path string, h http.HandlerFunc, limited bool) {
 		handle(method, path, func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 			if w.provider == nil {
-				page.Message(rw, r, http.StatusServiceUnavailable, "Login is not configured",
-					"Login is not configured on this server. Ask its operator for an API key.", false)
+				page.Message(rw, r, http.StatusServiceUnavailable, "ログインは設定されていません",
+					"このサーバーではログインを使えません。API キーは運営者に発行してもらってください。", false)
 				return
 			}
 			if limited {
 				if ok, wait := w.limiter.allow(clientAddr(r, w.cfg.ClientIPHeader), w.deps.Now()); !ok {
 					page.RetryAfter(rw, wait)
-					page.Message(rw, r, http.StatusTooManyRequests, "Too many attempts",
-						"Too many login attempts from your address. Wait a minute and try again.", false)
+					page.Message(rw, r, http.StatusTooManyRequests, "試行が多すぎます",
+						"このアドレスからのログインの試行が多すぎます。1 分ほど待ってからもう一度お試しください。", false)
 					return
 				}
 			}
@@ -186,7 +188,9 @@ func (w *Pages) Routes(handle func(method, path string, h httprouter.Handle)) {
 	login(http.MethodGet, "/login/start", w.loginStart, true)
 	login(http.MethodGet, "/auth/callback", w.callback, true)
 	login(http.MethodGet, "/account", w.account, false)
+	login(http.MethodGet, "/account/key", w.issuedKey, false)
 	login(http.MethodPost, "/account/rotate", w.rotate, false)
+	login(http.MethodPost, "/account/origins", w.origins, false)
 	login(http.MethodPost, "/logout", w.logout, false)
 	handle(http.MethodGet, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
 	handle(http.MethodPost, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
@@ -202,7 +206,7 @@ func (w *Pages) loginPage(rw http.ResponseWriter, r *http.Request) {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
 		return
 	}
-	page.Render(rw, r, templates, http.StatusOK, "login", loginPage{Base: page.Base{Title: "Log in", English: true}, Provider: w.name, Mails: w.cfg.Mailer != nil,
+	page.Render(rw, r, templates, http.StatusOK, "login", loginPage{Base: page.Base{Title: "ログイン", Description: "ログインして、市区町村統計 API と顔分析 API の API キーを受け取る。"}, Provider: w.name, Mails: w.cfg.Mailer != nil,
 		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL, Development: w.cfg.Development})
 }
 
@@ -212,8 +216,8 @@ func (w *Pages) loginStart(rw http.ResponseWriter, r *http.Request) {
 	flow := oidc.NewFlow()
 	target, err := w.provider.AuthURL(r.Context(), flow)
 	if err != nil {
-		page.Fail(rw, r, http.StatusServiceUnavailable, "Login unavailable",
-			"The identity provider cannot be reached just now. Try again in a minute.", "start login", err)
+		page.Fail(rw, r, http.StatusServiceUnavailable, "ログインできません",
+			"ID プロバイダーに今は接続できません。1 分ほどしてからもう一度お試しください。", "start login", err)
 		return
 	}
 	w.jar.setLogin(rw, flow, w.deps.Now())
@@ -226,27 +230,27 @@ func (w *Pages) loginStart(rw http.ResponseWriter, r *http.Request) {
 // accepts the current terms, and shows its key once; a later one records a newer terms version
 // and goes to the account page.
 func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
-	const again = "Your login could not be completed. Start again from the login page."
+	const again = "ログインを完了できませんでした。ログインのページからやり直してください。"
 	now := w.deps.Now()
 	q := r.URL.Query()
 	flow, ok := w.jar.takeLogin(rw, r, now)
 	switch {
 	case !ok:
-		page.Fail(rw, r, http.StatusBadRequest, "Login expired",
-			"This login was not started in this browser, or it took more than ten minutes. Start again.", "callback without a valid login cookie", nil)
+		page.Fail(rw, r, http.StatusBadRequest, "ログインの期限切れ",
+			"このログインはこのブラウザーで始められたものではないか、10 分以上かかりました。もう一度ログインしてください。", "callback without a valid login cookie", nil)
 		return
 	case !flow.CheckState(q.Get("state")):
-		page.Fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback state does not match the login cookie", nil)
+		page.Fail(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback state does not match the login cookie", nil)
 		return
 	case q.Has("iss") && !w.provider.AcceptsIssuer(q.Get("iss")):
-		page.Fail(rw, r, http.StatusBadRequest, "Login failed", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
+		page.Fail(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
 		return
 	case q.Get("error") == "access_denied":
-		page.Fail(rw, r, http.StatusForbidden, "Login cancelled", "The login was cancelled at the identity provider.", "login denied at the provider", nil)
+		page.Fail(rw, r, http.StatusForbidden, "ログインの取り消し", "ID プロバイダーでログインが取り消されました。", "login denied at the provider", nil)
 		return
 	case q.Get("error") != "" || q.Get("code") == "":
 		// the provider's error_description is not shown: it is text from outside
-		page.Fail(rw, r, http.StatusBadGateway, "Login failed", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
+		page.Fail(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
@@ -254,54 +258,70 @@ func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
 	id, err := w.provider.Exchange(ctx, flow, q.Get("code"))
 	switch {
 	case errors.Is(err, oidc.ErrEmailNotVerified):
-		page.Fail(rw, r, http.StatusForbidden, "E-mail address not verified",
-			"Your identity provider has not verified your e-mail address. Verify it there, then log in again.", "login refused", err)
+		page.Fail(rw, r, http.StatusForbidden, "メールアドレスが未確認です",
+			"ID プロバイダーがあなたのメールアドレスを確認していません。そちらで確認してから、もう一度ログインしてください。", "login refused", err)
 		return
 	case errors.Is(err, oidc.ErrDiscovery), errors.Is(err, oidc.ErrExchange):
-		page.Fail(rw, r, http.StatusBadGateway, "Login failed", again, "login: identity provider", err)
+		page.Fail(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "login: identity provider", err)
 		return
 	case err != nil:
-		page.Fail(rw, r, http.StatusForbidden, "Login failed", again, "login refused: ID token", err)
+		page.Fail(rw, r, http.StatusForbidden, "ログインに失敗しました", again, "login refused: ID token", err)
 		return
 	}
 
 	account, key, err := w.deps.Accounts.LogIn(ctx, id.Email, w.cfg.TermsVersion)
 	if hensachi.ErrorCode(err) == hensachi.EInvalidParameter { // an address that is not a bare one
-		page.Fail(rw, r, http.StatusForbidden, "E-mail address not accepted",
-			"The e-mail address your identity provider sent is not a plain address such as name@example.com, so no account can be made for it.", "login refused: e-mail address", err)
+		page.Fail(rw, r, http.StatusForbidden, "メールアドレスを使えません",
+			"ID プロバイダーから届いたメールアドレスが name@example.com のような普通の形ではないため、アカウントを作れません。", "login refused: e-mail address", err)
 		return
 	}
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "Login failed", again, "login: account", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "ログインに失敗しました", again, "login: account", err)
 		return
 	}
 	reqinfo.SetAccount(r.Context(), account.ID)
 	w.jar.setSession(rw, account.ID, w.cfg.SessionTTL, now)
 	if key != "" {
 		slog.InfoContext(r.Context(), "account created at first login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
-		w.showKey(rw, r, account, key, true)
+		w.issue(rw, r, account, key, true)
 		return
 	}
 	slog.InfoContext(r.Context(), "login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
 	http.Redirect(rw, r, "/account", http.StatusSeeOther)
 }
 
-// showKey mails a new key to the account's verified address and shows it on the page, once.
-// The key itself is never logged.
-func (w *Pages) showKey(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
-	p := keyPage{Base: page.Base{Title: "Your API key", English: true}, First: first, Email: a.Email, Key: key,
-		PublicURL: strings.TrimSuffix(w.deps.PublicURL, "/"), MailOff: w.cfg.Mailer == nil}
-	if !first {
-		p.Title = "Your new API key"
-	}
+// issue mails a new key to the account's verified address and sends the browser to the key page,
+// which shows it once (see cookieJar.setIssuedKey). The key itself is never logged.
+func (w *Pages) issue(rw http.ResponseWriter, r *http.Request, a hensachi.Account, key string, first bool) {
+	k := issuedKey{AccountID: a.ID, Key: key, First: first}
 	if w.cfg.Mailer != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
-		err := w.cfg.Mailer.Send(ctx, keyMail(a.Email, key, p.PublicURL, first))
+		err := w.cfg.Mailer.Send(ctx, keyMail(a.Email, key, strings.TrimSuffix(w.deps.PublicURL, "/"), first))
 		cancel()
 		if err != nil {
 			slog.ErrorContext(r.Context(), "mail the API key", "account", a.ID, "err", err, "request_id", reqinfo.ID(r.Context()))
 		}
-		p.Mailed = err == nil
+		k.Mailed = err == nil
+	}
+	w.jar.setIssuedKey(rw, k, w.deps.Now())
+	http.Redirect(rw, r, "/account/key", http.StatusSeeOther)
+}
+
+// issuedKey shows the key just issued, once; a reload, or a visit later, gets the account page.
+func (w *Pages) issuedKey(rw http.ResponseWriter, r *http.Request) {
+	sess, a, ok := w.current(rw, r)
+	if !ok {
+		return
+	}
+	k, ok := w.jar.takeIssuedKey(rw, r, sess, w.deps.Now())
+	if !ok {
+		http.Redirect(rw, r, "/account", http.StatusSeeOther)
+		return
+	}
+	p := keyPage{Base: page.Base{Title: "API キー"}, First: k.First, Email: a.Email, Key: k.Key,
+		PublicURL: strings.TrimSuffix(w.deps.PublicURL, "/"), Mailed: k.Mailed, MailOff: w.cfg.Mailer == nil}
+	if !k.First {
+		p.Title = "新しい API キー"
 	}
 	page.Render(rw, r, templates, http.StatusOK, "key", p)
 }
@@ -330,23 +350,29 @@ func (w *Pages) current(rw http.ResponseWriter, r *http.Request) (session, hensa
 		return session{}, hensachi.Account{}, false
 	}
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "アカウントを表示できません", "今はアカウントを読み込めません。しばらくしてからお試しください。", "account page", err)
 		return session{}, hensachi.Account{}, false
 	}
 	reqinfo.SetAccount(r.Context(), a.ID)
 	return sess, a, true
 }
 
-var serviceLabels = map[hensachi.Service]string{hensachi.ServiceTown: "Municipality statistics (/town/v1)", hensachi.ServiceFace: "Face analysis (/face/v1)"}
+var serviceLabels = map[hensachi.Service]string{hensachi.ServiceTown: "市区町村統計（/town/v1）", hensachi.ServiceFace: "顔分析（/face/v1）"}
 
 func (w *Pages) account(rw http.ResponseWriter, r *http.Request) {
 	sess, a, ok := w.current(rw, r)
 	if !ok {
 		return
 	}
+	w.renderAccount(rw, r, sess, a, http.StatusOK, strings.Join(a.Origins, "\n"), "")
+}
+
+// renderAccount shows the account page with the origins text area holding originsText, and
+// originsErr when that text was refused.
+func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account, status int, originsText, originsErr string) {
 	keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID)
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "Account unavailable", "Your account cannot be read just now. Try again shortly.", "account page: keys", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "アカウントを表示できません", "今はアカウントを読み込めません。しばらくしてからお試しください。", "account page: keys", err)
 		return
 	}
 	now := w.deps.Now()
@@ -361,10 +387,11 @@ func (w *Pages) account(rw http.ResponseWriter, r *http.Request) {
 	} else {
 		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", reqinfo.ID(r.Context()))
 	}
-	p := accountPage{Base: page.Base{Title: "Your account", English: true}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
-		Day: day, CSRF: w.jar.csrfToken(sess)}
+	p := accountPage{Base: page.Base{Title: "アカウント"}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
+		Day: day, CSRF: w.jar.csrfToken(sess), Mails: w.cfg.Mailer != nil, Origins: originsText,
+		OriginList: a.Origins, OriginsError: originsErr}
 	if !a.TermsAcceptedAt.IsZero() {
-		p.TermsAccepted = a.TermsAcceptedAt.In(hensachi.Tokyo).Format("2006-01-02 15:04 JST")
+		p.TermsAccepted = a.TermsAcceptedAt.In(hensachi.Tokyo).Format("2006-01-02 15:04（日本時間）")
 	}
 	for _, k := range keys {
 		if !k.Revoked() {
@@ -375,18 +402,18 @@ func (w *Pages) account(rw http.ResponseWriter, r *http.Request) {
 		p.Usage = append(p.Usage, usageRow{Service: string(svc), Label: serviceLabels[svc],
 			Used: max(w.deps.Usage.Used(a.ID, svc), stored[svc]), Limit: w.deps.Limits.Daily(a.Plan, svc)})
 	}
-	page.Render(rw, r, templates, http.StatusOK, "account", p)
+	page.Render(rw, r, templates, status, "account", p)
 }
 
 // checkForm accepts a state-changing form only from this site with the session's CSRF token.
 func (w *Pages) checkForm(rw http.ResponseWriter, r *http.Request, sess session) bool {
 	r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
 	if err := w.cop.Check(r); err != nil {
-		page.Fail(rw, r, http.StatusForbidden, "Form refused", "This form did not come from this site. Reload your account page and try again.", "cross-origin form", err)
+		page.Fail(rw, r, http.StatusForbidden, "フォームを受け付けられません", "このフォームはこのサイトから送られていません。アカウントのページを読み込み直して、もう一度お試しください。", "cross-origin form", err)
 		return false
 	}
 	if !w.jar.checkCSRF(sess, r.PostFormValue("csrf")) {
-		page.Fail(rw, r, http.StatusForbidden, "Form refused", "This form has expired. Reload your account page and try again.", "form without a valid CSRF token", nil)
+		page.Fail(rw, r, http.StatusForbidden, "フォームを受け付けられません", "このフォームの有効期限が切れています。アカウントのページを読み込み直して、もう一度お試しください。", "form without a valid CSRF token", nil)
 		return false
 	}
 	return true
@@ -400,13 +427,39 @@ func (w *Pages) rotate(rw http.ResponseWriter, r *http.Request) {
 	}
 	key, revoked, err := w.deps.Accounts.Rotate(r.Context(), a.ID)
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "Rotation failed", "The key could not be rotated. Try again shortly.", "rotate", err)
+		page.Fail(rw, r, http.StatusInternalServerError, "キーを更新できません", "キーを更新できませんでした。しばらくしてからお試しください。", "rotate", err)
 		return
 	}
 	// this process stops accepting the old keys at once; others within their key cache TTL
-	w.deps.KeysRevoked(revoked)
+	w.deps.ForgetKeys(revoked)
 	slog.InfoContext(r.Context(), "key rotated from the account page", "account", a.ID, "request_id", reqinfo.ID(r.Context()))
-	w.showKey(rw, r, a, key, false)
+	w.issue(rw, r, a, key, false)
+}
+
+// origins replaces the account's origin allow-list from the account page's text area. The
+// server forgets the account's keys, so the list applies at once here and within the key cache's
+// TTL on other processes.
+func (w *Pages) origins(rw http.ResponseWriter, r *http.Request) {
+	sess, a, ok := w.current(rw, r)
+	if !ok || !w.checkForm(rw, r, sess) {
+		return
+	}
+	text := r.PostFormValue("origins")
+	_, err := w.deps.Accounts.SetOrigins(r.Context(), a.ID, text)
+	var bad *hensachi.Error
+	if errors.As(err, &bad) && bad.Code == hensachi.EInvalidParameter {
+		w.renderAccount(rw, r, sess, a, http.StatusBadRequest, text, bad.Message)
+		return
+	}
+	if err != nil {
+		page.Fail(rw, r, http.StatusInternalServerError, "オリジンを保存できません", "オリジンの一覧を保存できませんでした。しばらくしてからお試しください。", "set origins", err)
+		return
+	}
+	if keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID); err == nil {
+		w.deps.ForgetKeys(keys)
+	}
+	slog.InfoContext(r.Context(), "origins set from the account page", "account", a.ID, "request_id", reqinfo.ID(r.Context()))
+	http.Redirect(rw, r, "/account#origins", http.StatusSeeOther)
 }
 
 func (w *Pages) logout(rw http.ResponseWriter, r *http.Request) {

@@ -21,7 +21,7 @@ func TestBrowserDevLogin(t *testing.T) {
 	shot := browsertest.Shot
 
 	c.Do("open the login page", chromedp.Navigate(env.URL+"/login"), chromedp.WaitVisible(chromedp.ID("dev-login")), shot("dev-1-login"))
-	if banner := c.Text("dev-login"); !strings.HasPrefix(banner, "Development only.") {
+	if banner := c.Text("dev-login"); !strings.HasPrefix(banner, "開発用です。") {
 		t.Errorf("login page banner %q", banner)
 	}
 	c.Do("to the development provider", chromedp.Click(chromedp.ID("login")), chromedp.WaitVisible(chromedp.ID("dev-banner")), shot("dev-2-provider"))

@@ -25,7 +25,7 @@ func TestLoginNotConfigured(t *testing.T) {
 	for _, path := range []string{"/login", "/login/start", "/auth/callback?code=x&state=y", "/account"} {
 		w := httptest.NewRecorder()
 		router.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
-		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "Login is not configured") {
+		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "ログインは設定されていません") {
 			t.Errorf("GET %s: %d\n%s", path, w.Code, w.Body)
 		}
 	}

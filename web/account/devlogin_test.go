@@ -53,7 +53,7 @@ func TestDevLogin(t *testing.T) {
 	env := newDevLoginEnv(t, nil)
 	b := webclient.New(t)
 	lp := b.Follow(env.URL + "/login")
-	for _, want := range []string{`id="dev-login"`, "Development only.", "Log in with development provider", "version dev"} {
+	for _, want := range []string{`id="dev-login"`, "開発用です。", "development provider でログイン", "バージョン dev"} {
 		if !strings.Contains(lp.Body, want) {
 			t.Errorf("login page lacks %q:\n%s", want, lp.Body)
 		}
@@ -66,15 +66,22 @@ func TestDevLogin(t *testing.T) {
 		t.Fatalf("the provider's login form (%s): %d\n%s", form.URL, form.Status, form.Body)
 	}
 	key := webclient.KeyFrom(t, first)
-	if !strings.HasPrefix(first.URL, env.URL+"/auth/callback?") || !strings.Contains(first.Body, "newcomer@localhost.test is ready") {
+	if first.URL != env.URL+"/account/key" || !strings.Contains(first.Body, "newcomer@localhost.test のアカウントができました") {
 		t.Errorf("key page at %s:\n%s", first.URL, first.Body)
 	}
 
 	if !env.usedOnAPI(t, key, "newcomer@localhost.test") {
 		t.Fatalf("the key from the development login is not newcomer@localhost.test's active key")
 	}
+	// without SMTP the pages say the key is not mailed, never that it was
+	if !strings.Contains(first.Body, "このサーバーはメールを送りません") || strings.Contains(first.Body, "メールで送りました") {
+		t.Errorf("key page without SMTP does not say the key is not mailed:\n%s", first.Body)
+	}
 	acct := b.Follow(env.URL + "/account")
-	for _, want := range []string{`id="email">newcomer@localhost.test<`, `id="used-town">1<`, "hsk_…" + key[len(key)-4:], "version dev"} {
+	if !strings.Contains(acct.Body, "このサーバーはメールを送らない") || strings.Contains(acct.Body, "メールでも送ります") {
+		t.Errorf("account page without SMTP says the new key is mailed:\n%s", acct.Body)
+	}
+	for _, want := range []string{`id="email">newcomer@localhost.test<`, `id="used-town">1<`, "hsk_…" + key[len(key)-4:], "バージョン dev"} {
 		if !strings.Contains(acct.Body, want) {
 			t.Errorf("account page lacks %q:\n%s", want, acct.Body)
 		}

@@ -40,6 +40,17 @@ type DemoFace struct {
 	GenderProb      float64
 }
 
+// GenderLabel is the gender as the page says it in Japanese.
+func (f DemoFace) GenderLabel() string {
+	switch f.Gender {
+	case "male":
+		return "男性"
+	case "female":
+		return "女性"
+	}
+	return f.Gender
+}
+
 // maxDemoUpload is the API's upload limit with room for the form's other fields.
 const maxDemoUpload = 10<<20 + 64<<10
 
@@ -190,7 +201,10 @@ func (p *faceDemoPage) setResult(a *FaceAnalysis) {
 	stroke := max(2, a.Width/300)
 	for i, f := range a.Faces {
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#ffd400" stroke-width="%d"/>`, f.X, f.Y, f.W, f.H, stroke)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#ffd400" font-size="%d">%d</text>`, f.X, max(f.Y-stroke*2, stroke*8), stroke*8, i)
+		// the number's style is inline, so no style sheet rule for text can hide it; the dark outline
+		// keeps it legible on a light photo
+		fmt.Fprintf(&b, `<text x="%d" y="%d" style="fill:#ffd400;stroke:#000;stroke-width:%dpx;paint-order:stroke;font-size:%dpx;font-weight:700">%d</text>`,
+			f.X, max(f.Y-stroke*2, stroke*10), max(1, stroke/2), stroke*10, i)
 	}
 	b.WriteString(`</svg>`)
 	p.Overlay = template.HTML(b.String())
@@ -200,7 +214,7 @@ func (p *faceDemoPage) setResult(a *FaceAnalysis) {
 // writeDemoPage writes the demo page: the security headers of every page, with the analysed photo
 // allowed as an inline image.
 func writeDemoPage(rw http.ResponseWriter, r *http.Request, status int, body []byte) {
-	page.WriteWithPolicy(rw, r, status, body, page.Policy+"; img-src data:")
+	page.WriteWithPolicy(rw, r, status, body, strings.Replace(page.Policy, page.ImageSources, page.ImageSources+" data:", 1))
 }
 
 // credit is the dataset's source credit for the footer, when the server has the dataset.

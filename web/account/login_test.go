@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -83,7 +84,7 @@ func newEnv(t testing.TB) (*loginEnv, net.Listener) {
 func (env *loginEnv) serve(t testing.TB, ln net.Listener, cfg Config, deps func(*loginEnv, *Deps)) {
 	t.Helper()
 	d := Deps{PublicURL: env.URL, Accounts: hensachi.Accounts{Store: env.store, Now: time.Now}, Usage: env.usage,
-		Limits: hensachi.DefaultLimits(), KeysRevoked: env.revoked.add, Now: time.Now}
+		Limits: hensachi.DefaultLimits(), ForgetKeys: env.revoked.add, Now: time.Now}
 	if deps != nil {
 		deps(env, &d)
 	}
@@ -181,7 +182,7 @@ func TestLogin(t *testing.T) {
 	env := newLoginEnv(t)
 	b := webclient.New(t)
 	lp := b.Get(env.URL + "/login")
-	if lp.Status != http.StatusOK || !strings.Contains(lp.Body, "version "+termsVersion) || !strings.Contains(lp.Body, `href="/login/start"`) {
+	if lp.Status != http.StatusOK || !strings.Contains(lp.Body, "バージョン "+termsVersion) || !strings.Contains(lp.Body, `href="/login/start"`) {
 		t.Fatalf("login page: %d\n%s", lp.Status, lp.Body)
 	}
 	before := time.Now()
@@ -209,6 +210,15 @@ func TestLogin(t *testing.T) {
 		t.Errorf("mailed key %s (subject %q), shown %s", mailed, m.Header("Subject"), key)
 	}
 
+	// the key is shown at a stable address, which a reload (or the history) leads to the account
+	// page, not to the spent login nor to the key again
+	if first.URL != env.URL+"/account/key" {
+		t.Errorf("the first login shows its key at %s, want /account/key", first.URL)
+	}
+	if reload := b.Get(env.URL + "/account/key"); reload.Status != http.StatusSeeOther || reload.Header.Get("Location") != "/account" ||
+		webclient.AnyKey.MatchString(reload.Body) {
+		t.Errorf("key page reloaded: %d to %q\n%s", reload.Status, reload.Header.Get("Location"), reload.Body)
+	}
 	// the callback cannot be replayed to show the key again
 	if again := b.Get(cb); again.Status != http.StatusBadRequest || webclient.AnyKey.MatchString(again.Body) {
 		t.Errorf("callback replayed: %d\n%s", again.Status, again.Body)
@@ -229,7 +239,7 @@ func TestLogin(t *testing.T) {
 		t.Fatalf("second login ended at %s with %d", acct.URL, acct.Status)
 	}
 	for _, want := range []string{`id="email">newcomer@example.com<`, `id="plan">free<`, `hsk_…` + key[len(key)-4:],
-		`id="used-town">1<`, `id="limit-town">100<`, `id="used-face">0<`, `id="limit-face">20<`, "version " + termsVersion} {
+		`id="used-town">1<`, `id="limit-town">100<`, `id="used-face">0<`, `id="limit-face">20<`, "バージョン " + termsVersion} {
 		if !strings.Contains(acct.Body, want) {
 			t.Errorf("account page lacks %q:\n%s", want, acct.Body)
 		}
@@ -284,7 +294,10 @@ func TestRotate(t *testing.T) {
 	}
 	acct := b.Get(env.URL + "/account")
 	rotated := b.Post(env.URL+"/account/rotate", url.Values{"csrf": {webclient.CSRFFrom(t, acct)}})
-	newKey := webclient.KeyFrom(t, rotated)
+	if rotated.Status != http.StatusSeeOther || rotated.Header.Get("Location") != "/account/key" {
+		t.Fatalf("rotation answered %d to %q, want 303 to the key page", rotated.Status, rotated.Header.Get("Location"))
+	}
+	newKey := webclient.KeyFrom(t, b.Follow(env.URL+"/account/key"))
 	if newKey == oldKey {
 		t.Fatal("rotation showed the old key")
 	}
@@ -410,7 +423,7 @@ func TestCallbackRefused(t *testing.T) {
 		env.idp.SetDeny(true)
 		defer env.idp.SetDeny(false)
 		b := webclient.New(t)
-		if p := b.Follow(b.CallbackURL(env.URL)); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "cancelled") {
+		if p := b.Follow(b.CallbackURL(env.URL)); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "取り消されました") {
 			t.Errorf("denied login: %d\n%s", p.Status, p.Body)
 		}
 	})
@@ -446,7 +459,7 @@ func TestBadTokensRefused(t *testing.T) {
 					t.Errorf("the page mentions %q:\n%s", leak, p.Body)
 				}
 			}
-			if !strings.Contains(p.Body, "Request id <code>") {
+			if !strings.Contains(p.Body, "リクエスト ID <code>") {
 				t.Errorf("no request id on the page:\n%s", p.Body)
 			}
 			if a := b.Get(env.URL + "/account"); a.Status != http.StatusSeeOther {
@@ -503,5 +516,62 @@ func TestLoginRateLimit(t *testing.T) {
 	// the account page is not a login endpoint
 	if p := from("/account", "198.51.100.1"); p.Status == http.StatusTooManyRequests {
 		t.Error("account page rate limited")
+	}
+}
+
+// TestOrigins: the account page sets the account's origin allow-list, tells the server to forget
+// the account's keys so the list applies at once, keeps a refused list in the form with the
+// reason, and clears the list when it is emptied.
+func TestOrigins(t *testing.T) {
+	env := newLoginEnv(t)
+	b, key := login(t, env)
+	acct := b.Get(env.URL + "/account")
+	if !strings.Contains(acct.Body, "メールでも送ります") || !strings.Contains(acct.Body, `id="origin-list">制限なし`) {
+		t.Fatalf("account page with SMTP:\n%s", acct.Body)
+	}
+	csrf := webclient.CSRFFrom(t, acct)
+	a, _ := env.store.AccountByEmail(context.Background(), "newcomer@example.com")
+	for _, c := range []struct {
+		name, text string
+		status     int
+		want       []string // the stored list after the post
+		page       []string // on the page the post leads to
+	}{
+		{"set", "https://App.example.com\nhttp://localhost:5173", http.StatusOK, []string{"https://app.example.com", "http://localhost:5173"},
+			[]string{"<code>https://app.example.com</code>、<code>http://localhost:5173</code>"}},
+		{"refused", "https://ok.example\napp.example.com/path", http.StatusBadRequest, []string{"https://app.example.com", "http://localhost:5173"},
+			[]string{`id="origins-error"`, "app.example.com/path", "not a web origin"}},
+		{"cleared", " ", http.StatusOK, nil, []string{`id="origin-list">制限なし`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env.revoked.mu.Lock()
+			env.revoked.keys = nil
+			env.revoked.mu.Unlock()
+			p := b.Post(env.URL+"/account/origins", url.Values{"csrf": {csrf}, "origins": {c.text}})
+			if c.status == http.StatusOK {
+				if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Header.Get("Location"), "/account") {
+					t.Fatalf("saving answered %d to %q", p.Status, p.Header.Get("Location"))
+				}
+				p = b.Follow(env.URL + "/account")
+			}
+			if p.Status != c.status {
+				t.Errorf("status %d, want %d", p.Status, c.status)
+			}
+			for _, want := range c.page {
+				if !strings.Contains(p.Body, want) {
+					t.Errorf("the page lacks %q:\n%s", want, p.Body)
+				}
+			}
+			got, _ := env.store.Account(context.Background(), a.ID)
+			if !slices.Equal(got.Origins, c.want) {
+				t.Errorf("stored origins %q, want %q", got.Origins, c.want)
+			}
+			if told := env.revoked.told(key); told != (c.status == http.StatusOK) {
+				t.Errorf("server told to forget the key: %v", told)
+			}
+		})
+	}
+	if p := b.Post(env.URL+"/account/origins", url.Values{"origins": {"https://evil.example"}}); p.Status != http.StatusForbidden {
+		t.Errorf("a post without the CSRF token: %d", p.Status)
 	}
 }

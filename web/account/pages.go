@@ -26,4 +26,8 @@ type accountPage struct {
 	Email, Plan, TermsVersion, TermsAccepted, Day, CSRF string
 	Hints                                               []string
 	Usage                                               []usageRow
+	Mails                                               bool     // a new key is mailed as well as shown
+	Origins                                             string   // the allow-list, one a line, for the text area
+	OriginList                                          []string // the same, for the summary
+	OriginsError                                        string   // why the list sent was refused
 }

@@ -1,6 +1,8 @@
 package account
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -18,7 +20,12 @@ import (
 //   - the login cookie carries a login's state, nonce and PKCE verifier from /login/start to
 //     /auth/callback (10 minutes, used once);
 //   - the session cookie carries the account id and a random session id for SessionTTL; the CSRF
-//     token of the account page's forms is an HMAC of that session id.
+//     token of the account page's forms is an HMAC of that session id;
+//   - the new-key cookie carries a key just issued from the login callback or the rotation, which
+//     redirect to /account/key, to the one showing of that page (two minutes, used once,
+//     encrypted as well as authenticated): so the key is shown at an address that a reload, or
+//     the browser's history, leads to harmlessly (the account page) rather than to a spent
+//     callback or a second rotation.
 //
 // Each purpose has its own key derived from the session secret, and the MAC covers the cookie's
 // name, so no cookie can be passed off as another. Both are HttpOnly, SameSite=Lax (the callback
@@ -26,9 +33,10 @@ import (
 // public URL is https, Secure with the __Host- prefix (no Domain, Path=/: a sibling subdomain
 // cannot plant one).
 type cookieJar struct {
-	secure                      bool
-	sessionKey, loginKey, csrfK []byte
-	sessionName, loginName      string
+	secure                             bool
+	sessionKey, loginKey, csrfK        []byte
+	newKey                             cipher.AEAD
+	sessionName, loginName, newKeyName string
 }
 
 func newCookieJar(secret []byte, secure bool) *cookieJar {
@@ -37,12 +45,56 @@ func newCookieJar(secret []byte, secure bool) *cookieJar {
 		m.Write([]byte("hensachi/" + purpose + "/v1"))
 		return m.Sum(nil)
 	}
+	block, _ := aes.NewCipher(derive("new-key")) // 32 bytes: AES-256, which cannot fail
+	aead, _ := cipher.NewGCM(block)
 	j := &cookieJar{secure: secure, sessionKey: derive("session"), loginKey: derive("login"), csrfK: derive("csrf"),
-		sessionName: "hensachi_session", loginName: "hensachi_login"}
+		newKey: aead, sessionName: "hensachi_session", loginName: "hensachi_login", newKeyName: "hensachi_new_key"}
 	if secure {
-		j.sessionName, j.loginName = "__Host-"+j.sessionName, "__Host-"+j.loginName
+		j.sessionName, j.loginName, j.newKeyName = "__Host-"+j.sessionName, "__Host-"+j.loginName, "__Host-"+j.newKeyName
 	}
 	return j
+}
+
+// issuedKey is the content of the new-key cookie: a key just issued, and whether its mail went.
+type issuedKey struct {
+	AccountID int64  `json:"a"`
+	Key       string `json:"k"`
+	First     bool   `json:"f"`
+	Mailed    bool   `json:"m"`
+	Expires   int64  `json:"exp"`
+}
+
+const issuedKeyTTL = 2 * time.Minute
+
+// setIssuedKey keeps a new key, encrypted, for the key page the browser is sent to next.
+func (j *cookieJar) setIssuedKey(w http.ResponseWriter, k issuedKey, now time.Time) {
+	k.Expires = now.Add(issuedKeyTTL).Unix()
+	plain, _ := json.Marshal(k)
+	nonce := make([]byte, j.newKey.NonceSize())
+	rand.Read(nonce)
+	sealed := j.newKey.Seal(nonce, nonce, plain, []byte(j.newKeyName))
+	j.set(w, j.newKeyName, base64.RawURLEncoding.EncodeToString(sealed), issuedKeyTTL)
+}
+
+// takeIssuedKey returns the key kept for the session's account and clears its cookie: it is
+// shown once.
+func (j *cookieJar) takeIssuedKey(w http.ResponseWriter, r *http.Request, s session, now time.Time) (issuedKey, bool) {
+	c, err := r.Cookie(j.newKeyName)
+	if err != nil {
+		return issuedKey{}, false
+	}
+	j.clear(w, j.newKeyName)
+	sealed, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || len(sealed) < j.newKey.NonceSize() {
+		return issuedKey{}, false
+	}
+	n := j.newKey.NonceSize()
+	plain, err := j.newKey.Open(nil, sealed[:n], sealed[n:], []byte(j.newKeyName))
+	var k issuedKey
+	if err != nil || json.Unmarshal(plain, &k) != nil || k.AccountID != s.AccountID || now.Unix() >= k.Expires {
+		return issuedKey{}, false
+	}
+	return k, true
 }
 
 // session is the content of the session cookie.

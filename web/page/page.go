@@ -19,7 +19,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/reqinfo"
@@ -42,7 +41,6 @@ func Parse(fsys fs.FS, patterns ...string) *template.Template {
 type Base struct {
 	Title, Description, Canonical string
 	Credit                        hensachi.Link // the dataset's source, in the footer when known
-	English                       bool          // the login and account pages
 }
 
 // Render writes a page that must not be stored (it shows an account or a failure); a template
@@ -67,10 +65,15 @@ func Write(w http.ResponseWriter, r *http.Request, status int, page []byte) {
 	WriteWithPolicy(w, r, status, page, Policy)
 }
 
-// Policy is the content security policy of the pages: no script, no framing, forms and styles of
-// this site only. connect-src lets crawlers' in-page checks (e.g. of robots.txt) reach this site;
+// Policy is the content security policy of the pages: no script, no framing, forms, styles and
+// images of this site only. connect-src lets crawlers' in-page checks (e.g. of robots.txt) reach this site;
 // without script nothing else can use it.
-const Policy = "default-src 'none'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+const Policy = "default-src 'none'; " + ImageSources + "; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// ImageSources is Policy's img-src directive: the site's own favicon. A page that shows more (the
+// face demo's photo) replaces it in Policy rather than adding a second img-src, which browsers
+// ignore with a console error.
+const ImageSources = "img-src 'self'"
 
 // WriteWithPolicy is Write with a content security policy that allows more than Policy.
 func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []byte, policy string) {
@@ -137,10 +140,8 @@ type messagePage struct {
 // Message renders a short page with the request id, for failures: the log has the cause. again
 // offers to log in again.
 func Message(w http.ResponseWriter, r *http.Request, status int, title, msg string, again bool) {
-	// the public pages' messages are in Japanese, the login pages' in English; the title says which
-	english := strings.IndexFunc(title, func(r rune) bool { return r > unicode.MaxASCII }) < 0
-	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: title, English: english}, Message: msg,
-		RequestID: reqinfo.ID(r.Context()), Again: again && english})
+	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: title}, Message: msg,
+		RequestID: reqinfo.ID(r.Context()), Again: again})
 }
 
 // Fail logs why a page failed, with the request id, and shows the user a message without it.

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -55,6 +58,7 @@ type docParameter struct {
 	Name, In    string
 	Required    bool
 	Description string
+	Example     any // the value the curl examples use
 	Schema      struct {
 		Type    string
 		Enum    []string
@@ -75,6 +79,10 @@ type docResponse struct {
 	Content     map[string]struct {
 		Schema struct {
 			Ref string `json:"$ref"`
+		}
+		Examples map[string]struct {
+			Summary string
+			Value   json.RawMessage
 		}
 	}
 }
@@ -105,10 +113,13 @@ type docOp struct {
 
 type docParam struct{ Name, In, Type, Description string }
 
-type docStatus struct{ Code, Description, Schema string }
+type docStatus struct {
+	Code, Description, Schema string
+	Examples                  []docExample
+}
 
-// exampleValues fills path parameters in the curl examples.
-var exampleValues = map[string]string{"code": "13101", "axis": "young"}
+// docExample is one example body of a response, as the client receives it.
+type docExample struct{ Summary, Body string }
 
 // buildDocs turns the OpenAPI document into the page's groups, in the document's tag order and
 // each group in path order.
@@ -158,25 +169,24 @@ func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
 			typ += " " + prm.Schema.Pattern
 		}
 		if prm.Schema.Minimum != nil && prm.Schema.Maximum != nil {
-			typ += fmt.Sprintf(" %g–%g", *prm.Schema.Minimum, *prm.Schema.Maximum)
+			typ += " " + docNumber(*prm.Schema.Minimum) + "–" + docNumber(*prm.Schema.Maximum)
 		}
 		if prm.Schema.Default != nil {
-			typ += fmt.Sprintf("（既定 %v）", prm.Schema.Default)
+			typ += "（既定 " + docValue(prm.Schema.Default) + "）"
 		}
 		where := map[string]string{"path": "パス", "query": "クエリ", "header": "ヘッダ"}[prm.In]
 		if prm.Required {
 			where += "・必須"
 		}
 		o.Parameters = append(o.Parameters, docParam{Name: prm.Name, In: where, Type: typ, Description: prm.Description})
-		if prm.In == "path" {
-			v, ok := exampleValues[prm.Name]
-			if !ok {
-				v = hensachi.ENotFound
+		// the curl example fills in the parameters the document gives an example of
+		if prm.Example != nil {
+			switch v := url.PathEscape(docValue(prm.Example)); prm.In {
+			case "path":
+				example = strings.ReplaceAll(example, "{"+prm.Name+"}", v)
+			case "query":
+				query = append(query, prm.Name+"="+v)
 			}
-			example = strings.ReplaceAll(example, "{"+prm.Name+"}", v)
-		}
-		if prm.In == "query" && prm.Name == "pref" {
-			query = append(query, "pref=13")
 		}
 	}
 	if len(query) > 0 {
@@ -191,15 +201,50 @@ func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
 			r = doc.Components.Responses[name]
 		}
 		var schemas []string
-		for _, c := range r.Content {
+		var examples []docExample
+		for _, mediaType := range slices.Sorted(maps.Keys(r.Content)) {
+			c := r.Content[mediaType]
 			if c.Schema.Ref != "" {
 				schemas = append(schemas, strings.TrimPrefix(c.Schema.Ref, "#/components/schemas/"))
 			}
+			for _, name := range slices.Sorted(maps.Keys(c.Examples)) {
+				e := c.Examples[name]
+				examples = append(examples, docExample{Summary: e.Summary, Body: exampleBody(e.Value)})
+			}
 		}
-		o.Responses = append(o.Responses, docStatus{Code: code, Description: r.Description, Schema: strings.Join(schemas, ", ")})
+		o.Responses = append(o.Responses, docStatus{Code: code, Description: r.Description, Schema: strings.Join(schemas, ", "), Examples: examples})
 	}
 	o.Example = example
 	return o
+}
+
+// docNumber writes a number of the document as people read it: 1,000,000, not 1e+06.
+func docNumber(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return groupThousands(strconv.FormatInt(int64(v), 10))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// docValue writes a value of the document (a default, an example) as it is sent.
+func docValue(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// exampleBody is an example's value as the response's body: a string as it is, JSON indented.
+func exampleBody(raw json.RawMessage) string {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // curl is the example command of an operation for a server's origin and a key ("" leaves a

@@ -39,6 +39,9 @@ type Site struct {
 //go:embed templates/*.html
 var files embed.FS
 
+//go:embed static/favicon.svg
+var favicon []byte
+
 var templates = page.Parse(files, "templates/*.html")
 
 // New prepares the pages; the OpenAPI document, when given, must parse.
@@ -55,6 +58,11 @@ func New(deps Deps) (*Site, error) {
 
 // Routes registers the pages through the server's instrumented handle.
 func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
+	handle(http.MethodGet, "/favicon.svg", serveFavicon)
+	// browsers and crawlers ask for /favicon.ico whatever the pages link to; it is the same icon
+	handle(http.MethodGet, "/favicon.ico", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+		http.Redirect(rw, r, "/favicon.svg", http.StatusMovedPermanently)
+	})
 	if s.deps.OpenAPI != nil {
 		handle(http.MethodGet, "/docs", s.docs)
 		handle(http.MethodPost, "/docs", s.docs)
@@ -72,6 +80,15 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))
 	})
+}
+
+func serveFavicon(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+	h := rw.Header()
+	h.Set("Content-Type", "image/svg+xml")
+	h.Set("Cache-Control", "public, max-age=86400")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	rw.Write(favicon)
 }
 
 // Credit is the data's source credit for the footer, when the server has the dataset.
@@ -176,7 +193,7 @@ type furusatoBlock struct {
 	ReceiptsYear, Receipts, ReceiptsRank, Count string
 	TaxYear, Deductions, Donors                 string
 	Balance, BalanceRank                        string
-	HistoryUnit, Updated                        string
+	Updated                                     string
 	Chart                                       template.HTML
 }
 
@@ -255,7 +272,7 @@ func furusatoOf(m *hensachi.Municipality, c *town.Catalog) furusatoBlock {
 	b := furusatoBlock{ReceiptsYear: meta.Receipts.FiscalYear, TaxYear: meta.Deductions.TaxYear,
 		Receipts: yen(f.ReceiptsYen), Deductions: yen(f.DeductionsYen), Balance: yen(f.BalanceYen),
 		Count: count(f.ReceiptsCount, "件"), Donors: count(f.DeductionDonors, "人が他の自治体へ寄附"),
-		HistoryUnit: meta.History.Unit, Updated: meta.DataUpdated}
+		Updated: meta.DataUpdated}
 	if f.ReceiptsYen.Valid {
 		b.ReceiptsRank = "全国 " + strconv.Itoa(f.ReceiptsRank) + " 位"
 	}

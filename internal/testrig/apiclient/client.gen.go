@@ -154,6 +154,7 @@ const (
 	ProblemCodeMissingApiKey           ProblemCode = "missing_api_key"
 	ProblemCodeMissingFile             ProblemCode = "missing_file"
 	ProblemCodeNotFound                ProblemCode = "not_found"
+	ProblemCodeOriginNotAllowed        ProblemCode = "origin_not_allowed"
 	ProblemCodeOverloaded              ProblemCode = "overloaded"
 	ProblemCodeRequestHeaderTooLarge   ProblemCode = "request_header_too_large"
 	ProblemCodeRequestTimeout          ProblemCode = "request_timeout"
@@ -190,6 +191,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeMissingFile:
 		return true
 	case ProblemCodeNotFound:
+		return true
+	case ProblemCodeOriginNotAllowed:
 		return true
 	case ProblemCodeOverloaded:
 		return true

@@ -1,0 +1,60 @@
+package serve
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// CORS: pages of other origins may call the APIs and read /openapi.json. Keys travel in headers,
+// never in cookies, so the answers allow any origin ("*") and never credentials; an account that
+// lists origins (hensachi.Account.Origins) has its calls from other origins refused in keyed,
+// once the key is known. A preflight carries no key, so it is answered alike for every origin.
+// The site's pages, whose forms use the session cookie, get no CORS headers at all.
+
+// Header values of the CORS answers, shared: net/http only reads them.
+var (
+	corsAnyOrigin     = []string{"*"}
+	corsExposeHeaders = []string{"ETag, RateLimit, RateLimit-Policy, Retry-After, X-Request-Id"}
+	corsAllowHeaders  = []string{"X-API-Key, Authorization, If-None-Match, Content-Type, X-Request-Id"}
+	corsAllowMethods  = []string{"GET, HEAD, POST"}
+	corsMaxAge        = []string{"7200"} // Chromium's cap, in seconds
+	varyOrigin        = []string{"Origin"}
+)
+
+// corsPath reports whether a path is one other origins may call: the two APIs and the document.
+func corsPath(path string) bool {
+	return strings.HasPrefix(path, "/town/v1/") || strings.HasPrefix(path, "/face/v1/") || path == "/openapi.json"
+}
+
+// allowCORS lets a browser page of another origin read an answer: errors included, so that a
+// refused call shows its problem to the page's script.
+func allowCORS(h http.Header) {
+	h["Access-Control-Allow-Origin"] = corsAnyOrigin
+	h["Access-Control-Expose-Headers"] = corsExposeHeaders
+	h["Vary"] = varyOrigin // the answer to a listed account depends on the origin
+}
+
+// cors wraps the handler of a route other origins may call.
+func cors(next httprouter.Handle) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		if _, ok := r.Header["Origin"]; ok {
+			allowCORS(w.Header())
+		}
+		next(w, r, ps)
+	}
+}
+
+// preflight answers OPTIONS, which the router sends here with Allow already set: a CORS
+// preflight to an API route gets 204 and what it may send; anything else just the Allow list.
+func preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if corsPath(r.URL.Path) && r.Header.Get("Access-Control-Request-Method") != "" && r.Header.Get("Origin") != "" {
+		allowCORS(h)
+		h["Access-Control-Allow-Methods"] = corsAllowMethods
+		h["Access-Control-Allow-Headers"] = corsAllowHeaders
+		h["Access-Control-Max-Age"] = corsMaxAge
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
