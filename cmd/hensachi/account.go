@@ -25,6 +25,7 @@ var accountCommands = []struct {
 	{"rotate", "-account ID|EMAIL", "revoke the active keys and print a new one", runAccountRotate},
 	{"revoke", "-account ID|EMAIL", "revoke the active keys", runAccountRevoke},
 	{"usage", "[-account ID|EMAIL] [-day D]", "calls per service on a Tokyo day (default today)", runAccountUsage},
+	{"origins", "-account ID|EMAIL [-set LIST|-clear]", "show or set the web origins whose pages may use the keys", runAccountOrigins},
 }
 
 func runAccount(ctx context.Context, args []string) error {
@@ -38,7 +39,7 @@ func runAccount(ctx context.Context, args []string) error {
 	var b strings.Builder
 	b.WriteString("usage: hensachi account <command> [flags]")
 	for _, c := range accountCommands {
-		fmt.Fprintf(&b, "\n  %-6s %-30s %s", c.name, c.flags, c.summary)
+		fmt.Fprintf(&b, "\n  %-7s %-37s %s", c.name, c.flags, c.summary)
 	}
 	switch {
 	case len(args) > 0 && cli.IsHelp(args[0]):
