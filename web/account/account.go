@@ -206,7 +206,7 @@ func (w *Pages) loginPage(rw http.ResponseWriter, r *http.Request) {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
 		return
 	}
-	page.Render(rw, r, templates, http.StatusOK, "login", loginPage{Base: page.Base{Title: "ログイン", Description: "ログインして、市区町村統計 API と顔分析 API の API キーを受け取る。"}, Provider: w.name, Mails: w.cfg.Mailer != nil,
+	page.Render(rw, r, templates, http.StatusOK, "login", loginPage{Base: w.base("ログイン", "ログインして、市区町村統計 API と顔分析 API の API キーを受け取る。", "/login"), Provider: w.name, Mails: w.cfg.Mailer != nil,
 		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL, Development: w.cfg.Development})
 }
 
@@ -318,7 +318,7 @@ func (w *Pages) issuedKey(rw http.ResponseWriter, r *http.Request) {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
 		return
 	}
-	p := keyPage{Base: page.Base{Title: "API キー"}, First: k.First, Email: a.Email, Key: k.Key,
+	p := keyPage{Base: w.base("API キー", "", "/account"), First: k.First, Email: a.Email, Key: k.Key,
 		PublicURL: strings.TrimSuffix(w.deps.PublicURL, "/"), Mailed: k.Mailed, MailOff: w.cfg.Mailer == nil}
 	if !k.First {
 		p.Title = "新しい API キー"
@@ -387,7 +387,7 @@ func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess sess
 	} else {
 		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", reqinfo.ID(r.Context()))
 	}
-	p := accountPage{Base: page.Base{Title: "アカウント"}, Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
+	p := accountPage{Base: w.base("アカウント", "", "/account"), Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
 		Day: day, CSRF: w.jar.csrfToken(sess), Mails: w.cfg.Mailer != nil, Origins: originsText,
 		OriginList: a.Origins, OriginsError: originsErr}
 	if !a.TermsAcceptedAt.IsZero() {
@@ -403,6 +403,11 @@ func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess sess
 			Used: max(w.deps.Usage.Used(a.ID, svc), stored[svc]), Limit: w.deps.Limits.Daily(a.Plan, svc)})
 	}
 	page.Render(rw, r, templates, status, "account", p)
+}
+
+// base is the layout's part of a page reached at path, which gives its canonical address.
+func (w *Pages) base(title, description, path string) page.Base {
+	return page.Base{Title: title, Description: description, Canonical: strings.TrimSuffix(w.deps.PublicURL, "/") + path}
 }
 
 // checkForm accepts a state-changing form only from this site with the session's CSRF token.

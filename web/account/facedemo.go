@@ -75,7 +75,8 @@ type faceDemoPage struct {
 // faceDemo shows the upload form to a logged-in user and, after a POST, the photo with the boxes
 // and fields of every face.
 func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
-	p := faceDemoPage{Base: page.Base{Title: "顔分析デモ", Description: "写真をアップロードして顔分析 API の結果を見る。", Credit: w.credit()}}
+	p := faceDemoPage{Base: w.base("顔分析デモ", "写真をアップロードして顔分析 API の結果を見る。", "/demo/face")}
+	p.Credit = w.credit()
 	rw.Header().Set("Cache-Control", "no-store")
 	p.Available = w.deps.Faces != nil
 	var sess session

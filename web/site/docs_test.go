@@ -52,9 +52,21 @@ func TestDocsEveryOperation(t *testing.T) {
 		}
 	}
 	for _, want := range []string{`curl -H &#34;X-API-Key: $HENSACHI_API_KEY&#34; &#34;https://hensachi.example/town/v1/municipalities/13101&#34;`,
-		`-F file=@photo.jpg`, "young | shops | doctor", "daily_limit_exceeded"} {
+		`-F file=@photo.jpg`, "young | shops | doctor", "daily_limit_exceeded",
+		// the problem types' example is a problem type, not a municipality code
+		`curl &#34;https://hensachi.example/problems/invalid_parameter&#34;`,
+		// numbers as people read them
+		"integer 0–1,000,000", "integer 1–100（既定 20）",
+		// examples of successes and errors, as the client receives them
+		`<summary>例：<span lang="en">千代田区 (13101)</span></summary>`, `&#34;name&#34;: &#34;千代田区&#34;`,
+		`&#34;code&#34;: &#34;origin_not_allowed&#34;`, `&#34;faces_detected&#34;: 2`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/docs has no %q", want)
+		}
+	}
+	for _, bad := range []string{"e+06", "/problems/13101"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("/docs shows %q", bad)
 		}
 	}
 }

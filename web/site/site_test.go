@@ -52,7 +52,12 @@ func TestPublicPages(t *testing.T) {
 		{"/search?q=<script>", 200, []string{"&lt;script&gt;", "0 件"}, []string{"<script>"}},
 		{"/town/municipalities/13101", 200, []string{"千代田区", "ちよだく", "<svg", "偏差値（50が全国の真ん中）", "2 / 4 位", "全国中央値",
 			"1,234,567,000 円", "4,321 件", "全国 2 位", "R5", "R6", "12.3億", `rel="next"`, "/town/municipalities/13102", "国勢調査（2020年）", "受入の調査", "テスト統計",
-			`<link rel="canonical" href="https://hensachi.example/town/municipalities/13101">`}, []string{"/town/v1/meta\">"}},
+			`<link rel="canonical" href="https://hensachi.example/town/municipalities/13101">`, "受入額の推移（単位：円）",
+			// the link preview's fields and the icon
+			`<meta property="og:title" content="千代田区（東京都）の偏差値と統計">`, `<meta property="og:type" content="website">`,
+			`<meta property="og:url" content="https://hensachi.example/town/municipalities/13101">`, `<meta property="og:site_name" content="hensachi">`,
+			`<meta property="og:description" content="`, `<meta name="twitter:card" content="summary">`, `<link rel="icon" href="/favicon.svg" type="image/svg+xml">`},
+			[]string{"/town/v1/meta\">", "千円"}},
 		{"/town/municipalities/01345", 200, []string{"データなし", "—"}, nil},
 		{"/town/municipalities/99999", 404, nil, nil},
 		{"/town/rankings/young", 200, []string{"4 市区町村中 1〜4 位", "札幌市", `aria-current="page"`}, []string{"札内町"}},
@@ -80,5 +85,21 @@ func TestPublicPages(t *testing.T) {
 				t.Errorf("%s: has %q", tc.path, w)
 			}
 		}
+	}
+}
+
+// TestFavicon: the icon the pages link to is served, and /favicon.ico, which browsers and crawlers
+// ask for whatever a page links to, leads to it.
+func TestFavicon(t *testing.T) {
+	router := siteRouter(t)
+	w := httptest.NewRecorder()
+	router.ServeHTTP(w, httptest.NewRequest("GET", "/favicon.svg", nil))
+	if w.Code != 200 || w.Header().Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(w.Body.String(), "<svg") {
+		t.Errorf("/favicon.svg: %d %q", w.Code, w.Header().Get("Content-Type"))
+	}
+	w = httptest.NewRecorder()
+	router.ServeHTTP(w, httptest.NewRequest("GET", "/favicon.ico", nil))
+	if w.Code != 301 || w.Header().Get("Location") != "/favicon.svg" {
+		t.Errorf("/favicon.ico: %d to %q", w.Code, w.Header().Get("Location"))
 	}
 }
