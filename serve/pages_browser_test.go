@@ -53,7 +53,7 @@ func TestBrowserPhone(t *testing.T) {
 	photo := filepath.Join(testenv.Shared(t, "datasets/scut-fbp5500/SCUT-FBP5500_v2/Images"), "CF100.jpg")
 	c := browsertest.New(t, 3*time.Minute)
 	open := func(path, ready string) chromedp.Action[chromedp.Void] {
-		return chromedp.Steps(chromedp.Navigate(env.URL + path), chromedp.WaitVisible(chromedp.CSS(ready)))
+		return chromedp.Steps(chromedp.Navigate(env.URL+path), chromedp.WaitVisible(chromedp.CSS(ready)))
 	}
 	pages := []struct {
 		name  string
@@ -69,7 +69,7 @@ func TestBrowserPhone(t *testing.T) {
 		{"docs", open("/docs", "#predictFaces")},
 		{"error", open("/town/municipalities/99999", "#message")},
 		{"login", open("/login", "#login")},
-		{"key", chromedp.Steps(chromedp.Navigate(env.URL + "/login/start"), chromedp.WaitVisible(chromedp.ID("api-key")))},
+		{"key", chromedp.Steps(chromedp.Navigate(env.URL+"/login/start"), chromedp.WaitVisible(chromedp.ID("api-key")))},
 		{"account", open("/account", "#origins-text")},
 		{"demo", open("/demo/face", "#file")},
 		{"demo-result", chromedp.Steps(open("/demo/face", "#file"), chromedp.SetUploadFiles(chromedp.ID("file"), []string{photo}),
