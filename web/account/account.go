@@ -152,7 +152,7 @@ func New(cfg Config, deps Deps) (*Pages, error) {
 		w.name = "Google"
 	}
 	if cfg.Development {
-		w.name = "development provider"
+		w.name = "開発用プロバイダー"
 	}
 	return w, nil
 }

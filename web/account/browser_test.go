@@ -69,7 +69,7 @@ func TestBrowserDemo(t *testing.T) {
 	c.Do("face demo", chromedp.Navigate(env.URL+"/demo/face"), chromedp.WaitVisible(chromedp.ID("file")), shot("site-8-demo"),
 		chromedp.SetUploadFiles(chromedp.ID("file"), []string{photo}), chromedp.Click(chromedp.ID("analyse")),
 		chromedp.WaitVisible(chromedp.ID("faces")), shot("site-9-demo-result"))
-	if faces := c.Text("faces"); !strings.Contains(faces, "female") {
+	if faces := c.Text("faces"); !strings.Contains(faces, "女性") {
 		t.Errorf("demo result table: %q", faces)
 	}
 	if used := c.Text("face-used"); used != "1" {

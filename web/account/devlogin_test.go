@@ -53,7 +53,7 @@ func TestDevLogin(t *testing.T) {
 	env := newDevLoginEnv(t, nil)
 	b := webclient.New(t)
 	lp := b.Follow(env.URL + "/login")
-	for _, want := range []string{`id="dev-login"`, "開発用です。", "development provider でログイン", "バージョン dev"} {
+	for _, want := range []string{`id="dev-login"`, "開発用です。", "開発用プロバイダー でログイン", "バージョン dev"} {
 		if !strings.Contains(lp.Body, want) {
 			t.Errorf("login page lacks %q:\n%s", want, lp.Body)
 		}
