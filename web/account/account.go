@@ -216,7 +216,7 @@ func (w *Pages) loginStart(rw http.ResponseWriter, r *http.Request) {
 	flow := oidc.NewFlow()
 	target, err := w.provider.AuthURL(r.Context(), flow)
 	if err != nil {
-		page.Fail(rw, r, http.StatusServiceUnavailable, "ログインできません",
+		page.FailLogin(rw, r, http.StatusServiceUnavailable, "ログインできません",
 			"ID プロバイダーに今は接続できません。1 分ほどしてからもう一度お試しください。", "start login", err)
 		return
 	}
@@ -236,21 +236,21 @@ func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
 	flow, ok := w.jar.takeLogin(rw, r, now)
 	switch {
 	case !ok:
-		page.Fail(rw, r, http.StatusBadRequest, "ログインの期限切れ",
+		page.FailLogin(rw, r, http.StatusBadRequest, "ログインの期限切れ",
 			"このログインはこのブラウザーで始められたものではないか、10 分以上かかりました。もう一度ログインしてください。", "callback without a valid login cookie", nil)
 		return
 	case !flow.CheckState(q.Get("state")):
-		page.Fail(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback state does not match the login cookie", nil)
+		page.FailLogin(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback state does not match the login cookie", nil)
 		return
 	case q.Has("iss") && !w.provider.AcceptsIssuer(q.Get("iss")):
-		page.Fail(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
+		page.FailLogin(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
 		return
 	case q.Get("error") == "access_denied":
-		page.Fail(rw, r, http.StatusForbidden, "ログインの取り消し", "ID プロバイダーでログインが取り消されました。", "login denied at the provider", nil)
+		page.FailLogin(rw, r, http.StatusForbidden, "ログインの取り消し", "ID プロバイダーでログインが取り消されました。", "login denied at the provider", nil)
 		return
 	case q.Get("error") != "" || q.Get("code") == "":
 		// the provider's error_description is not shown: it is text from outside
-		page.Fail(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
+		page.FailLogin(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
@@ -258,25 +258,25 @@ func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
 	id, err := w.provider.Exchange(ctx, flow, q.Get("code"))
 	switch {
 	case errors.Is(err, oidc.ErrEmailNotVerified):
-		page.Fail(rw, r, http.StatusForbidden, "メールアドレスが未確認です",
+		page.FailLogin(rw, r, http.StatusForbidden, "メールアドレスが未確認です",
 			"ID プロバイダーがあなたのメールアドレスを確認していません。そちらで確認してから、もう一度ログインしてください。", "login refused", err)
 		return
 	case errors.Is(err, oidc.ErrDiscovery), errors.Is(err, oidc.ErrExchange):
-		page.Fail(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "login: identity provider", err)
+		page.FailLogin(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "login: identity provider", err)
 		return
 	case err != nil:
-		page.Fail(rw, r, http.StatusForbidden, "ログインに失敗しました", again, "login refused: ID token", err)
+		page.FailLogin(rw, r, http.StatusForbidden, "ログインに失敗しました", again, "login refused: ID token", err)
 		return
 	}
 
 	account, key, err := w.deps.Accounts.LogIn(ctx, id.Email, w.cfg.TermsVersion)
 	if hensachi.ErrorCode(err) == hensachi.EInvalidParameter { // an address that is not a bare one
-		page.Fail(rw, r, http.StatusForbidden, "メールアドレスを使えません",
+		page.FailLogin(rw, r, http.StatusForbidden, "メールアドレスを使えません",
 			"ID プロバイダーから届いたメールアドレスが name@example.com のような普通の形ではないため、アカウントを作れません。", "login refused: e-mail address", err)
 		return
 	}
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "ログインに失敗しました", again, "login: account", err)
+		page.FailLogin(rw, r, http.StatusInternalServerError, "ログインに失敗しました", again, "login: account", err)
 		return
 	}
 	reqinfo.SetAccount(r.Context(), account.ID)

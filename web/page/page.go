@@ -146,12 +146,21 @@ func Message(w http.ResponseWriter, r *http.Request, status int, title, msg stri
 
 // Fail logs why a page failed, with the request id, and shows the user a message without it.
 func Fail(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
+	fail(w, r, status, title, msg, logMsg, err, false)
+}
+
+// FailLogin is Fail for a step of logging in: the message offers to log in again.
+func FailLogin(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
+	fail(w, r, status, title, msg, logMsg, err, true)
+}
+
+func fail(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error, again bool) {
 	level := slog.LevelWarn
 	if status >= 500 && status != http.StatusBadGateway && status != http.StatusServiceUnavailable {
 		level = slog.LevelError
 	}
 	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
-	Message(w, r, status, title, msg, status != http.StatusTooManyRequests)
+	Message(w, r, status, title, msg, again && status != http.StatusTooManyRequests)
 }
 
 // RetryAfter sets Retry-After in whole seconds, at least one.

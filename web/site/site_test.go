@@ -1,6 +1,7 @@
 package site
 
 import (
+	"errors"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -101,5 +102,25 @@ func TestFavicon(t *testing.T) {
 	router.ServeHTTP(w, httptest.NewRequest("GET", "/favicon.ico", nil))
 	if w.Code != 301 || w.Header().Get("Location") != "/favicon.svg" {
 		t.Errorf("/favicon.ico: %d to %q", w.Code, w.Header().Get("Location"))
+	}
+}
+
+// failingTowns has no dataset to give.
+type failingTowns struct{}
+
+func (failingTowns) Catalog() (*town.Catalog, error) { return nil, errors.New("no dataset") }
+
+// TestPublicPageFailure: a public page that cannot be made says so in Japanese, and offers no
+// login: logging in would not help.
+func TestPublicPageFailure(t *testing.T) {
+	s, err := New(Deps{Towns: failingTowns{}, PublicURL: towntest.PublicURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := httprouter.New()
+	s.Routes(router.Handle)
+	status, body := getPage(t, router, "/town/prefectures")
+	if status != 503 || !strings.Contains(body, "一時的に利用できません") || strings.Contains(body, `class="button" href="/login"`) {
+		t.Errorf("failed public page: %d\n%s", status, body)
 	}
 }
