@@ -2,8 +2,10 @@ package hensachi
 
 import (
 	"context"
+	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -56,8 +58,21 @@ func normalOrigin(raw string) (string, error) {
 		return "", bad("an origin is scheme, host and port only, without a path")
 	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if strings.Contains(host, ":") {
+	switch n, err := strconv.Atoi(port); {
+	case host == "":
+		return "", bad("no host")
+	case port != "" && (err != nil || n < 1 || n > 65535):
+		return "", bad("the port must be 1 to 65535")
+	case strings.Contains(host, ":"):
+		if net.ParseIP(host) == nil {
+			return "", bad("not an IPv6 address")
+		}
 		host = "[" + host + "]"
+	case strings.IndexFunc(host, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_')
+	}) >= 0:
+		// browsers send an internationalised name in its ASCII form
+		return "", bad("write the host in ASCII, an internationalised name as xn--…")
 	}
 	if port == "" || (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
 		return u.Scheme + "://" + host, nil
