@@ -274,3 +274,106 @@ type rankingJSON struct {
 	Limit      int                  `json:"limit"`
 	Items      []rankingItemJSON    `json:"items"`
 }
+
+// SimilarData is the data of GET /town/v1/municipalities/{code}/similar: the municipality and its
+// nearest neighbours (Similar), at most limit.
+func (c *Catalog) SimilarData(code string, limit int) ([]byte, error) {
+	near, err := c.Similar(code, limit)
+	if err != nil {
+		return nil, err
+	}
+	m := &c.towns[c.byCode[code]]
+	out := similarJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, MissingAxes: []string{}, Limit: limit,
+		Items: make([]neighbourJSON, len(near))}
+	for a, s := range m.Scores {
+		if !s.Value.Valid {
+			out.MissingAxes = append(out.MissingAxes, hensachi.Axes[a].Key)
+		}
+	}
+	for k, n := range near {
+		item := neighbourJSON{Code: n.Municipality.Code, Name: n.Municipality.Name, Prefecture: n.Municipality.Prefecture,
+			Distance: hensachi.Round(n.Distance, 2), Differences: make([]differenceJSON, len(n.Differences))}
+		for j, d := range n.Differences {
+			item.Differences[j] = differenceJSON{Axis: hensachi.Axes[d.Axis].Key, Label: hensachi.Axes[d.Axis].Label,
+				Hensachi: n.Municipality.Scores[d.Axis].Hensachi, Difference: d.Difference}
+		}
+		out.Items[k] = item
+	}
+	return dataMember(out), nil
+}
+
+// CompareData is the data of GET /town/v1/compare: the municipalities of codes in their order, as
+// GET /town/v1/municipalities/{code} gives them, and the national medians of every axis's values
+// and every statistic. It fails with not_found naming the first unknown code.
+func (c *Catalog) CompareData(codes []string) ([]byte, error) {
+	rows, err := c.rows(codes)
+	if err != nil {
+		return nil, err
+	}
+	var scores, stats orderedObject
+	for a, ax := range hensachi.Axes {
+		scores = append(scores, member{ax.Key, optF(c.AxisMedian(a))})
+	}
+	for s, st := range hensachi.Stats {
+		stats = append(stats, member{st.Key, optF(c.StatMedian(s))})
+	}
+	medians := dataMember(mediansJSON{Scores: scores, Stats: stats})[len(`"data":`):]
+	var b bytes.Buffer
+	b.WriteString(`"data":{"items":[`)
+	for k, i := range rows {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(c.municipalityObject(i))
+	}
+	b.WriteString(`],"medians":`)
+	b.Write(medians)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// SearchData is the data of GET /town/v1/municipalities?q=: the list of the municipalities Search
+// finds for query, of one prefecture ("" for all), in Search's order.
+func (c *Catalog) SearchData(query, pref string) []byte {
+	out := listJSON{Items: []listItemJSON{}}
+	if p, ok := c.prefs[pref]; ok {
+		out.Prefecture = &p
+	}
+	for _, m := range c.Search(query, len(c.towns)) {
+		if pref == "" || m.Prefecture.Code == pref {
+			out.Items = append(out.Items, listItemJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture})
+		}
+	}
+	out.Total = len(out.Items)
+	return dataMember(out)
+}
+
+type differenceJSON struct {
+	Axis       string  `json:"axis"`
+	Label      string  `json:"label"`
+	Hensachi   float64 `json:"hensachi"` // the neighbour's
+	Difference float64 `json:"difference"`
+}
+
+type neighbourJSON struct {
+	Code        string              `json:"code"`
+	Name        string              `json:"name"`
+	Prefecture  hensachi.Prefecture `json:"prefecture"`
+	Distance    float64             `json:"distance"`
+	Differences []differenceJSON    `json:"differences"`
+}
+
+type similarJSON struct {
+	Code       string              `json:"code"`
+	Name       string              `json:"name"`
+	Prefecture hensachi.Prefecture `json:"prefecture"`
+	// MissingAxes are the axes the municipality has no value on, left out of every distance.
+	MissingAxes []string        `json:"missing_axes"`
+	Limit       int             `json:"limit"`
+	Items       []neighbourJSON `json:"items"`
+}
+
+type mediansJSON struct {
+	Scores orderedObject `json:"scores"`
+	Stats  orderedObject `json:"stats"`
+}

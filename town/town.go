@@ -36,6 +36,9 @@ type Catalog struct {
 	statMedian []hensachi.Optional[float64]
 	// searchKeys[i] is what a query is matched against: name, reading and prefecture.
 	searchKeys []string
+	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
+	neighbours [][]neighbour
+	exports    map[exportKey]*lazyExport
 	bodies     bodies
 }
 
@@ -55,6 +58,7 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 // New derives the catalog of municipalities in code order. They and meta must not share memory
 // with a mapping that may go away: the catalog keeps them.
 func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL string) *Catalog {
+	meta.Method += SimilarMethod // the neighbours are this read model's, so their method is added here
 	c := &Catalog{Meta: meta, Version: version, ETag: `"` + version + `"`, baseURL: strings.TrimSuffix(baseURL, "/"),
 		towns: towns, byCode: make(map[string]int, len(towns)), prefs: map[string]hensachi.Prefecture{}, byPref: map[string][]int{}}
 	for _, p := range meta.Prefectures {
@@ -91,6 +95,14 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 			median = hensachi.Some(compute.Summarize(values).Median)
 		}
 		c.statMedian = append(c.statMedian, median)
+	}
+	c.neighbours = findNeighbours(towns)
+	c.exports = map[exportKey]*lazyExport{}
+	for _, f := range Formats {
+		c.exports[exportKey{f, ""}] = &lazyExport{}
+		for p := range c.prefs {
+			c.exports[exportKey{f, p}] = &lazyExport{}
+		}
 	}
 	c.bodies.meta = dataMember(meta)
 	c.bodies.municipality = make([]atomic.Pointer[[]byte], len(towns))
@@ -168,3 +180,12 @@ func (c *Catalog) RankTotal(a int) int { return len(c.ranking[a]) }
 
 // StatMedian is the national median of statistic s.
 func (c *Catalog) StatMedian(s int) hensachi.Optional[float64] { return c.statMedian[s] }
+
+// AxisMedian is the national median of the values of axis a (the meta document's), null when no
+// municipality has one.
+func (c *Catalog) AxisMedian(a int) hensachi.Optional[float64] {
+	if c.Meta.Axes[a].Count == 0 {
+		return hensachi.Optional[float64]{}
+	}
+	return hensachi.Some(c.Meta.Axes[a].Median)
+}
