@@ -76,6 +76,8 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/town/rankings/:axis", s.catalogPage(s.ranking))
 	handle(http.MethodGet, "/town/prefectures", s.catalogPage(s.prefectures))
 	handle(http.MethodGet, "/town/prefectures/:pref", s.catalogPage(s.prefecture))
+	handle(http.MethodGet, "/town/scatter", s.catalogPage(s.scatter))
+	handle(http.MethodGet, "/town/compare", s.catalogPage(s.compare))
 	handle(http.MethodGet, "/robots.txt", func(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
 		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))
@@ -128,8 +130,11 @@ func (s *Site) catalogPage(h pageHandler) httprouter.Handle {
 		name, data, err := h(c, r, ps)
 		switch hensachi.ErrorCode(err) {
 		case "":
-		case hensachi.ENotFound, hensachi.EInvalidParameter:
+		case hensachi.ENotFound:
 			page.Message(rw, r, http.StatusNotFound, "見つかりません", err.Error(), false)
+			return
+		case hensachi.EInvalidParameter:
+			page.Message(rw, r, http.StatusBadRequest, "指定が正しくありません", err.Error(), false)
 			return
 		default:
 			page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "public page", err)
@@ -230,7 +235,7 @@ func (s *Site) municipality(c *town.Catalog, _ *http.Request, ps httprouter.Para
 		p.Scores = append(p.Scores, row)
 		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
 	}
-	p.ScoreChart = scoreChart(bars)
+	p.ScoreChart = scoreChart("score-chart", "偏差値（50が全国の真ん中）", bars)
 	for s, v := range m.Stats {
 		stat := hensachi.Stats[s]
 		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
