@@ -28,6 +28,8 @@ type call struct {
 	service hensachi.Service
 	town    *town.Catalog // the dataset snapshot this call reads, for the statistics service
 	res     *quota.Reservation
+	// export, when set by the handler, is written instead of the envelope of its members
+	export *town.Export
 	// values of the fields every keyed answer sets, held here so they need no allocation of their
 	// own: net/http copies them when the header is written
 	rateLimit, contentLength, etag [1]string
@@ -169,6 +171,10 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			used = s.quota.Used(account.ID, service)
 		}
 		c.setRateLimit(limit, used, 0)
+		if c.export != nil {
+			c.writeExport(used, limit)
+			return
+		}
 		c.writeSuccess(members, used, limit)
 	}
 }
@@ -216,15 +222,9 @@ var successBodies = sync.Pool{New: func() any { return new([]byte) }}
 // writeSuccess writes {"success":true,<members>,"usage":{…}}.
 func (c *call) writeSuccess(members []byte, used, limit int64) {
 	bp := successBodies.Get().(*[]byte)
-	b := append((*bp)[:0], `{"success":true,`...)
+	b := append((*bp)[:0], town.EnvelopeHead...)
 	b = append(b, members...)
-	b = append(b, `,"usage":{"plan":"`...)
-	b = append(b, c.account.Plan...)
-	b = append(b, `","used_today":`...)
-	b = strconv.AppendInt(b, used, 10)
-	b = append(b, `,"limit_today":`...)
-	b = strconv.AppendInt(b, limit, 10)
-	b = append(b, "}}"...)
+	b = c.appendUsage(b, used, limit)
 	h := c.w.Header()
 	h["Content-Type"] = jsonContentType
 	c.contentLength[0] = strconv.Itoa(len(b))
@@ -236,6 +236,17 @@ func (c *call) writeSuccess(members []byte, used, limit int64) {
 		*bp = b
 		successBodies.Put(bp)
 	}
+}
+
+// appendUsage appends the end of the success envelope: `,"usage":{…}}`.
+func (c *call) appendUsage(b []byte, used, limit int64) []byte {
+	b = append(b, `,"usage":{"plan":"`...)
+	b = append(b, c.account.Plan...)
+	b = append(b, `","used_today":`...)
+	b = strconv.AppendInt(b, used, 10)
+	b = append(b, `,"limit_today":`...)
+	b = strconv.AppendInt(b, limit, 10)
+	return append(b, "}}"...)
 }
 
 // maxPooledBody bounds the buffers kept for reuse: municipalities, rankings and a prefecture's list

@@ -115,6 +115,9 @@ func (s *Server) routes() {
 			handle(http.MethodGet, "/town/v1"+path, cors(s.keyed(hensachi.ServiceTown, h)))
 		}
 		stats("/municipalities/:code", s.getMunicipality)
+		stats("/municipalities/:code/similar", s.getSimilar)
+		stats("/compare", s.getCompare)
+		stats("/export", s.getExport)
 		stats("/municipalities", s.listMunicipalities)
 		stats("/rankings/:axis", s.getRanking)
 		stats("/meta", s.getMeta)

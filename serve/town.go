@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -16,15 +17,72 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	code := ps.ByName("code")
-	if len(code) != 5 || !allDigits(code) {
-		return nil, hensachi.ParamError("code", "code must be a 5-digit municipality code such as 13101, not %q", truncateParam(code))
-	}
-	i := c.town.Index(code)
-	if i < 0 {
-		return nil, hensachi.Errorf(hensachi.ENotFound, "there is no municipality %s; GET /town/v1/municipalities lists the codes", code)
+	i, err := municipalityRow(c.town, "code", ps.ByName("code"))
+	if err != nil {
+		return nil, err
 	}
 	return c.serve(func() ([]byte, error) { return c.town.MunicipalityData(i), nil })
+}
+
+// municipalityRow validates a municipality code given as param and returns its row: a malformed
+// code is an invalid parameter, an unknown one not found.
+func municipalityRow(t *town.Catalog, param, code string) (int, error) {
+	if len(code) != 5 || !allDigits(code) {
+		return 0, hensachi.ParamError(param, "%s must be a 5-digit municipality code such as 13101, not %q", param, truncateParam(code))
+	}
+	i := t.Index(code)
+	if i < 0 {
+		return 0, hensachi.Errorf(hensachi.ENotFound, "there is no municipality %s; GET /town/v1/municipalities lists the codes", code)
+	}
+	return i, nil
+}
+
+func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(c.r.URL.RawQuery, "limit")
+	if err != nil {
+		return nil, err
+	}
+	code := ps.ByName("code")
+	if _, err := municipalityRow(c.town, "code", code); err != nil {
+		return nil, err
+	}
+	limit, err := intParam(q, "limit", 10, 1, town.MaxNeighbours)
+	if err != nil {
+		return nil, err
+	}
+	return c.serve(func() ([]byte, error) { return c.town.SimilarData(code, limit) })
+}
+
+// maxCompared is how many municipalities one comparison takes.
+const maxCompared = 10
+
+func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
+	q, err := parseQuery(c.r.URL.RawQuery, "codes")
+	if err != nil {
+		return nil, err
+	}
+	list, ok := q["codes"]
+	if !ok {
+		return nil, hensachi.ParamError("codes", "codes is required: 2 to %d municipality codes separated by commas, such as 13101,27100", maxCompared)
+	}
+	codes := strings.Split(list, ",")
+	if len(codes) < 2 || len(codes) > maxCompared {
+		return nil, hensachi.ParamError("codes", "codes must name 2 to %d municipalities, not %d", maxCompared, len(codes))
+	}
+	for k, code := range codes {
+		if len(code) != 5 || !allDigits(code) {
+			return nil, hensachi.ParamError("codes", "codes must hold 5-digit municipality codes such as 13101, not %q", code)
+		}
+		if slices.Contains(codes[:k], code) {
+			return nil, hensachi.ParamError("codes", "codes names %s twice", code)
+		}
+	}
+	for _, code := range codes {
+		if _, err := municipalityRow(c.town, "codes", code); err != nil {
+			return nil, err
+		}
+	}
+	return c.serve(func() ([]byte, error) { return c.town.CompareData(codes) })
 }
 
 func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
@@ -63,13 +121,20 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 }
 
 func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(c.r.URL.RawQuery, "pref")
+	q, err := parseQuery(c.r.URL.RawQuery, "pref", "q")
 	if err != nil {
 		return nil, err
 	}
 	pref, err := prefecture(c.town, q)
 	if err != nil {
 		return nil, err
+	}
+	query, search := q["q"]
+	if search && strings.TrimSpace(query) == "" {
+		return nil, hensachi.ParamError("q", "q has no words; give a name or reading such as 宝塚 or たからづか")
+	}
+	if search {
+		return c.serve(func() ([]byte, error) { return c.town.SearchData(query, pref), nil })
 	}
 	return c.serve(func() ([]byte, error) { return c.town.ListData(pref), nil })
 }

@@ -310,12 +310,18 @@ func (c *Catalog) CompareData(codes []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// a median of an even count is the mean of two values, so it gets one decimal more than they
+	// have, and no more (the mean of 31.18 and 31.20 is 31.19, not 31.189999999999998)
+	median := func(m hensachi.Optional[float64], f hensachi.Field) *float64 {
+		m.V = hensachi.Round(m.V, f.Decimals+1)
+		return optF(m)
+	}
 	var scores, stats orderedObject
 	for a, ax := range hensachi.Axes {
-		scores = append(scores, member{ax.Key, optF(c.AxisMedian(a))})
+		scores = append(scores, member{ax.Key, median(c.AxisMedian(a), ax)})
 	}
 	for s, st := range hensachi.Stats {
-		stats = append(stats, member{st.Key, optF(c.StatMedian(s))})
+		stats = append(stats, member{st.Key, median(c.StatMedian(s), st)})
 	}
 	medians := dataMember(mediansJSON{Scores: scores, Stats: stats})[len(`"data":`):]
 	var b bytes.Buffer

@@ -1,0 +1,243 @@
+package serve
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/hensachi/hensachi"
+)
+
+// TestNewCallsBadParameters: every bad value of the export, similar, compare and search
+// parameters is a problem naming the parameter (or the unknown code), and none counts.
+func TestNewCallsBadParameters(t *testing.T) {
+	ts := newTestServer(t)
+	tests := []struct {
+		name, path string
+		status     int
+		param      string
+	}{
+		{"export without format", "/town/v1/export", 400, "format"},
+		{"export format unknown", "/town/v1/export?format=xlsx", 400, "format"},
+		{"export format upper case", "/town/v1/export?format=CSV", 400, "format"},
+		{"export format empty", "/town/v1/export?format=", 400, "format"},
+		{"export format repeated", "/town/v1/export?format=csv&format=json", 400, "format"},
+		{"export pref unknown", "/town/v1/export?format=csv&pref=48", 400, "pref"},
+		{"export pref malformed", "/town/v1/export?format=csv&pref=1", 400, "pref"},
+		{"export unknown parameter", "/town/v1/export?format=csv&gzip=1", 400, "gzip"},
+		{"similar limit zero", "/town/v1/municipalities/13101/similar?limit=0", 400, "limit"},
+		{"similar limit 51", "/town/v1/municipalities/13101/similar?limit=51", 400, "limit"},
+		{"similar limit text", "/town/v1/municipalities/13101/similar?limit=ten", 400, "limit"},
+		{"similar limit empty", "/town/v1/municipalities/13101/similar?limit=", 400, "limit"},
+		{"similar malformed code", "/town/v1/municipalities/1310/similar", 400, "code"},
+		{"similar unknown code", "/town/v1/municipalities/99999/similar", 404, ""},
+		{"similar unknown parameter", "/town/v1/municipalities/13101/similar?n=3", 400, "n"},
+		{"compare without codes", "/town/v1/compare", 400, "codes"},
+		{"compare one code", "/town/v1/compare?codes=13101", 400, "codes"},
+		{"compare eleven codes", "/town/v1/compare?codes=" + strings.Repeat("13101,", 10) + "13102", 400, "codes"},
+		{"compare empty code", "/town/v1/compare?codes=13101,", 400, "codes"},
+		{"compare malformed code", "/town/v1/compare?codes=13101,1310x", 400, "codes"},
+		{"compare repeated code", "/town/v1/compare?codes=13101,27100,13101", 400, "codes"},
+		{"compare codes repeated", "/town/v1/compare?codes=13101,27100&codes=13102,27100", 400, "codes"},
+		{"compare malformed before unknown", "/town/v1/compare?codes=99999,abc", 400, "codes"},
+		{"compare unknown code", "/town/v1/compare?codes=13101,99999", 404, ""},
+		{"search empty", "/town/v1/municipalities?q=", 400, "q"},
+		{"search blank", "/town/v1/municipalities?q=%20%E3%80%80", 400, "q"},
+		{"search too long", "/town/v1/municipalities?q=" + url.QueryEscape(strings.Repeat("宝", 22)), 400, "q"},
+		{"search pref unknown", "/town/v1/municipalities?q=%E5%AE%9D&pref=00", 400, "pref"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ts.get(t, tt.path)
+			if r.status != tt.status || r.header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("GET %s: %d %s, want %d", tt.path, r.status, r.header.Get("Content-Type"), tt.status)
+			}
+			p := decode[problem](t, r.body)
+			if p.Param != tt.param || p.RequestID == "" || (tt.status == 404) != (p.Code == "not_found") {
+				t.Errorf("problem %+v, want param %q", p, tt.param)
+			}
+			if tt.status == 404 && !strings.Contains(p.Detail, "99999") {
+				t.Errorf("404 does not name the code: %s", p.Detail)
+			}
+		})
+	}
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 0 {
+		t.Errorf("%d calls counted for bad parameters", used)
+	}
+}
+
+// TestExportCall: each format with its headers, gzip when accepted, the JSON envelope's usage, and
+// 304 for the version the client holds, which does not count.
+func TestExportCall(t *testing.T) {
+	ts := newTestServer(t)
+	key := ts.freeKey
+	identity := func(path string) response {
+		return ts.do(t, "GET", path, "X-API-Key", key, "Accept-Encoding", "identity")
+	}
+	catalog, err := ts.datasets.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := identity("/town/v1/export?format=csv&pref=13")
+	if csv.status != 200 || csv.header.Get("Content-Type") != "text/csv; charset=utf-8" ||
+		csv.header.Get("Content-Disposition") != `attachment; filename="hensachi-municipalities-13-`+catalog.Meta.DataUpdated+`.csv"` ||
+		!bytes.HasPrefix(csv.body, []byte("\uFEFFcode,name,prefecture_code,")) || csv.header.Get("Content-Encoding") != "" {
+		t.Fatalf("csv: %d %v %.80q", csv.status, csv.header, csv.body)
+	}
+	if rows := bytes.Count(csv.body, []byte("\r\n13")); rows != 62 {
+		t.Errorf("%d rows of Tokyo, want 62", rows)
+	}
+	zipped := ts.do(t, "GET", "/town/v1/export?format=csv&pref=13", "X-API-Key", key, "Accept-Encoding", "br, gzip;q=0.5")
+	if zipped.header.Get("Content-Encoding") != "gzip" || zipped.header.Get("ETag") != "W/"+csv.header.Get("ETag") || !bytes.Equal(gunzip(t, zipped.body), csv.body) {
+		t.Errorf("gzipped csv: %v", zipped.header)
+	}
+	if r := ts.do(t, "GET", "/town/v1/export?format=csv", "X-API-Key", key, "Accept-Encoding", "gzip;q=0"); r.header.Get("Content-Encoding") != "" {
+		t.Error("gzip;q=0 got gzip")
+	}
+
+	js := identity("/town/v1/export?format=json")
+	env := decode[struct {
+		envelope
+		Data struct {
+			Total int
+			Items []struct{ Code string }
+		} `json:"data"`
+	}](t, js.body)
+	if js.header.Get("Content-Type") != "application/json" || env.Data.Total != 1741 || len(env.Data.Items) != 1741 || env.Usage.UsedToday != 4 {
+		t.Errorf("json: %v, total %d, usage %+v", js.header, env.Data.Total, env.Usage)
+	}
+	zipped = ts.do(t, "GET", "/town/v1/export?format=json", "X-API-Key", key, "Accept-Encoding", "gzip")
+	want := bytes.Replace(js.body, []byte(`"used_today":4`), []byte(`"used_today":5`), 1)
+	if got := gunzip(t, zipped.body); !bytes.Equal(got, want) {
+		t.Errorf("gzipped json differs: %.200q", got[max(0, len(got)-200):])
+	}
+
+	pq := ts.do(t, "GET", "/town/v1/export?format=parquet&pref=47", "X-API-Key", key, "Accept-Encoding", "gzip")
+	if pq.header.Get("Content-Type") != "application/vnd.apache.parquet" || pq.header.Get("Content-Encoding") != "" ||
+		!bytes.HasPrefix(pq.body, []byte("PAR1")) || !bytes.HasSuffix(pq.body, []byte("PAR1")) {
+		t.Errorf("parquet: %v %.8q", pq.header, pq.body)
+	}
+
+	for _, etag := range []string{csv.header.Get("ETag"), zipped.header.Get("ETag")} {
+		r := ts.do(t, "GET", "/town/v1/export?format=json", "X-API-Key", key, "If-None-Match", etag)
+		if r.status != http.StatusNotModified || len(r.body) != 0 {
+			t.Errorf("If-None-Match %s: %d", etag, r.status)
+		}
+	}
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 6 {
+		t.Errorf("used %d after six exports and two 304s, want 6", used)
+	}
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	z, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestSimilarCall(t *testing.T) {
+	ts := newTestServer(t)
+	type similar struct {
+		Data struct {
+			Code        string
+			MissingAxes []string `json:"missing_axes"`
+			Limit       int
+			Items       []struct {
+				Code        string
+				Distance    float64
+				Differences []struct {
+					Axis       string
+					Difference float64
+				}
+			}
+		}
+	}
+	for _, tt := range []struct {
+		path string
+		want int
+	}{{"/town/v1/municipalities/28214/similar", 10}, {"/town/v1/municipalities/28214/similar?limit=50", 50}, {"/town/v1/municipalities/28214/similar?limit=1", 1}} {
+		s := decode[similar](t, ts.get(t, tt.path).body)
+		if len(s.Data.Items) != tt.want || s.Data.Limit != tt.want || s.Data.Code != "28214" || s.Data.MissingAxes == nil {
+			t.Fatalf("%s: %d items, %+v", tt.path, len(s.Data.Items), s.Data)
+		}
+		for k, it := range s.Data.Items {
+			if it.Code == "28214" || k > 0 && it.Distance < s.Data.Items[k-1].Distance || len(it.Differences) != 3 {
+				t.Errorf("%s item %d: %+v", tt.path, k, it)
+			}
+		}
+	}
+	futaba := decode[similar](t, ts.get(t, "/town/v1/municipalities/07546/similar").body)
+	if len(futaba.Data.Items) != 0 || len(futaba.Data.MissingAxes) < 3 {
+		t.Errorf("双葉町: %+v", futaba.Data)
+	}
+}
+
+func TestCompareCall(t *testing.T) {
+	ts := newTestServer(t)
+	r := ts.get(t, "/town/v1/compare?codes=47201,01100,13101")
+	c := decode[struct {
+		Data struct {
+			Items   []json.RawMessage
+			Medians struct{ Scores, Stats map[string]*float64 }
+		}
+		Usage struct{ UsedToday int64 `json:"used_today"` }
+	}](t, r.body)
+	if len(c.Data.Items) != 3 || len(c.Data.Medians.Scores) != 6 || len(c.Data.Medians.Stats) != 16 || c.Usage.UsedToday != 1 {
+		t.Fatalf("compare: %d items, medians %+v, usage %+v", len(c.Data.Items), c.Data.Medians, c.Usage)
+	}
+	for k, code := range []string{"47201", "01100", "13101"} {
+		single := decode[envelope](t, ts.get(t, "/town/v1/municipalities/"+code).body)
+		if !bytes.Equal(c.Data.Items[k], single.Data) {
+			t.Errorf("item %d is not the single call's %s", k, code)
+		}
+	}
+	meta := decode[struct{ Data hensachi.Meta }](t, ts.get(t, "/town/v1/meta").body)
+	if m := c.Data.Medians.Scores["income"]; m == nil || *m != meta.Data.Axes[hensachi.AxisIndex("income")].Median {
+		t.Errorf("income median %v", m)
+	}
+}
+
+func TestSearchCall(t *testing.T) {
+	ts := newTestServer(t)
+	type list struct {
+		Data struct {
+			Prefecture *hensachi.Prefecture
+			Total      int
+			Items      []struct{ Code string }
+		}
+	}
+	for _, tt := range []struct {
+		q, pref string
+		first   string
+		total   int
+	}{
+		{"たからづか", "", "28214", -1},
+		{"ﾀｶﾗﾂﾞｶ", "", "28214", -1},
+		{"兵庫県 宝塚", "", "28214", 1},
+		{"宝塚", "13", "", 0},
+		{"府中", "13", "13206", 1}, // 府中市 of Tokyo, not of Hiroshima
+		{"府中", "", "", 3},        // 府中市 ×2 and 府中町
+	} {
+		path := "/town/v1/municipalities?q=" + url.QueryEscape(tt.q)
+		if tt.pref != "" {
+			path += "&pref=" + tt.pref
+		}
+		l := decode[list](t, ts.get(t, path).body)
+		if tt.total >= 0 && l.Data.Total != tt.total || l.Data.Total != len(l.Data.Items) ||
+			tt.first != "" && (len(l.Data.Items) == 0 || l.Data.Items[0].Code != tt.first) || (tt.pref != "") != (l.Data.Prefecture != nil) {
+			t.Errorf("q=%s pref=%s: %+v", tt.q, tt.pref, l.Data)
+		}
+	}
+}
