@@ -80,7 +80,7 @@ func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Add("Vary", "Accept-Encoding")
-	if len(page) > minCompressed && acceptsGzip(r) {
+	if len(page) > minCompressed && AcceptsGzip(r) {
 		if z, err := gzipped(page); err == nil {
 			page = z
 			h.Set("Content-Encoding", "gzip")
@@ -101,7 +101,8 @@ func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []
 // minCompressed is the smallest page worth compressing.
 const minCompressed = 1 << 10
 
-func acceptsGzip(r *http.Request) bool {
+// AcceptsGzip says whether the request's Accept-Encoding takes gzip (and does not refuse it with q=0).
+func AcceptsGzip(r *http.Request) bool {
 	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {

@@ -30,7 +30,7 @@ type measure struct {
 // measureOf finds the axis or statistic a key names; the two key sets do not overlap.
 func measureOf(c *town.Catalog, key string) (measure, bool) {
 	if a := hensachi.AxisIndex(key); a >= 0 {
-		return measure{Field: hensachi.Axes[a], Median: hensachi.Some(c.Meta.Axes[a].Median),
+		return measure{Field: hensachi.Axes[a], Median: c.AxisMedian(a),
 			value: func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Scores[a].Value }}, true
 	}
 	if s := hensachi.StatIndex(key); s >= 0 {
@@ -272,7 +272,7 @@ func (s *Site) compare(c *town.Catalog, r *http.Request, _ httprouter.Params) (s
 		Base: s.base(c, strings.Join(names, "・")+"の比較", strings.Join(names, "、")+"の 6 軸の偏差値と 16 の統計を並べて比べる。",
 			"/town/compare?codes="+list)}
 	for a, axis := range hensachi.Axes {
-		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + axis.Unit + "）", Median: "50（" + number(c.Meta.Axes[a].Median, axis.Decimals) + "）"}
+		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + axis.Unit + "）", Median: "50（" + withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals}) + "）"}
 		var bars []scoreBar
 		for _, m := range towns {
 			sc := m.Scores[a]

@@ -1,6 +1,9 @@
 package site
 
 import (
+	"compress/gzip"
+	"encoding/csv"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -80,6 +83,111 @@ func TestComparePage(t *testing.T) {
 			if !strings.Contains(body, w) {
 				t.Errorf("%s: no %q", tc.path, w)
 			}
+		}
+	}
+}
+
+// TestCSVDownload: the download links' route serves the API's CSV export, whole, of a
+// prefecture or of compared municipalities in their order, as an attachment with the dataset
+// version as its validator; bad parameters are the site's 400 and 404 pages.
+func TestCSVDownload(t *testing.T) {
+	router := siteRouter(t)
+	for _, tc := range []struct {
+		path     string
+		status   int
+		codes    []string // the rows, in order
+		filename string
+	}{
+		{"/town/municipalities.csv", 200, []string{"01100", "01202", "01345", "13101", "13102"}, "hensachi-municipalities-2026-01-01.csv"},
+		{"/town/municipalities.csv?pref=13", 200, []string{"13101", "13102"}, "hensachi-municipalities-13-2026-01-01.csv"},
+		{"/town/municipalities.csv?codes=13102,01100", 200, []string{"13102", "01100"}, "hensachi-compare-2026-01-01.csv"},
+		{"/town/municipalities.csv?codes=13102&codes=01100", 200, []string{"13102", "01100"}, "hensachi-compare-2026-01-01.csv"},
+		{"/town/municipalities.csv?pref=99", 404, nil, ""},
+		{"/town/municipalities.csv?pref=1", 400, nil, ""},
+		{"/town/municipalities.csv?codes=13102", 400, nil, ""},
+		{"/town/municipalities.csv?codes=13102,99999", 404, nil, ""},
+		{"/town/municipalities.csv?codes=13102,01100&pref=13", 400, nil, ""},
+	} {
+		w := httptest.NewRecorder()
+		router.ServeHTTP(w, httptest.NewRequest("GET", tc.path, nil))
+		if w.Code != tc.status {
+			t.Errorf("%s: %d, want %d", tc.path, w.Code, tc.status)
+			continue
+		}
+		if tc.status != 200 {
+			if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
+				t.Errorf("%s: %s, want the site's message page", tc.path, w.Header().Get("Content-Type"))
+			}
+			continue
+		}
+		h := w.Result().Header
+		if h.Get("Content-Type") != "text/csv; charset=utf-8" || h.Get("Content-Disposition") != `attachment; filename="`+tc.filename+`"` || h.Get("ETag") != `"v1"` {
+			t.Errorf("%s: headers %v", tc.path, h)
+		}
+		body, ok := strings.CutPrefix(w.Body.String(), "\uFEFF")
+		records, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if !ok || err != nil || len(records) != len(tc.codes)+1 || records[0][0] != "code" || records[0][1] != "name" {
+			t.Errorf("%s: BOM %v, %v, %d records", tc.path, ok, err, len(records))
+			continue
+		}
+		for i, code := range tc.codes {
+			if records[i+1][0] != code {
+				t.Errorf("%s: row %d is %s, want %s", tc.path, i+1, records[i+1][0], code)
+			}
+		}
+	}
+
+	// gzipped when asked, under its own tag; a matching tag is a 304
+	for _, tc := range []struct {
+		accept, etag string
+		gzip         bool
+	}{{"gzip", `"v1.gz"`, true}, {"", `"v1"`, false}} {
+		r := httptest.NewRequest("GET", "/town/municipalities.csv", nil)
+		r.Header.Set("Accept-Encoding", tc.accept)
+		w := httptest.NewRecorder()
+		router.ServeHTTP(w, r)
+		if (w.Header().Get("Content-Encoding") == "gzip") != tc.gzip || w.Header().Get("ETag") != tc.etag {
+			t.Errorf("Accept-Encoding %q: %v", tc.accept, w.Header())
+		}
+		if tc.gzip {
+			if _, err := gzip.NewReader(w.Body); err != nil {
+				t.Errorf("gzipped CSV: %v", err)
+			}
+		}
+		r.Header.Set("If-None-Match", tc.etag)
+		w = httptest.NewRecorder()
+		router.ServeHTTP(w, r)
+		if w.Code != 304 || w.Body.Len() != 0 {
+			t.Errorf("If-None-Match %s: %d with %d bytes", tc.etag, w.Code, w.Body.Len())
+		}
+	}
+}
+
+// TestSimilarList: the municipality page lists its nearest municipalities as links with check
+// boxes of a form to the compare page (the municipality itself always compared), and links to
+// compare them all and to the scatter with its prefecture picked out.
+func TestSimilarList(t *testing.T) {
+	router := siteRouter(t)
+	status, body := getPage(t, router, "/town/municipalities/13101")
+	if status != 200 {
+		t.Fatalf("%d", status)
+	}
+	_, list, _ := strings.Cut(body, `id="similar-list"`)
+	list, _, _ = strings.Cut(list, "</table>")
+	links := regexp.MustCompile(`<a href="/town/municipalities/(\d{5})">`).FindAllStringSubmatch(list, -1)
+	boxes := regexp.MustCompile(`<input type="checkbox" name="codes" value="(\d{5})"`).FindAllStringSubmatch(list, -1)
+	if len(links) != 4 || len(boxes) != 4 {
+		t.Fatalf("%d links and %d check boxes, want the 4 other municipalities", len(links), len(boxes))
+	}
+	for i := range links {
+		if links[i][1] == "13101" || links[i][1] != boxes[i][1] {
+			t.Errorf("row %d: link %s, box %s", i, links[i][1], boxes[i][1])
+		}
+	}
+	for _, want := range []string{`<form action="/town/compare" method="get"><input type="hidden" name="codes" value="13101">`,
+		`href="/town/compare?codes=13101,` + links[0][1], `href="/town/scatter?pref=13&amp;x=income&amp;y=young"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %q", want)
 		}
 	}
 }

@@ -25,6 +25,10 @@ func TestPageHeaders(t *testing.T) {
 		{"/town/rankings/young?pref=13", 200},
 		{"/town/prefectures", 200},
 		{"/town/prefectures/13", 200},
+		{"/town/scatter?x=pop&y=young&pref=13", 200},
+		{"/town/scatter?x=pop", 400},
+		{"/town/compare?codes=13101,01100", 200},
+		{"/town/compare?codes=13101", 400},
 	} {
 		for _, https := range []bool{false, true} {
 			r := httptest.NewRequest("GET", c.path, nil)

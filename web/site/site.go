@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -78,6 +79,7 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/town/prefectures/:pref", s.catalogPage(s.prefecture))
 	handle(http.MethodGet, "/town/scatter", s.catalogPage(s.scatter))
 	handle(http.MethodGet, "/town/compare", s.catalogPage(s.compare))
+	handle(http.MethodGet, "/town/municipalities.csv", s.withCatalog(s.csvDownload))
 	handle(http.MethodGet, "/robots.txt", func(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
 		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))
@@ -118,36 +120,48 @@ const maxSearchResults = 100
 // the status, or an error that the wrapper turns into a message page.
 type pageHandler func(c *town.Catalog, r *http.Request, ps httprouter.Params) (name string, data any, err error)
 
-// catalogPage wraps a public page: the catalog of the dataset being served, one place for
-// failures, and the headers every page has.
-func (s *Site) catalogPage(h pageHandler) httprouter.Handle {
+// catalogHandler answers one public route from the catalog; the error it returns, before writing
+// anything, becomes a message page.
+type catalogHandler func(c *town.Catalog, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error
+
+// withCatalog wraps a public route: the catalog of the dataset being served, and one place for
+// failures: a bad parameter is a 400 page, an unknown thing a 404 page, anything else a 500 page
+// (logged).
+func (s *Site) withCatalog(h catalogHandler) httprouter.Handle {
 	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		c, err := s.deps.Towns.Catalog()
 		if err != nil {
 			page.Fail(rw, r, http.StatusServiceUnavailable, "一時的に利用できません", "データを読み込めません。しばらくしてからもう一度お試しください。", "catalog", err)
 			return
 		}
-		name, data, err := h(c, r, ps)
+		err = h(c, rw, r, ps)
 		switch hensachi.ErrorCode(err) {
 		case "":
 		case hensachi.ENotFound:
 			page.Message(rw, r, http.StatusNotFound, "見つかりません", err.Error(), false)
-			return
 		case hensachi.EInvalidParameter:
 			page.Message(rw, r, http.StatusBadRequest, "指定が正しくありません", err.Error(), false)
-			return
 		default:
 			page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "public page", err)
-			return
+		}
+	}
+}
+
+// catalogPage wraps a public page: withCatalog, and the headers every page has.
+func (s *Site) catalogPage(h pageHandler) httprouter.Handle {
+	return s.withCatalog(func(c *town.Catalog, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+		name, data, err := h(c, r, ps)
+		if err != nil {
+			return err
 		}
 		var body bytes.Buffer
 		if err := templates.ExecuteTemplate(&body, name, data); err != nil {
-			page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render "+name, err)
-			return
+			return fmt.Errorf("render %s: %w", name, err)
 		}
 		rw.Header().Set("Cache-Control", "public, max-age=300")
 		page.Write(rw, r, http.StatusOK, body.Bytes())
-	}
+		return nil
+	})
 }
 
 func (s *Site) base(c *town.Catalog, title, description, path string) page.Base {
@@ -202,11 +216,17 @@ type furusatoBlock struct {
 	Chart                                       template.HTML
 }
 
+type similarRow struct{ Code, Name, Pref, Distance, Differences string }
+
 type municipalityPage struct {
 	page.Base
 	Town       *hensachi.Municipality
 	ScoreChart template.HTML
 	Scores     []scoreRow
+	Similar    []similarRow
+	CompareAll string // the compare page of the municipality and its nearest
+	CompareN   int    // how many of the nearest CompareAll shows
+	Scatter    string // the default scatter with the municipality's prefecture picked out
 	Stats      []statRow
 	Furusato   furusatoBlock
 	Prev, Next *hensachi.Municipality
@@ -236,6 +256,9 @@ func (s *Site) municipality(c *town.Catalog, _ *http.Request, ps httprouter.Para
 		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
 	}
 	p.ScoreChart = scoreChart("score-chart", "偏差値（50が全国の真ん中）", bars)
+	if err := similarOf(c, m, &p); err != nil {
+		return "", nil, err
+	}
 	for s, v := range m.Stats {
 		stat := hensachi.Stats[s]
 		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
@@ -270,6 +293,35 @@ func (s *Site) municipality(c *town.Catalog, _ *http.Request, ps httprouter.Para
 	add("住民税控除額（"+f.Deductions.TaxYear+"）", f.Deductions.Source)
 	add("受入額の推移", f.History.Source)
 	return "municipality", p, nil
+}
+
+// similarShown is how many similar municipalities a municipality page lists.
+const similarShown = 10
+
+// similarOf lists the municipalities nearest to m, with the axes they differ on most, and the
+// links to compare m with the nearest and to see it on a scatter.
+func similarOf(c *town.Catalog, m *hensachi.Municipality, p *municipalityPage) error {
+	near, err := c.Similar(m.Code, similarShown)
+	if err != nil {
+		return err
+	}
+	codes := []string{m.Code}
+	for _, n := range near {
+		var diffs []string
+		for _, d := range n.Differences {
+			diffs = append(diffs, fmt.Sprintf("%s %+.1f", hensachi.Axes[d.Axis].Label, d.Difference))
+		}
+		if len(codes) < maxCompared {
+			codes = append(codes, n.Municipality.Code)
+		}
+		p.Similar = append(p.Similar, similarRow{Code: n.Municipality.Code, Name: n.Municipality.Name, Pref: n.Municipality.Prefecture.Name,
+			Distance: strconv.FormatFloat(n.Distance, 'f', 1, 64), Differences: strings.Join(diffs, "、")})
+	}
+	if len(codes) > 1 {
+		p.CompareAll, p.CompareN = "/town/compare?codes="+strings.Join(codes, ","), len(codes)-1
+	}
+	p.Scatter = "/town/scatter?" + url.Values{"x": {defaultX}, "y": {defaultY}, "pref": {m.Prefecture.Code}}.Encode()
+	return nil
 }
 
 func furusatoOf(m *hensachi.Municipality, c *town.Catalog) furusatoBlock {

@@ -61,13 +61,13 @@ func TestPublicPages(t *testing.T) {
 			[]string{"/town/v1/meta\">", "千円"}},
 		{"/town/municipalities/01345", 200, []string{"データなし", "—"}, nil},
 		{"/town/municipalities/99999", 404, nil, nil},
-		{"/town/rankings/young", 200, []string{"4 市区町村中 1〜4 位", "札幌市", `aria-current="page"`}, []string{"札内町"}},
-		{"/town/rankings/young?pref=13", 200, []string{"2 市区町村中 1〜2 位", "千代田区", "中央区", `value="13" selected`}, []string{"札幌市"}},
+		{"/town/rankings/young", 200, []string{"4 市区町村中 1〜4 位", "札幌市", `aria-current="page"`, `href="/town/municipalities.csv"`}, []string{"札内町"}},
+		{"/town/rankings/young?pref=13", 200, []string{"2 市区町村中 1〜2 位", "千代田区", "中央区", `value="13" selected`, `href="/town/municipalities.csv?pref=13"`}, []string{"札幌市"}},
 		{"/town/rankings/young?page=2", 404, nil, nil},
 		{"/town/rankings/nope", 404, nil, nil},
 		{"/town/rankings/young?pref=99", 404, nil, nil},
 		{"/town/prefectures", 200, []string{"/town/prefectures/01", "/town/prefectures/13"}, nil},
-		{"/town/prefectures/01", 200, []string{"札幌市", "函館市", "札内町", "3 市区町村", "/town/rankings/young?pref=01"}, []string{"千代田区"}},
+		{"/town/prefectures/01", 200, []string{"札幌市", "函館市", "札内町", "3 市区町村", "/town/rankings/young?pref=01", `href="/town/municipalities.csv?pref=01"`}, []string{"千代田区"}},
 		{"/town/prefectures/48", 404, nil, nil},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,69 @@
+package site
+
+import (
+	"bytes"
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/town"
+	"github.com/hensachi/hensachi/web/page"
+)
+
+// csvDownload serves municipalities as the API's CSV export (town.Export: UTF-8 with a byte-order
+// mark for spreadsheets, a header row, one row per municipality), for the pages' download links:
+// all of them, one prefecture's (?pref=) or the compared ones in their order (?codes=, as the
+// compare page reads it). The site has no API key, so this is a public route of its own. Its
+// validator is the dataset version, gzipped or not (their tags differ), and a conditional or HEAD
+// request is answered by net/http.
+func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	q := r.URL.Query()
+	var body, gzipped []byte
+	var filename string
+	if q.Has("codes") {
+		if q.Has("pref") {
+			return hensachi.ParamError("pref", "pref と codes はどちらか一方だけを指定してください。")
+		}
+		codes, err := comparedCodes(q)
+		if err != nil {
+			return err
+		}
+		if _, err := comparedTowns(c, codes); err != nil {
+			return err
+		}
+		if body, err = c.ExportCSV(codes); err != nil {
+			return err
+		}
+		filename = "hensachi-compare-" + c.Meta.DataUpdated + ".csv"
+	} else {
+		pref, err := prefParam(c, q.Get("pref"))
+		if err != nil {
+			return err
+		}
+		code := ""
+		if pref != nil {
+			code = pref.Code
+		}
+		e, ok := c.Export(town.CSV, code)
+		if !ok {
+			return hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
+		}
+		body, gzipped, filename = e.Body, e.Gzip, e.Filename
+	}
+	h := rw.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Add("Vary", "Accept-Encoding")
+	h.Set("ETag", `"`+c.Version+`"`)
+	if gzipped != nil && page.AcceptsGzip(r) {
+		body = gzipped
+		h.Set("Content-Encoding", "gzip")
+		h.Set("ETag", `"`+c.Version+`.gz"`)
+	}
+	http.ServeContent(rw, r, filename, time.Time{}, bytes.NewReader(body))
+	return nil
+}
