@@ -83,6 +83,46 @@ func TestGeneratedClient(t *testing.T) {
 		t.Errorf("400 problem %+v, headers %+v", p, bad.Headers400)
 	}
 
+	q := "たからづか"
+	found, err := c.ListMunicipalitiesWithResponse(ctx, &apiclient.ListMunicipalitiesParams{Q: &q})
+	check("listMunicipalities q", err, found.StatusCode(), http.StatusOK)
+	if l := found.JSON200.Data; l.Total != 1 || l.Items[0].Code != "28214" {
+		t.Errorf("listMunicipalities q=%s: %+v", q, l.Items)
+	}
+
+	limit := 5
+	similar, err := c.GetSimilarMunicipalitiesWithResponse(ctx, "28214", &apiclient.GetSimilarMunicipalitiesParams{Limit: &limit})
+	check("getSimilarMunicipalities", err, similar.StatusCode(), http.StatusOK)
+	if d := similar.JSON200.Data; len(d.Items) != 5 || d.Items[0].Code == "28214" || d.Items[0].Distance > d.Items[4].Distance || len(d.Items[0].Differences) == 0 {
+		t.Errorf("getSimilarMunicipalities: %+v", d)
+	}
+	unknown, err := c.GetSimilarMunicipalitiesWithResponse(ctx, "99999", nil)
+	check("getSimilarMunicipalities unknown", err, unknown.StatusCode(), http.StatusNotFound)
+
+	compared, err := c.CompareMunicipalitiesWithResponse(ctx, &apiclient.CompareMunicipalitiesParams{Codes: "28214,13101"})
+	check("compareMunicipalities", err, compared.StatusCode(), http.StatusOK)
+	if d := compared.JSON200.Data; len(d.Items) != 2 || d.Items[0].Code != "28214" || d.Medians.Stats.Pop == nil || d.Medians.Scores.Income == nil {
+		t.Errorf("compareMunicipalities: %d items, medians %+v", len(d.Items), d.Medians)
+	}
+	one, err := c.CompareMunicipalitiesWithResponse(ctx, &apiclient.CompareMunicipalitiesParams{Codes: "28214"})
+	check("compareMunicipalities one code", err, one.StatusCode(), http.StatusBadRequest)
+	if p := one.ApplicationproblemJSON400; p.Param == nil || *p.Param != "codes" {
+		t.Errorf("compare 400 problem %+v", p)
+	}
+
+	exported, err := c.ExportMunicipalitiesWithResponse(ctx, &apiclient.ExportMunicipalitiesParams{Format: apiclient.ExportFormatJson, Pref: &pref})
+	check("exportMunicipalities json", err, exported.StatusCode(), http.StatusOK)
+	if d := exported.JSON200.Data; d.Total != len(d.Items) || d.Total != 62 || d.Items[0].Scores.Young.RankTotal == 0 {
+		t.Errorf("exportMunicipalities json: total %d", d.Total)
+	}
+	for _, format := range []apiclient.ExportFormat{apiclient.ExportFormatCsv, apiclient.ExportFormatParquet} {
+		file, err := c.ExportMunicipalitiesWithResponse(ctx, &apiclient.ExportMunicipalitiesParams{Format: format, Pref: &pref})
+		check("exportMunicipalities "+string(format), err, file.StatusCode(), http.StatusOK)
+		if len(file.Body) < 1000 || file.Headers200.ContentDisposition == nil {
+			t.Errorf("exportMunicipalities %s: %d bytes, headers %+v", format, len(file.Body), file.Headers200)
+		}
+	}
+
 	meta, err := c.GetMetaWithResponse(ctx, nil)
 	check("getMeta", err, meta.StatusCode(), http.StatusOK)
 	if d := meta.JSON200.Data; d.Municipalities != 1741 || len(d.Axes) != 6 || len(d.Stats) != 16 || len(d.Prefectures) != 47 {

@@ -111,6 +111,7 @@ type route struct{ method, path string }
 func registeredRoutes(s *Server) []route {
 	var out []route
 	for _, r := range []route{{"GET", "/town/v1/municipalities/:code"}, {"GET", "/town/v1/municipalities"}, {"GET", "/town/v1/rankings/:axis"},
+		{"GET", "/town/v1/municipalities/:code/similar"}, {"GET", "/town/v1/compare"}, {"GET", "/town/v1/export"},
 		{"GET", "/town/v1/meta"}, {"GET", "/healthz"}, {"GET", "/readyz"}, {"GET", "/metrics"}, {"GET", "/openapi.json"},
 		{"GET", "/problems/:code"}, {"GET", "/town/municipalities/:code"}, {"POST", "/face/v1/predict"}} {
 		if h, _, _ := s.router.Lookup(r.method, routePattern.ReplaceAllString(r.path, "x")); h != nil {
@@ -138,6 +139,18 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"/town/v1/rankings/nope", "/town/v1/rankings/{axis}"},
 		{"/town/v1/rankings/young?limit=500", "/town/v1/rankings/{axis}"},
 		{"/town/v1/meta", "/town/v1/meta"},
+		{"/town/v1/municipalities?q=%E5%BA%9C%E4%B8%AD&pref=13", "/town/v1/municipalities"},
+		{"/town/v1/municipalities?q=", "/town/v1/municipalities"},
+		{"/town/v1/municipalities/13101/similar?limit=50", "/town/v1/municipalities/{code}/similar"},
+		{"/town/v1/municipalities/07546/similar", "/town/v1/municipalities/{code}/similar"},
+		{"/town/v1/municipalities/99999/similar", "/town/v1/municipalities/{code}/similar"},
+		{"/town/v1/compare?codes=13101,07546,01100", "/town/v1/compare"},
+		{"/town/v1/compare?codes=13101", "/town/v1/compare"},
+		{"/town/v1/compare?codes=13101,99999", "/town/v1/compare"},
+		{"/town/v1/export?format=json&pref=47", "/town/v1/export"},
+		{"/town/v1/export?format=csv&pref=47", "/town/v1/export"},
+		{"/town/v1/export?format=parquet&pref=47", "/town/v1/export"},
+		{"/town/v1/export?format=xml", "/town/v1/export"},
 	}
 	for _, tc := range cases {
 		doc.checkResponse(t, http.MethodGet, tc.path, tc.template, ts.get(t, tc.path))

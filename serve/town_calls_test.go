@@ -192,7 +192,9 @@ func TestCompareCall(t *testing.T) {
 			Items   []json.RawMessage
 			Medians struct{ Scores, Stats map[string]*float64 }
 		}
-		Usage struct{ UsedToday int64 `json:"used_today"` }
+		Usage struct {
+			UsedToday int64 `json:"used_today"`
+		}
 	}](t, r.body)
 	if len(c.Data.Items) != 3 || len(c.Data.Medians.Scores) != 6 || len(c.Data.Medians.Stats) != 16 || c.Usage.UsedToday != 1 {
 		t.Fatalf("compare: %d items, medians %+v, usage %+v", len(c.Data.Items), c.Data.Medians, c.Usage)

@@ -46,6 +46,57 @@ func (e AxisKey) Valid() bool {
 	}
 }
 
+// Defines values for CompareResponseSuccess.
+const (
+	CompareResponseSuccessTrue CompareResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CompareResponseSuccess enum.
+func (e CompareResponseSuccess) Valid() bool {
+	switch e {
+	case CompareResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportFormat.
+const (
+	ExportFormatCsv     ExportFormat = "csv"
+	ExportFormatJson    ExportFormat = "json"
+	ExportFormatParquet ExportFormat = "parquet"
+)
+
+// Valid indicates whether the value is a known member of the ExportFormat enum.
+func (e ExportFormat) Valid() bool {
+	switch e {
+	case ExportFormatCsv:
+		return true
+	case ExportFormatJson:
+		return true
+	case ExportFormatParquet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportResponseSuccess.
+const (
+	ExportResponseSuccessTrue ExportResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ExportResponseSuccess enum.
+func (e ExportResponseSuccess) Valid() bool {
+	switch e {
+	case ExportResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FaceResultGender.
 const (
 	FaceResultGenderFemale FaceResultGender = "female"
@@ -226,6 +277,21 @@ func (e RankingResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for SimilarResponseSuccess.
+const (
+	SimilarResponseSuccessTrue SimilarResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SimilarResponseSuccess enum.
+func (e SimilarResponseSuccess) Valid() bool {
+	switch e {
+	case SimilarResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SortOrder.
 const (
 	SortOrderAsc  SortOrder = "asc"
@@ -304,6 +370,19 @@ func (e StatKey) Valid() bool {
 	}
 }
 
+// AxisDifference defines model for AxisDifference.
+type AxisDifference struct {
+	// Axis axis key
+	Axis AxisKey `json:"axis"`
+
+	// Difference the neighbour's deviation score minus the municipality's
+	Difference float64 `json:"difference"`
+
+	// Hensachi the neighbour's deviation score on the axis
+	Hensachi float64 `json:"hensachi"`
+	Label    string  `json:"label"`
+}
+
 // AxisHeader defines model for AxisHeader.
 type AxisHeader struct {
 	Description string `json:"description"`
@@ -318,12 +397,51 @@ type AxisHeader struct {
 // AxisKey axis key
 type AxisKey string
 
+// CompareResponse defines model for CompareResponse.
+type CompareResponse struct {
+	Data    Comparison             `json:"data"`
+	Success CompareResponseSuccess `json:"success"`
+	Usage   Usage                  `json:"usage"`
+}
+
+// CompareResponseSuccess defines model for CompareResponse.Success.
+type CompareResponseSuccess bool
+
+// Comparison defines model for Comparison.
+type Comparison struct {
+	// Items 2 to 10 municipalities, in the order of `codes`
+	Items []Municipality `json:"items"`
+
+	// Medians national medians over the municipalities that have a value (null when none has); a median of an even count gets one decimal more than its values
+	Medians Medians `json:"medians"`
+}
+
 // CorporateFurusato Corporate hometown-tax donations (企業版ふるさと納税) received in one fiscal year.
 type CorporateFurusato struct {
 	AmountYen  *int   `json:"amount_yen"`
 	Count      *int   `json:"count"`
 	FiscalYear string `json:"fiscal_year"`
 }
+
+// ExportFormat defines model for ExportFormat.
+type ExportFormat string
+
+// ExportList defines model for ExportList.
+type ExportList struct {
+	Items      []Municipality `json:"items"`
+	Prefecture *Prefecture    `json:"prefecture"`
+	Total      int            `json:"total"`
+}
+
+// ExportResponse defines model for ExportResponse.
+type ExportResponse struct {
+	Data    ExportList            `json:"data"`
+	Success ExportResponseSuccess `json:"success"`
+	Usage   Usage                 `json:"usage"`
+}
+
+// ExportResponseSuccess defines model for ExportResponse.Success.
+type ExportResponseSuccess bool
 
 // FaceResult defines model for FaceResult.
 type FaceResult struct {
@@ -388,6 +506,37 @@ type ListItem struct {
 	Code       string     `json:"code"`
 	Name       string     `json:"name"`
 	Prefecture Prefecture `json:"prefecture"`
+}
+
+// Medians national medians over the municipalities that have a value (null when none has); a median of an even count gets one decimal more than its values
+type Medians struct {
+	// Scores median of each axis's value (not of the deviation score, whose median is 50)
+	Scores struct {
+		Daytime *float64 `json:"daytime"`
+		Doctor  *float64 `json:"doctor"`
+		Income  *float64 `json:"income"`
+		Inflow  *float64 `json:"inflow"`
+		Shops   *float64 `json:"shops"`
+		Young   *float64 `json:"young"`
+	} `json:"scores"`
+	Stats struct {
+		Area     *float64 `json:"area"`
+		Birth    *float64 `json:"birth"`
+		Commute  *float64 `json:"commute"`
+		Density  *float64 `json:"density"`
+		Fiscal   *float64 `json:"fiscal"`
+		Foreign  *float64 `json:"foreign"`
+		Hospital *float64 `json:"hospital"`
+		Jobless  *float64 `json:"jobless"`
+		Library  *float64 `json:"library"`
+		Marry    *float64 `json:"marry"`
+		Nursery  *float64 `json:"nursery"`
+		Old      *float64 `json:"old"`
+		Pop      *float64 `json:"pop"`
+		Primary  *float64 `json:"primary"`
+		Recycle  *float64 `json:"recycle"`
+		Single   *float64 `json:"single"`
+	} `json:"stats"`
 }
 
 // Meta defines model for Meta.
@@ -523,6 +672,19 @@ type MunicipalityResponse struct {
 // MunicipalityResponseSuccess defines model for MunicipalityResponse.Success.
 type MunicipalityResponseSuccess bool
 
+// Neighbour defines model for Neighbour.
+type Neighbour struct {
+	Code string `json:"code"`
+
+	// Differences the (at most three) axes on which the two differ most, the largest absolute difference first
+	Differences []AxisDifference `json:"differences"`
+
+	// Distance Euclidean distance on the six deviation scores over the axes both have, scaled to six axes (√(6/n · Σ d²)), two decimals
+	Distance   float64    `json:"distance"`
+	Name       string     `json:"name"`
+	Prefecture Prefecture `json:"prefecture"`
+}
+
 // PredictResponse defines model for PredictResponse.
 type PredictResponse struct {
 	FacesDetected int                    `json:"faces_detected"`
@@ -609,6 +771,28 @@ type ScoreEntry struct {
 	Value     *float64 `json:"value"`
 }
 
+// SimilarList defines model for SimilarList.
+type SimilarList struct {
+	Code  string      `json:"code"`
+	Items []Neighbour `json:"items"`
+	Limit int         `json:"limit"`
+
+	// MissingAxes axes the municipality has no value on, left out of every distance; with fewer than four axes left it has no neighbours
+	MissingAxes []AxisKey  `json:"missing_axes"`
+	Name        string     `json:"name"`
+	Prefecture  Prefecture `json:"prefecture"`
+}
+
+// SimilarResponse defines model for SimilarResponse.
+type SimilarResponse struct {
+	Data    SimilarList            `json:"data"`
+	Success SimilarResponseSuccess `json:"success"`
+	Usage   Usage                  `json:"usage"`
+}
+
+// SimilarResponseSuccess defines model for SimilarResponse.Success.
+type SimilarResponseSuccess bool
+
 // SortOrder desc: highest deviation score first; asc: lowest first.
 type SortOrder string
 
@@ -634,6 +818,9 @@ type Usage struct {
 // Axis axis key
 type Axis = AxisKey
 
+// CompareCodes defines model for CompareCodes.
+type CompareCodes = string
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -651,6 +838,12 @@ type Order = SortOrder
 
 // Pref defines model for Pref.
 type Pref = string
+
+// SearchQuery defines model for SearchQuery.
+type SearchQuery = string
+
+// SimilarLimit defines model for SimilarLimit.
+type SimilarLimit = int
 
 // Forbidden defines model for Forbidden.
 type Forbidden = Problem
@@ -685,6 +878,27 @@ type PredictFacesMultipartBody struct {
 	File openapi_types.File `json:"file"`
 }
 
+// CompareMunicipalitiesParams defines parameters for CompareMunicipalities.
+type CompareMunicipalitiesParams struct {
+	// Codes 2 to 10 distinct 5-digit municipality codes separated by commas; the items come back in this order.
+	Codes CompareCodes `form:"codes" json:"codes"`
+
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ExportMunicipalitiesParams defines parameters for ExportMunicipalities.
+type ExportMunicipalitiesParams struct {
+	// Format csv: UTF-8 with a byte-order mark, a header row, CRLF line ends, an empty cell for null; json: the success envelope with `data.items`; parquet: typed columns (strings, 64-bit integers, doubles, nulls), Snappy-compressed.
+	Format ExportFormat `form:"format" json:"format"`
+
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // GetMetaParams defines parameters for GetMeta.
 type GetMetaParams struct {
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
@@ -696,12 +910,24 @@ type ListMunicipalitiesParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
+	// Q name search, as the web front's: kanji, hiragana or katakana of either width, or the prefecture and the name (`兵庫県 宝塚`); every word must match; exact names first, then names that start with the query, then the rest, each in code order. Combines with `pref`. At most 64 bytes (URL-decoded).
+	Q *SearchQuery `form:"q,omitempty" json:"q,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetMunicipalityParams defines parameters for GetMunicipality.
 type GetMunicipalityParams struct {
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetSimilarMunicipalitiesParams defines parameters for GetSimilarMunicipalities.
+type GetSimilarMunicipalitiesParams struct {
+	// Limit neighbours returned
+	Limit *SimilarLimit `form:"limit,omitempty" json:"limit,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -840,12 +1066,26 @@ type ClientInterface interface {
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPage(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CompareMunicipalities Two to ten municipalities side by side, with the national medians
+	//
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+	//
+	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
+	CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+	//
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+	//
+	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
+	ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMeta Sources, method, per-axis summaries and prefectures
 	//
 	// Corresponds with GET /town/v1/meta (the `GetMeta` operationId).
 	GetMeta(ctx context.Context, params *GetMetaParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMunicipalities List of municipalities in ascending code order
+	// ListMunicipalities List of municipalities in ascending code order, or those a name search finds
 	//
 	// Corresponds with GET /town/v1/municipalities (the `ListMunicipalities` operationId).
 	ListMunicipalities(ctx context.Context, params *ListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -854,6 +1094,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /town/v1/municipalities/{code} (the `GetMunicipality` operationId).
 	GetMunicipality(ctx context.Context, code MunicipalityCode, params *GetMunicipalityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSimilarMunicipalities Municipalities most like one, on the six deviation scores
+	//
+	// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+	//
+	// Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
+	GetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRanking National ranking on one axis
 	//
@@ -972,6 +1219,40 @@ func (c *Client) GetMunicipalityPage(ctx context.Context, code MunicipalityCode,
 	return c.Client.Do(req)
 }
 
+// CompareMunicipalities Two to ten municipalities side by side, with the national medians
+//
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+//
+// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
+func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCompareMunicipalitiesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+//
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+//
+// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
+func (c *Client) ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportMunicipalitiesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetMeta Sources, method, per-axis summaries and prefectures
 //
 // Corresponds with GET /town/v1/meta (the `GetMeta` operationId).
@@ -987,7 +1268,7 @@ func (c *Client) GetMeta(ctx context.Context, params *GetMetaParams, reqEditors 
 	return c.Client.Do(req)
 }
 
-// ListMunicipalities List of municipalities in ascending code order
+// ListMunicipalities List of municipalities in ascending code order, or those a name search finds
 //
 // Corresponds with GET /town/v1/municipalities (the `ListMunicipalities` operationId).
 func (c *Client) ListMunicipalities(ctx context.Context, params *ListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1007,6 +1288,23 @@ func (c *Client) ListMunicipalities(ctx context.Context, params *ListMunicipalit
 // Corresponds with GET /town/v1/municipalities/{code} (the `GetMunicipality` operationId).
 func (c *Client) GetMunicipality(ctx context.Context, code MunicipalityCode, params *GetMunicipalityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMunicipalityRequest(c.Server, code, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSimilarMunicipalities Municipalities most like one, on the six deviation scores
+//
+// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+//
+// Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
+func (c *Client) GetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSimilarMunicipalitiesRequest(c.Server, code, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1239,6 +1537,148 @@ func NewGetMunicipalityPageRequest(server string, code MunicipalityCode) (*http.
 	return req, nil
 }
 
+// NewCompareMunicipalitiesRequest constructs an http.Request for the CompareMunicipalities method
+func NewCompareMunicipalitiesRequest(server string, params *CompareMunicipalitiesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/compare")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "codes", params.Codes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewExportMunicipalitiesRequest constructs an http.Request for the ExportMunicipalities method
+func NewExportMunicipalitiesRequest(server string, params *ExportMunicipalitiesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetMetaRequest constructs an http.Request for the GetMeta method
 func NewGetMetaRequest(server string, params *GetMetaParams) (*http.Request, error) {
 	var err error
@@ -1321,6 +1761,18 @@ func NewListMunicipalitiesRequest(server string, params *ListMunicipalitiesParam
 
 		}
 
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -1374,6 +1826,82 @@ func NewGetMunicipalityRequest(server string, code MunicipalityCode, params *Get
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetSimilarMunicipalitiesRequest constructs an http.Request for the GetSimilarMunicipalities method
+func NewGetSimilarMunicipalitiesRequest(server string, code MunicipalityCode, params *GetSimilarMunicipalitiesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/municipalities/%s/similar", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -1606,6 +2134,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPageWithResponse(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*GetMunicipalityPageResponse, error)
 
+	// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
+	//
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
+	CompareMunicipalitiesWithResponse(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*CompareMunicipalitiesResponse, error)
+
+	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+	//
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
+	ExportMunicipalitiesWithResponse(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*ExportMunicipalitiesResponse, error)
+
 	// GetMetaWithResponse Sources, method, per-axis summaries and prefectures
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -1613,7 +2159,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/v1/meta (the `GetMeta` operationId).
 	GetMetaWithResponse(ctx context.Context, params *GetMetaParams, reqEditors ...RequestEditorFn) (*GetMetaResponse, error)
 
-	// ListMunicipalitiesWithResponse List of municipalities in ascending code order
+	// ListMunicipalitiesWithResponse List of municipalities in ascending code order, or those a name search finds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1626,6 +2172,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /town/v1/municipalities/{code} (the `GetMunicipality` operationId).
 	GetMunicipalityWithResponse(ctx context.Context, code MunicipalityCode, params *GetMunicipalityParams, reqEditors ...RequestEditorFn) (*GetMunicipalityResponse, error)
+
+	// GetSimilarMunicipalitiesWithResponse Municipalities most like one, on the six deviation scores
+	//
+	// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
+	GetSimilarMunicipalitiesWithResponse(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*GetSimilarMunicipalitiesResponse, error)
 
 	// GetRankingWithResponse National ranking on one axis
 	//
@@ -2304,6 +2859,357 @@ func (r GetMunicipalityPageResponse) ContentType() string {
 	return ""
 }
 
+// CompareMunicipalitiesResponse200Headers the declared response headers of an HTTP 200 response for CompareMunicipalities
+type CompareMunicipalitiesResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// CompareMunicipalitiesResponse304Headers the declared response headers of an HTTP 304 response for CompareMunicipalities
+type CompareMunicipalitiesResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// CompareMunicipalitiesResponse400Headers the declared response headers of an HTTP 400 response for CompareMunicipalities
+type CompareMunicipalitiesResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// CompareMunicipalitiesResponse401Headers the declared response headers of an HTTP 401 response for CompareMunicipalities
+type CompareMunicipalitiesResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// CompareMunicipalitiesResponse403Headers the declared response headers of an HTTP 403 response for CompareMunicipalities
+type CompareMunicipalitiesResponse403Headers struct {
+	XRequestId *string
+}
+
+// CompareMunicipalitiesResponse404Headers the declared response headers of an HTTP 404 response for CompareMunicipalities
+type CompareMunicipalitiesResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// CompareMunicipalitiesResponse405Headers the declared response headers of an HTTP 405 response for CompareMunicipalities
+type CompareMunicipalitiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// CompareMunicipalitiesResponse429Headers the declared response headers of an HTTP 429 response for CompareMunicipalities
+type CompareMunicipalitiesResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// CompareMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for CompareMunicipalities
+type CompareMunicipalitiesResponse500Headers struct {
+	XRequestId *string
+}
+
+// CompareMunicipalitiesResponse503Headers the declared response headers of an HTTP 503 response for CompareMunicipalities
+type CompareMunicipalitiesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type CompareMunicipalitiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CompareResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CompareMunicipalitiesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *CompareMunicipalitiesResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CompareMunicipalitiesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CompareMunicipalitiesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CompareMunicipalitiesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CompareMunicipalitiesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *CompareMunicipalitiesResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CompareMunicipalitiesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CompareMunicipalitiesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CompareMunicipalitiesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CompareMunicipalitiesResponse) GetJSON200() *CompareResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CompareMunicipalitiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CompareMunicipalitiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CompareMunicipalitiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CompareMunicipalitiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExportMunicipalitiesResponse200Headers the declared response headers of an HTTP 200 response for ExportMunicipalities
+type ExportMunicipalitiesResponse200Headers struct {
+	ContentDisposition *string
+	ETag               *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         *string
+}
+
+// ExportMunicipalitiesResponse304Headers the declared response headers of an HTTP 304 response for ExportMunicipalities
+type ExportMunicipalitiesResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ExportMunicipalitiesResponse400Headers the declared response headers of an HTTP 400 response for ExportMunicipalities
+type ExportMunicipalitiesResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ExportMunicipalitiesResponse401Headers the declared response headers of an HTTP 401 response for ExportMunicipalities
+type ExportMunicipalitiesResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// ExportMunicipalitiesResponse403Headers the declared response headers of an HTTP 403 response for ExportMunicipalities
+type ExportMunicipalitiesResponse403Headers struct {
+	XRequestId *string
+}
+
+// ExportMunicipalitiesResponse405Headers the declared response headers of an HTTP 405 response for ExportMunicipalities
+type ExportMunicipalitiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ExportMunicipalitiesResponse429Headers the declared response headers of an HTTP 429 response for ExportMunicipalities
+type ExportMunicipalitiesResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// ExportMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for ExportMunicipalities
+type ExportMunicipalitiesResponse500Headers struct {
+	XRequestId *string
+}
+
+// ExportMunicipalitiesResponse503Headers the declared response headers of an HTTP 503 response for ExportMunicipalities
+type ExportMunicipalitiesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type ExportMunicipalitiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExportResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportMunicipalitiesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ExportMunicipalitiesResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExportMunicipalitiesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ExportMunicipalitiesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ExportMunicipalitiesResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ExportMunicipalitiesResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportMunicipalitiesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExportMunicipalitiesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportMunicipalitiesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExportMunicipalitiesResponse) GetJSON200() *ExportResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportMunicipalitiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportMunicipalitiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportMunicipalitiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportMunicipalitiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMetaResponse200Headers the declared response headers of an HTTP 200 response for GetMeta
 type GetMetaResponse200Headers struct {
 	ETag            *string
@@ -2536,7 +3442,7 @@ type ListMunicipalitiesResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MunicipalityListResponse
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
-	ApplicationproblemJSON400 *InvalidParameter
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -2575,7 +3481,7 @@ func (r ListMunicipalitiesResponse) GetJSON200() *MunicipalityListResponse {
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r ListMunicipalitiesResponse) GetApplicationproblemJSON400() *InvalidParameter {
+func (r ListMunicipalitiesResponse) GetApplicationproblemJSON400() *Problem {
 	return r.ApplicationproblemJSON400
 }
 
@@ -2815,6 +3721,189 @@ func (r GetMunicipalityResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetMunicipalityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSimilarMunicipalitiesResponse200Headers the declared response headers of an HTTP 200 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetSimilarMunicipalitiesResponse304Headers the declared response headers of an HTTP 304 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetSimilarMunicipalitiesResponse400Headers the declared response headers of an HTTP 400 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetSimilarMunicipalitiesResponse401Headers the declared response headers of an HTTP 401 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetSimilarMunicipalitiesResponse403Headers the declared response headers of an HTTP 403 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetSimilarMunicipalitiesResponse404Headers the declared response headers of an HTTP 404 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetSimilarMunicipalitiesResponse405Headers the declared response headers of an HTTP 405 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetSimilarMunicipalitiesResponse429Headers the declared response headers of an HTTP 429 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// GetSimilarMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetSimilarMunicipalitiesResponse503Headers the declared response headers of an HTTP 503 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type GetSimilarMunicipalitiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SimilarResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSimilarMunicipalitiesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSimilarMunicipalitiesResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetSimilarMunicipalitiesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetSimilarMunicipalitiesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetSimilarMunicipalitiesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetSimilarMunicipalitiesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetSimilarMunicipalitiesResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSimilarMunicipalitiesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetSimilarMunicipalitiesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSimilarMunicipalitiesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSimilarMunicipalitiesResponse) GetJSON200() *SimilarResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSimilarMunicipalitiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSimilarMunicipalitiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSimilarMunicipalitiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSimilarMunicipalitiesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3097,6 +4186,36 @@ func (c *ClientWithResponses) GetMunicipalityPageWithResponse(ctx context.Contex
 	return ParseGetMunicipalityPageResponse(rsp)
 }
 
+// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
+//
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
+func (c *ClientWithResponses) CompareMunicipalitiesWithResponse(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*CompareMunicipalitiesResponse, error) {
+	rsp, err := c.CompareMunicipalities(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCompareMunicipalitiesResponse(rsp)
+}
+
+// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+//
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
+func (c *ClientWithResponses) ExportMunicipalitiesWithResponse(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*ExportMunicipalitiesResponse, error) {
+	rsp, err := c.ExportMunicipalities(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportMunicipalitiesResponse(rsp)
+}
+
 // GetMetaWithResponse Sources, method, per-axis summaries and prefectures
 //
 // Returns a wrapper object for the known response body format(s).
@@ -3110,7 +4229,7 @@ func (c *ClientWithResponses) GetMetaWithResponse(ctx context.Context, params *G
 	return ParseGetMetaResponse(rsp)
 }
 
-// ListMunicipalitiesWithResponse List of municipalities in ascending code order
+// ListMunicipalitiesWithResponse List of municipalities in ascending code order, or those a name search finds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -3134,6 +4253,21 @@ func (c *ClientWithResponses) GetMunicipalityWithResponse(ctx context.Context, c
 		return nil, err
 	}
 	return ParseGetMunicipalityResponse(rsp)
+}
+
+// GetSimilarMunicipalitiesWithResponse Municipalities most like one, on the six deviation scores
+//
+// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
+func (c *ClientWithResponses) GetSimilarMunicipalitiesWithResponse(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*GetSimilarMunicipalitiesResponse, error) {
+	rsp, err := c.GetSimilarMunicipalities(ctx, code, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSimilarMunicipalitiesResponse(rsp)
 }
 
 // GetRankingWithResponse National ranking on one axis
@@ -3968,6 +5102,585 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 	return response, nil
 }
 
+// ParseCompareMunicipalitiesResponse parses an HTTP response from a CompareMunicipalitiesWithResponse call
+func ParseCompareMunicipalitiesResponse(rsp *http.Response) (*CompareMunicipalitiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CompareMunicipalitiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CompareResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CompareMunicipalitiesResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers CompareMunicipalitiesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers CompareMunicipalitiesResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CompareMunicipalitiesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CompareMunicipalitiesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CompareMunicipalitiesResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers CompareMunicipalitiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers CompareMunicipalitiesResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CompareMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CompareMunicipalitiesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportMunicipalitiesResponse parses an HTTP response from a ExportMunicipalitiesWithResponse call
+func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportMunicipalitiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExportResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (text/csv) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportMunicipalitiesResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ExportMunicipalitiesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExportMunicipalitiesResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ExportMunicipalitiesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ExportMunicipalitiesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers ExportMunicipalitiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExportMunicipalitiesResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExportMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportMunicipalitiesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetMetaResponse parses an HTTP response from a GetMetaWithResponse call
 func ParseGetMetaResponse(rsp *http.Response) (*GetMetaResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4262,7 +5975,7 @@ func ParseListMunicipalitiesResponse(rsp *http.Response) (*ListMunicipalitiesRes
 		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest InvalidParameter
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -4786,6 +6499,306 @@ func ParseGetMunicipalityResponse(rsp *http.Response) (*GetMunicipalityResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetMunicipalityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSimilarMunicipalitiesResponse parses an HTTP response from a GetSimilarMunicipalitiesWithResponse call
+func ParseGetSimilarMunicipalitiesResponse(rsp *http.Response) (*GetSimilarMunicipalitiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSimilarMunicipalitiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SimilarResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSimilarMunicipalitiesResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSimilarMunicipalitiesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetSimilarMunicipalitiesResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetSimilarMunicipalitiesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetSimilarMunicipalitiesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetSimilarMunicipalitiesResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetSimilarMunicipalitiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSimilarMunicipalitiesResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetSimilarMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSimilarMunicipalitiesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
