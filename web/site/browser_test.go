@@ -1,10 +1,15 @@
 package site
 
 import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hensachi/hensachi/internal/testrig/browsertest"
@@ -56,4 +61,110 @@ func TestBrowserSite(t *testing.T) {
 	if curl := c.Text("getMunicipality"); !strings.Contains(curl, "curl") || !strings.Contains(curl, s.URL+"/town/v1/municipalities/13101") {
 		t.Errorf("docs for getMunicipality: %q", curl)
 	}
+}
+
+// TestBrowserJourney is issue 23's newcomer in a real Chromium: they download the whole table
+// from the ranking page's CSV link, find the ten municipalities most like theirs, compare theirs
+// with two of them, and read the scatter of income against the young with their prefecture
+// picked out. The new pages are kept as screenshots at 1280 and 390 px, and at 390 px none of
+// them is wider than the screen.
+func TestBrowserJourney(t *testing.T) {
+	s := newRealSite(t, "")
+	c := browsertest.New(t, 90*time.Second)
+
+	// the whole table, as the browser saves it
+	dir := t.TempDir()
+	begin := chromedp.Events(c.Ctx, browser.DownloadWillBegin)
+	progress := chromedp.Events(c.Ctx, browser.DownloadProgress)
+	c.Do("download the CSV", chromedp.Navigate(s.URL+"/town/rankings/income"), chromedp.WaitVisible(chromedp.ID("csv")),
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true)})
+			return err
+		}),
+		chromedp.Click(chromedp.ID("csv")))
+	for ev, err := range begin {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(ev.SuggestedFilename, "hensachi-municipalities-") || !strings.HasSuffix(ev.SuggestedFilename, ".csv") {
+			t.Errorf("download named %q", ev.SuggestedFilename)
+		}
+		break
+	}
+	var saved string
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.State == browser.DownloadProgressStateCompleted {
+			saved = filepath.Join(dir, ev.GUID)
+			break
+		}
+		if ev.State == browser.DownloadProgressStateCanceled {
+			t.Fatal("download canceled")
+		}
+	}
+	table, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, bom := strings.CutPrefix(string(table), "\uFEFF")
+	records, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if !bom || err != nil || len(records) != 1+1741 || strings.Join(records[0][:4], ",") != "code,name,prefecture_code,prefecture_name" {
+		t.Errorf("downloaded CSV: byte-order mark %v, %v, %d records, header %.80q", bom, err, len(records), records[0])
+	}
+
+	// ten like Takarazuka, and two of them compared with it
+	c.Do("similar municipalities", chromedp.Navigate(s.URL+"/town/municipalities/28214"), chromedp.WaitVisible(chromedp.ID("similar-list")))
+	similar, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("#similar-list a[href^='/town/municipalities/']").length`))
+	if err != nil || similar != 10 {
+		t.Errorf("%v similar municipalities linked (%v), want 10", similar, err)
+	}
+	c.Do("compare three", chromedp.Click(chromedp.CSS(`#similar-list tbody tr:nth-child(1) input`)),
+		chromedp.Click(chromedp.CSS(`#similar-list tbody tr:nth-child(2) input`)),
+		chromedp.Click(chromedp.ID("compare-picked")), chromedp.WaitVisible(chromedp.ID("compare-table")))
+	if title := c.Title(); !strings.HasPrefix(title, "宝塚市・") {
+		t.Errorf("compare page title %q", title)
+	}
+	columns, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("#compare-table thead th").length`))
+	if err != nil || columns != 1+3+1 {
+		t.Errorf("%v columns in the comparison (%v), want the item, three municipalities and the median", columns, err)
+	}
+	bothWidths(c, t, "site-11-compare")
+
+	// the scatter of income against the young, Hyōgo picked out
+	c.Do("scatter", chromedp.Navigate(s.URL+"/town/scatter"), chromedp.WaitVisible(chromedp.ID("x")),
+		chromedp.SetValue(chromedp.ID("x"), "income"), chromedp.SetValue(chromedp.ID("y"), "young"), chromedp.SetValue(chromedp.ID("pref"), "28"),
+		chromedp.Submit(chromedp.ID("x")), chromedp.WaitVisible(chromedp.ID("pref-towns")))
+	var dots struct {
+		All, Picked float64
+		Title, Link string
+	}
+	dots, err = chromedp.Run(c.Ctx, chromedp.Evaluate[struct {
+		All, Picked float64
+		Title, Link string
+	}](`(() => { const a = document.querySelector("svg.scatter a[href='municipalities/28214']");
+		return {All: document.querySelectorAll("svg.scatter circle").length, Picked: document.querySelectorAll("svg.scatter .pick circle").length,
+			Title: a.querySelector("title").textContent, Link: new URL(a.getAttribute("href"), location.href).href}; })()`))
+	if err != nil || dots.All < 1700 || dots.Picked != 41 || !strings.HasPrefix(dots.Title, "宝塚市（兵庫県） ") || dots.Link != s.URL+"/town/municipalities/28214" {
+		t.Errorf("scatter: %+v (%v), want every municipality, Hyōgo's 41 picked, Takarazuka titled and linked", dots, err)
+	}
+	if text := c.Text("scatter-count"); !strings.Contains(text, "兵庫県") {
+		t.Errorf("scatter count %q", text)
+	}
+	bothWidths(c, t, "site-12-scatter")
+}
+
+// bothWidths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at 390
+// px the page is no wider than the screen: wide tables scroll in their box, charts scale.
+func bothWidths(c *browsertest.Chromium, t *testing.T, name string) {
+	t.Helper()
+	c.Do(name+" at 1280 px", chromedp.EmulateViewport(1280, 900), browsertest.Shot(name+"-1280"))
+	c.Do(name+" at 390 px", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), browsertest.Shot(name+"-390"))
+	overflow, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+	if err != nil || overflow > 0 {
+		t.Errorf("%s at 390 px: %v px wider than the screen (%v)", name, overflow, err)
+	}
+	c.Do(name+" back to the desktop", chromedp.EmulateViewport(1000, 900))
 }

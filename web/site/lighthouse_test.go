@@ -10,14 +10,16 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/browsertest"
 )
 
-// TestLighthouse audits the landing, municipality, ranking and documentation pages with Lighthouse in Debian's
-// Chromium: accessibility, best practices and SEO must score at least 95, performance at least 90.
+// TestLighthouse audits the landing, municipality, ranking, documentation, scatter and compare
+// pages with Lighthouse in Debian's Chromium: accessibility, best practices and SEO must score at
+// least 95, performance at least 90.
 // The reports are kept beside the screenshots ($SCREENSHOT_DIR).
 func TestLighthouse(t *testing.T) {
 	lighthouse := browsertest.Lighthouse(t)
 	s := newRealSite(t, "https://hensachi.example")
 	floors := map[string]float64{"performance": 0.90, "accessibility": 0.95, "best-practices": 0.95, "seo": 0.95}
-	for name, path := range map[string]string{"landing": "/", "municipality": "/town/municipalities/28214", "ranking": "/town/rankings/income?pref=28", "docs": "/docs"} {
+	for name, path := range map[string]string{"landing": "/", "municipality": "/town/municipalities/28214", "ranking": "/town/rankings/income?pref=28", "docs": "/docs",
+		"scatter": "/town/scatter?x=income&y=young&pref=28", "compare": "/town/compare?codes=28214,14207,13215"} {
 		report := filepath.Join(t.TempDir(), "report.json")
 		if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
 			report = filepath.Join(dir, "lighthouse-"+name+".json")
