@@ -123,6 +123,7 @@ bench: bench-go
 bench-go: runtime turbojpeg models
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
+	$(GO) test -run '^$$' -bench TownCalls -benchmem ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x -benchmem ./serve/
 	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize" -benchtime 40x -benchmem ./face/
 

@@ -110,3 +110,62 @@ func BenchmarkMunicipalityPage(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/1000, "KB/page")
 }
+
+// BenchmarkTownCalls measures the calls of issue 23 through the whole handler, each as a ratio to
+// GET /town/v1/municipalities/{code} timed in the same run (x-single): the export (goal: under 5 ms
+// of server time for the whole country), similar municipalities (goal: under 50 µs), a comparison of
+// ten and a name search.
+func BenchmarkTownCalls(b *testing.B) {
+	ts := newTestServer(b, func(c *wiring) {
+		c.KeyCacheTTL = 1 << 62
+		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
+	})
+	h := ts.Handler()
+	request := func(path, acceptEncoding string) *http.Request {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Header.Set("X-API-Key", ts.proKey)
+		if acceptEncoding != "" {
+			r.Header.Set("Accept-Encoding", acceptEncoding)
+		}
+		return r
+	}
+	call := func(b *testing.B, r *http.Request) int {
+		w := benchResponse{header: http.Header{}}
+		h.ServeHTTP(&w, r)
+		if w.status != 200 {
+			b.Fatalf("%s: status %d", r.URL, w.status)
+		}
+		return w.written
+	}
+	const singleCalls = 20_000
+	single := request("/town/v1/municipalities/13101", "")
+	call(b, single)
+	start := time.Now()
+	for range singleCalls {
+		call(b, single)
+	}
+	singleNs := float64(time.Since(start).Nanoseconds()) / singleCalls
+	for _, tc := range []struct{ name, path, acceptEncoding string }{
+		{"export-csv", "/town/v1/export?format=csv", ""},
+		{"export-csv-gzip", "/town/v1/export?format=csv", "gzip"},
+		{"export-json", "/town/v1/export?format=json", ""},
+		{"export-json-gzip", "/town/v1/export?format=json", "gzip"},
+		{"export-parquet", "/town/v1/export?format=parquet", ""},
+		{"export-csv-pref13", "/town/v1/export?format=csv&pref=13", ""},
+		{"similar-10", "/town/v1/municipalities/28214/similar", ""},
+		{"similar-50", "/town/v1/municipalities/28214/similar?limit=50", ""},
+		{"compare-10", "/town/v1/compare?codes=01100,04100,11100,13101,14100,23100,26100,27100,28214,47201", ""},
+		{"search", "/town/v1/municipalities?q=%E3%81%9F%E3%81%8B", ""}, // たか: 33 matches
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := request(tc.path, tc.acceptEncoding)
+			size := call(b, r) // builds the export
+			b.ReportAllocs()
+			for b.Loop() {
+				call(b, r)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/singleNs, "x-single")
+			b.ReportMetric(float64(size)/1000, "KB")
+		})
+	}
+}

@@ -3,6 +3,7 @@ package town
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -19,8 +20,12 @@ type bodies struct {
 	meta []byte
 	// municipality[i] is the encoded data of row i, once requested.
 	municipality []atomic.Pointer[[]byte]
-	listOnce     sync.Once
-	lists        map[string][]byte // by prefecture code, "" for all
+	// similar[i] is the encoded similar list of row i, once requested.
+	similar []atomic.Pointer[similarBody]
+	// medians are the national medians of a comparison.
+	medians  []byte
+	listOnce sync.Once
+	lists    map[string][]byte // by prefecture code, "" for all
 }
 
 // dataMember encodes v as the `"data":…` member of the envelope.
@@ -276,30 +281,64 @@ type rankingJSON struct {
 }
 
 // SimilarData is the data of GET /town/v1/municipalities/{code}/similar: the municipality and its
-// nearest neighbours (Similar), at most limit.
+// nearest neighbours (Similar), at most limit. Each municipality's fifty are encoded on its first
+// request, so a call joins bytes.
 func (c *Catalog) SimilarData(code string, limit int) ([]byte, error) {
-	near, err := c.Similar(code, limit)
-	if err != nil {
-		return nil, err
+	i, ok := c.byCode[code]
+	if !ok {
+		return nil, notFound(code)
 	}
-	m := &c.towns[c.byCode[code]]
-	out := similarJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, MissingAxes: []string{}, Limit: limit,
-		Items: make([]neighbourJSON, len(near))}
+	body := c.bodies.similar[i].Load()
+	if body == nil {
+		body = c.encodeSimilar(i)
+		c.bodies.similar[i].Store(body)
+	}
+	items := body.items[:min(limit, len(body.items))]
+	n := len(body.head) + 32
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, body.head...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	b = append(b, `,"items":[`...)
+	for k, it := range items {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, "]}"...), nil
+}
+
+// similarBody is the encoded similar list of one municipality: the data member up to the limit's
+// value, and each neighbour's object.
+type similarBody struct {
+	head  []byte
+	items [][]byte
+}
+
+func (c *Catalog) encodeSimilar(i int) *similarBody {
+	m := &c.towns[i]
+	near, _ := c.Similar(m.Code, MaxNeighbours)
+	head := similarHeadJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, MissingAxes: []string{}}
 	for a, s := range m.Scores {
 		if !s.Value.Valid {
-			out.MissingAxes = append(out.MissingAxes, hensachi.Axes[a].Key)
+			head.MissingAxes = append(head.MissingAxes, hensachi.Axes[a].Key)
 		}
 	}
-	for k, n := range near {
+	b := dataMember(head)
+	body := &similarBody{head: append(b[:len(b)-1:len(b)-1], `,"limit":`...)} // the object left open
+	for _, n := range near {
 		item := neighbourJSON{Code: n.Municipality.Code, Name: n.Municipality.Name, Prefecture: n.Municipality.Prefecture,
 			Distance: hensachi.Round(n.Distance, 2), Differences: make([]differenceJSON, len(n.Differences))}
 		for j, d := range n.Differences {
 			item.Differences[j] = differenceJSON{Axis: hensachi.Axes[d.Axis].Key, Label: hensachi.Axes[d.Axis].Label,
 				Hensachi: n.Municipality.Scores[d.Axis].Hensachi, Difference: d.Difference}
 		}
-		out.Items[k] = item
+		body.items = append(body.items, dataMember(item)[len(`"data":`):])
 	}
-	return dataMember(out), nil
+	return body
 }
 
 // CompareData is the data of GET /town/v1/compare: the municipalities of codes in their order, as
@@ -310,6 +349,27 @@ func (c *Catalog) CompareData(codes []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	objects := make([][]byte, len(rows))
+	n := len(c.bodies.medians) + 32
+	for k, i := range rows {
+		objects[k] = c.municipalityObject(i)
+		n += len(objects[k]) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `"data":{"items":[`...)
+	for k, o := range objects {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, o...)
+	}
+	b = append(b, `],"medians":`...)
+	b = append(b, c.bodies.medians...)
+	return append(b, '}'), nil
+}
+
+// mediansObject encodes the national medians of a comparison.
+func (c *Catalog) mediansObject() []byte {
 	// a median of an even count is the mean of two values, so it gets one decimal more than they
 	// have, and no more (the mean of 31.18 and 31.20 is 31.19, not 31.189999999999998)
 	median := func(m hensachi.Optional[float64], f hensachi.Field) *float64 {
@@ -323,19 +383,7 @@ func (c *Catalog) CompareData(codes []string) ([]byte, error) {
 	for s, st := range hensachi.Stats {
 		stats = append(stats, member{st.Key, median(c.StatMedian(s), st)})
 	}
-	medians := dataMember(mediansJSON{Scores: scores, Stats: stats})[len(`"data":`):]
-	var b bytes.Buffer
-	b.WriteString(`"data":{"items":[`)
-	for k, i := range rows {
-		if k > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(c.municipalityObject(i))
-	}
-	b.WriteString(`],"medians":`)
-	b.Write(medians)
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return dataMember(mediansJSON{Scores: scores, Stats: stats})[len(`"data":`):]
 }
 
 // SearchData is the data of GET /town/v1/municipalities?q=: the list of the municipalities Search
@@ -369,14 +417,13 @@ type neighbourJSON struct {
 	Differences []differenceJSON    `json:"differences"`
 }
 
-type similarJSON struct {
+// similarHeadJSON is the similar list's data before its limit and items.
+type similarHeadJSON struct {
 	Code       string              `json:"code"`
 	Name       string              `json:"name"`
 	Prefecture hensachi.Prefecture `json:"prefecture"`
 	// MissingAxes are the axes the municipality has no value on, left out of every distance.
-	MissingAxes []string        `json:"missing_axes"`
-	Limit       int             `json:"limit"`
-	Items       []neighbourJSON `json:"items"`
+	MissingAxes []string `json:"missing_axes"`
 }
 
 type mediansJSON struct {

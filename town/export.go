@@ -165,7 +165,7 @@ func (c *Catalog) rows(codes []string) ([]int, error) {
 	for k, code := range codes {
 		i, ok := c.byCode[code]
 		if !ok {
-			return nil, hensachi.Errorf(hensachi.ENotFound, "there is no municipality %s; GET /town/v1/municipalities lists the codes", code)
+			return nil, notFound(code)
 		}
 		rows[k] = i
 	}

@@ -54,7 +54,7 @@ type neighbour struct {
 func (c *Catalog) Similar(code string, limit int) ([]Neighbour, error) {
 	i, ok := c.byCode[code]
 	if !ok {
-		return nil, hensachi.Errorf(hensachi.ENotFound, "there is no municipality %s; GET /town/v1/municipalities lists the codes", code)
+		return nil, notFound(code)
 	}
 	near := c.neighbours[i][:min(limit, len(c.neighbours[i]))]
 	out := make([]Neighbour, len(near))
@@ -129,4 +129,9 @@ func findNeighbours(towns []hensachi.Municipality) [][]neighbour {
 		out[i] = near
 	}
 	return out
+}
+
+// notFound is the error of an unknown municipality code.
+func notFound(code string) error {
+	return hensachi.Errorf(hensachi.ENotFound, "there is no municipality %s; GET /town/v1/municipalities lists the codes", code)
 }

@@ -106,6 +106,8 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 	}
 	c.bodies.meta = dataMember(meta)
 	c.bodies.municipality = make([]atomic.Pointer[[]byte], len(towns))
+	c.bodies.similar = make([]atomic.Pointer[similarBody], len(towns))
+	c.bodies.medians = c.mediansObject()
 	return c
 }
 
