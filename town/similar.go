@@ -29,7 +29,7 @@ const SimilarMethod = "似ている市区町村は、6軸の偏差値を座標�
 type Neighbour struct {
 	Municipality *hensachi.Municipality
 	// Distance is the Euclidean distance between the two on the six deviation scores, over the axes
-	// both have, scaled to six axes.
+	// both have, scaled to six axes: √(6/n · Σ d²) for n shared axes.
 	Distance float64
 	// Differences are the axes on which the two differ most, at most three, the largest first.
 	Differences []AxisDifference
@@ -78,12 +78,31 @@ func differences(base, m *hensachi.Municipality) []AxisDifference {
 	return out[:min(differingAxes, len(out))]
 }
 
-// distance is the distance between two municipalities, ok false when they share too few axes.
-func distance(x, y *hensachi.Municipality) (d float64, ok bool) {
+// scoreTable holds every municipality's deviation scores in one flat slice, NaN where there is no
+// value, so the distances of the whole country are computed over contiguous memory.
+type scoreTable []float64
+
+func newScoreTable(towns []hensachi.Municipality) scoreTable {
+	t := make(scoreTable, 0, len(towns)*len(hensachi.Axes))
+	for i := range towns {
+		for _, s := range towns[i].Scores {
+			h := math.NaN()
+			if s.Value.Valid {
+				h = s.Hensachi
+			}
+			t = append(t, h)
+		}
+	}
+	return t
+}
+
+// distance is the distance between rows i and j, ok false when they share too few axes.
+func (t scoreTable) distance(i, j int) (d float64, ok bool) {
+	axes := len(hensachi.Axes)
+	x, y := t[i*axes:(i+1)*axes], t[j*axes:(j+1)*axes]
 	shared := 0
-	for a := range hensachi.Axes {
-		if x.Scores[a].Value.Valid && y.Scores[a].Value.Valid {
-			diff := x.Scores[a].Hensachi - y.Scores[a].Hensachi
+	for a := range axes {
+		if diff := x[a] - y[a]; diff == diff { // NaN where either has no value
 			d += diff * diff
 			shared++
 		}
@@ -91,12 +110,13 @@ func distance(x, y *hensachi.Municipality) (d float64, ok bool) {
 	if shared < minSharedAxes {
 		return 0, false
 	}
-	return math.Sqrt(d * float64(len(hensachi.Axes)) / float64(shared)), true
+	return math.Sqrt(d * float64(axes) / float64(shared)), true
 }
 
 // findNeighbours keeps, for every municipality, the MaxNeighbours nearest others: about 1.5
 // million distances for the whole country, each kept list sorted by insertion.
 func findNeighbours(towns []hensachi.Municipality) [][]neighbour {
+	scores := newScoreTable(towns)
 	less := func(x, y neighbour) bool {
 		return x.distance < y.distance || x.distance == y.distance && x.row < y.row // rows are in code order
 	}
@@ -107,7 +127,7 @@ func findNeighbours(towns []hensachi.Municipality) [][]neighbour {
 			if j == i {
 				continue
 			}
-			d, ok := distance(&towns[i], &towns[j])
+			d, ok := scores.distance(i, j)
 			if !ok {
 				continue
 			}
