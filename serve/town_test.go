@@ -288,7 +288,9 @@ func TestPanicIsAProblem(t *testing.T) {
 func TestHead(t *testing.T) {
 	ts := newTestServer(t)
 	for _, path := range []string{"/town/v1/municipalities/13101", "/town/v1/municipalities", "/town/v1/rankings/income",
-		"/town/v1/meta", "/town/municipalities/13101", "/healthz", "/openapi.json", "/problems/not_found", "/town/v1/municipalities/99999"} {
+		"/town/v1/meta", "/town/municipalities/13101", "/healthz", "/openapi.json", "/problems/not_found", "/town/v1/municipalities/99999",
+		"/town/v1/municipalities/13101/similar", "/town/v1/compare?codes=13101,13102", "/town/v1/export?format=csv&pref=13",
+		"/town/v1/export?format=parquet&pref=13"} {
 		get := ts.do(t, "GET", path, "X-API-Key", ts.proKey)
 		head := ts.do(t, "HEAD", path, "X-API-Key", ts.proKey)
 		if head.status != get.status || len(head.body) != 0 || head.header.Get("Content-Type") != get.header.Get("Content-Type") {
