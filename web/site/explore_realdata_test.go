@@ -1,9 +1,11 @@
 package site
 
 import (
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hensachi/hensachi"
 )
@@ -67,4 +69,38 @@ func TestScatterOnRealData(t *testing.T) {
 		t.Errorf("largest scatter page %s: %d bytes, budget %d", largestPath, largest, budget)
 	}
 	t.Logf("largest scatter page %s: %d bytes", largestPath, largest)
+}
+
+// BenchmarkExplorePages measures the server time of the scatter (every municipality, a
+// prefecture picked out) and of a comparison of ten, each as a ratio to the municipality page
+// timed in the same run (x-municipality), and reports their weights.
+func BenchmarkExplorePages(b *testing.B) {
+	s := newRealSite(b, "https://hensachi.example")
+	render := func(b *testing.B, path string) int {
+		w := httptest.NewRecorder()
+		s.handler.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != 200 {
+			b.Fatalf("%s: %d", path, w.Code)
+		}
+		return w.Body.Len()
+	}
+	const baseRuns = 300
+	start := time.Now()
+	for range baseRuns {
+		render(b, "/town/municipalities/28214")
+	}
+	base := time.Since(start) / baseRuns
+	for _, page := range []struct{ name, path string }{
+		{"scatter", "/town/scatter?x=income&y=young&pref=28"},
+		{"compare-10", "/town/compare?codes=28214,14207,13215,12204,23219,11203,28217,29209,12203,13225"},
+	} {
+		b.Run(page.name, func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				size = render(b, page.path)
+			}
+			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(base), "x-municipality")
+			b.ReportMetric(float64(size)/1000, "KB/page")
+		})
+	}
 }

@@ -43,16 +43,7 @@ func TestScatterPage(t *testing.T) {
 		if n := strings.Count(picked, "<circle"); n != tc.picked {
 			t.Errorf("%s: %d picked dots, want %d", tc.path, n, tc.picked)
 		}
-		for _, w := range tc.want {
-			if !strings.Contains(body, w) {
-				t.Errorf("%s: no %q", tc.path, w)
-			}
-		}
-		for _, w := range tc.absent {
-			if strings.Contains(body, w) {
-				t.Errorf("%s: has %q", tc.path, w)
-			}
-		}
+		checkBody(t, tc.path, body, tc.want, tc.absent)
 	}
 }
 
@@ -79,11 +70,7 @@ func TestComparePage(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tc.path, status, tc.status)
 			continue
 		}
-		for _, w := range tc.want {
-			if !strings.Contains(body, w) {
-				t.Errorf("%s: no %q", tc.path, w)
-			}
-		}
+		checkBody(t, tc.path, body, tc.want, nil)
 	}
 }
 

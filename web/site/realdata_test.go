@@ -19,13 +19,14 @@ import (
 // realSite is the public pages and the API documentation over the real dataset, served on a
 // loopback port as the server routes them (GET also answers HEAD), without the API.
 type realSite struct {
-	URL   string
-	towns *town.Holder
+	URL     string
+	towns   *town.Holder
+	handler http.Handler // the routes, for a benchmark that calls them directly
 }
 
 // newRealSite serves the site over the real dataset; its links and the documentation's examples
 // point at publicURL, or at the site itself when publicURL is empty.
-func newRealSite(t *testing.T, publicURL string) *realSite {
+func newRealSite(t testing.TB, publicURL string) *realSite {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -54,6 +55,7 @@ func newRealSite(t *testing.T, publicURL string) *realSite {
 			router.Handle(http.MethodHead, path, h)
 		}
 	})
+	s.handler = router
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: router}}
 	srv.Start()
 	t.Cleanup(srv.Close)

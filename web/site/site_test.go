@@ -18,7 +18,7 @@ type staticTowns struct{ c *town.Catalog }
 
 func (s staticTowns) Catalog() (*town.Catalog, error) { return s.c, nil }
 
-func siteRouter(t *testing.T) *httprouter.Router {
+func siteRouter(t testing.TB) *httprouter.Router {
 	t.Helper()
 	s, err := New(Deps{Towns: staticTowns{towntest.Catalog()}, PublicURL: towntest.PublicURL})
 	if err != nil {
@@ -76,15 +76,21 @@ func TestPublicPages(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tc.path, status, tc.status)
 			continue
 		}
-		for _, w := range tc.want {
-			if !strings.Contains(body, w) {
-				t.Errorf("%s: no %q", tc.path, w)
-			}
+		checkBody(t, tc.path, body, tc.want, tc.absent)
+	}
+}
+
+// checkBody checks that a page has every string of want and none of absent.
+func checkBody(t *testing.T, path, body string, want, absent []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("%s: no %q", path, w)
 		}
-		for _, w := range tc.absent {
-			if strings.Contains(body, w) {
-				t.Errorf("%s: has %q", tc.path, w)
-			}
+	}
+	for _, w := range absent {
+		if strings.Contains(body, w) {
+			t.Errorf("%s: has %q", path, w)
 		}
 	}
 }
