@@ -131,9 +131,10 @@ type scatterPlot struct {
 // medians. A measure spread over two orders of magnitude or more (population, area, density) is
 // drawn on a logarithmic scale, or all but a few dots would sit in one corner.
 //
-// The chart must stay well under 300 KB with all 1,741 dots: one short element per dot, the link
-// relative to the page's /town/ (municipalities/{code}), coordinates in whole units of a 640-wide
-// view box, and its style inside the SVG.
+// The page must stay under 300 KB with all 1,741 dots, whichever two measures: one short element
+// per dot, its attributes unquoted (HTML's syntax, the SVG being inline), the link relative to the
+// page's /town/ (municipalities/{code}), coordinates in whole units of a 640-wide view box, and
+// the chart's style inside the SVG.
 func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	const (
 		width, height            = 640.0, 480.0
@@ -145,6 +146,7 @@ func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	}
 	sx, sy := newScale(xs, left, width-right), newScale(ys, height-bottom, top)
 	var b strings.Builder
+	b.Grow(160 * len(dots))
 	fmt.Fprintf(&b, `<svg class="chart scatter" viewBox="0 0 %.0f %.0f" role="group" aria-labelledby="scatter-title">`, width, height)
 	fmt.Fprintf(&b, `<title id="scatter-title">%s（横）と%s（縦）の散布図、%d 市区町村</title>`, html.EscapeString(x.name()), html.EscapeString(y.name()), len(dots))
 	b.WriteString(`<style>svg.scatter{max-width:48rem}svg.scatter circle{fill:#2e6fd1;fill-opacity:.4}svg.scatter .pick circle{fill:#c2571a;fill-opacity:1;stroke:#fff}` +
@@ -176,7 +178,7 @@ func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 		if d.Picked && (i == 0 || !dots[i-1].Picked) {
 			b.WriteString(`<g class="pick">`)
 		}
-		fmt.Fprintf(&b, `<a href="municipalities/%s"><circle cx="%.0f" cy="%.0f" r="%d"><title>%s %s、%s</title></circle></a>`,
+		fmt.Fprintf(&b, `<a href=municipalities/%s><circle cx=%.0f cy=%.0f r=%d><title>%s %s、%s</title></circle></a>`,
 			d.Code, sx.at(d.X), sy.at(d.Y), 3+btoi(d.Picked), html.EscapeString(d.Name),
 			withUnit(hensachi.Some(d.X), x.Field), withUnit(hensachi.Some(d.Y), y.Field))
 	}

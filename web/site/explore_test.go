@@ -11,7 +11,7 @@ import (
 
 func TestScatterPage(t *testing.T) {
 	router := siteRouter(t)
-	dot := regexp.MustCompile(`<a href="municipalities/(\d{5})"><circle cx="\d+" cy="\d+" r="\d"><title>([^<]+)</title></circle></a>`)
+	dot := regexp.MustCompile(`<a href=municipalities/(\d{5})><circle cx=\d+ cy=\d+ r=\d><title>([^<]+)</title></circle></a>`)
 	for _, tc := range []struct {
 		path         string
 		status       int
