@@ -41,12 +41,14 @@ func FuzzParseQuery(f *testing.F) {
 }
 
 // FuzzTownRequest sends arbitrary paths and queries through the whole handler: the answer is
-// never a server error, under the API's paths always a JSON document, and elsewhere (the web
-// pages) a JSON document whenever its Content-Type says so.
+// never a server error, under the API's paths always a JSON document but for an export's file
+// (CSV, Parquet), and elsewhere (the web pages) a JSON document whenever its Content-Type says so.
 func FuzzTownRequest(f *testing.F) {
 	testenv.Slow(f, "fuzz seeds")
 	for _, s := range []string{"/town/v1/municipalities/01100", "/town/v1/rankings/young?limit=5&order=asc", "/town/v1/municipalities?pref=13",
-		"/town/v1/meta", "/town/v1/rankings/%00", "/town/v1/municipalities/０１１００", "/town/v1/rankings/young?offset=1741&limit=100"} {
+		"/town/v1/meta", "/town/v1/rankings/%00", "/town/v1/municipalities/０１１００", "/town/v1/rankings/young?offset=1741&limit=100",
+		"/town/v1/municipalities/13101/similar?limit=50", "/town/v1/compare?codes=13101,27100", "/town/v1/compare?codes=,,",
+		"/town/v1/export?format=json&pref=13", "/town/v1/export?format=csv", "/town/v1/municipalities?q=%EF%BE%80%EF%BD%B6&pref=28"} {
 		f.Add(s)
 	}
 	ts := newTestServer(f)
@@ -61,8 +63,9 @@ func FuzzTownRequest(f *testing.F) {
 		if rec.Code >= 500 {
 			t.Fatalf("GET %q: %d %s", target, rec.Code, rec.Body.String())
 		}
-		api := strings.HasPrefix(target, "/town/v1/") || strings.HasPrefix(target, "/face/v1/")
 		saysJSON := strings.Contains(rec.Header().Get("Content-Type"), "json")
+		file := rec.Code == 200 && rec.Header().Get("Content-Disposition") != "" && !saysJSON
+		api := (strings.HasPrefix(target, "/town/v1/") || strings.HasPrefix(target, "/face/v1/")) && !file
 		if rec.Code != 304 && (api || saysJSON) && !json.Valid(rec.Body.Bytes()) {
 			t.Fatalf("GET %q: %d, Content-Type %q, with a body that is not JSON", target, rec.Code, rec.Header().Get("Content-Type"))
 		}

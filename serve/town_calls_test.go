@@ -243,3 +243,23 @@ func TestSearchCall(t *testing.T) {
 		}
 	}
 }
+
+// TestNewCallsNotModified: the dataset's ETag validates every new call; a 304 does not count.
+func TestNewCallsNotModified(t *testing.T) {
+	ts := newTestServer(t)
+	paths := []string{"/town/v1/municipalities/13101/similar", "/town/v1/compare?codes=13101,13102",
+		"/town/v1/municipalities?q=%E5%AE%9D%E5%A1%9A", "/town/v1/export?format=parquet&pref=13"}
+	for _, path := range paths {
+		first := ts.get(t, path)
+		etag := first.header.Get("ETag")
+		if first.status != 200 || etag == "" {
+			t.Fatalf("%s: %d, ETag %q", path, first.status, etag)
+		}
+		if r := ts.do(t, "GET", path, "X-API-Key", ts.freeKey, "If-None-Match", etag); r.status != http.StatusNotModified || len(r.body) != 0 {
+			t.Errorf("%s If-None-Match: %d", path, r.status)
+		}
+	}
+	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != int64(len(paths)) {
+		t.Errorf("used %d after %d answers and as many 304s", used, len(paths))
+	}
+}
