@@ -3,7 +3,10 @@ package site
 import (
 	"compress/gzip"
 	"encoding/csv"
+	"flag"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -176,5 +179,34 @@ func TestSimilarList(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("no %q", want)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// TestScatterChartGolden compares the scatter of the test catalog (income against the young,
+// Tokyo picked out) with testdata/golden/scatter.svg; go test -update rewrites it.
+func TestScatterChartGolden(t *testing.T) {
+	_, body := getPage(t, siteRouter(t), "/town/scatter?x=income&y=young&pref=13")
+	start, end := strings.Index(body, "<svg"), strings.Index(body, "</svg>")
+	if start < 0 || end < start {
+		t.Fatal("no chart")
+	}
+	chart := body[start:end+len("</svg>")] + "\n"
+	file := filepath.Join("testdata", "golden", "scatter.svg")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(chart), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if chart != string(want) {
+		t.Errorf("the scatter differs from %s (go test -update rewrites it):\n%s", file, chart)
 	}
 }
