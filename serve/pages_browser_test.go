@@ -66,6 +66,8 @@ func TestBrowserPhone(t *testing.T) {
 		{"ranking", open("/town/rankings/income?pref=13", "#ranking-total")},
 		{"prefectures", open("/town/prefectures", "main ul.links")},
 		{"prefecture", open("/town/prefectures/13", "table.wide")},
+		{"compare", open("/town/compare?codes=13101,01100,13102", "#compare-table")},
+		{"scatter", open("/town/scatter?x=income&y=young&pref=13", "#pref-towns")},
 		{"docs", open("/docs", "#predictFaces")},
 		{"error", open("/town/municipalities/99999", "#message")},
 		{"login", open("/login", "#login")},
