@@ -16,7 +16,7 @@ import (
 // Header values of the CORS answers, shared: net/http only reads them.
 var (
 	corsAnyOrigin     = []string{"*"}
-	corsExposeHeaders = []string{"ETag, RateLimit, RateLimit-Policy, Retry-After, X-Request-Id"}
+	corsExposeHeaders = []string{"ETag, RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, Content-Disposition"}
 	corsAllowHeaders  = []string{"X-API-Key, Authorization, If-None-Match, Content-Type, X-Request-Id"}
 	corsAllowMethods  = []string{"GET, HEAD, POST"}
 	corsMaxAge        = []string{"7200"} // Chromium's cap, in seconds
