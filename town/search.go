@@ -29,8 +29,7 @@ func (c *Catalog) Search(query string, limit int) []*hensachi.Municipality {
 		if !all {
 			continue
 		}
-		m := &c.towns[i]
-		name, kana := searchKey(m.Name), m.Kana
+		name, kana := c.searchNames[i], c.towns[i].Kana
 		class := 2
 		switch {
 		case words[0] == name || words[0] == kana:

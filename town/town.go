@@ -34,8 +34,9 @@ type Catalog struct {
 	ranking, ascending [][]int
 	// statMedian[s] is the national median of statistic s over the municipalities that have it.
 	statMedian []hensachi.Optional[float64]
-	// searchKeys[i] is what a query is matched against: name, reading and prefecture.
-	searchKeys []string
+	// searchKeys[i] is what a query is matched against: name, reading and prefecture;
+	// searchNames[i] the name alone, folded alike, to rank exact and leading matches first.
+	searchKeys, searchNames []string
 	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
 	neighbours [][]neighbour
 	exports    map[exportKey]*lazyExport
@@ -68,6 +69,7 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 		c.byCode[m.Code] = i
 		c.byPref[m.Prefecture.Code] = append(c.byPref[m.Prefecture.Code], i)
 		c.searchKeys = append(c.searchKeys, searchKey(m.Name+" "+m.Kana+" "+m.Prefecture.Name+m.Name))
+		c.searchNames = append(c.searchNames, searchKey(m.Name))
 	}
 	for a := range hensachi.Axes {
 		var rows []int
