@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/hensachi/hensachi"
@@ -27,15 +26,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := parquetfile.Write(&b, cols); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := file.NewParquetReader(bytes.NewReader(b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
+	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(b.Bytes()), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/hensachi/hensachi"
@@ -162,15 +161,7 @@ func TestExportParquetRoundTrip(t *testing.T) {
 	if !ok || e.ContentType != "application/vnd.apache.parquet" || e.Gzip != nil {
 		t.Fatalf("export %v %+v", ok, e)
 	}
-	rd, err := file.NewParquetReader(bytes.NewReader(e.Body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := pqarrow.NewFileReader(rd, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
+	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(e.Body), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}
