@@ -1,6 +1,7 @@
 // Package facecall is one face call of an account, whichever door it comes through (the JSON API
-// or the demo page): admission (a slot, the account's share, the decoding budget), a unit of the
-// daily quota, the image's header and pixels, the models, and keeping the upload, in that order.
+// or the demo page): admission of the account (its share of calls, the bytes of its upload) and a
+// unit of the daily quota before the upload is read, then an analyzer slot, the image's header and
+// the decoding budget, the pixels, the models, and keeping the upload, in that order.
 // It knows no HTTP: the caller reads the upload when asked and maps the errors, hensachi.Error
 // codes, to its own answers.
 package facecall
@@ -10,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hensachi/hensachi"
@@ -30,6 +33,16 @@ type UploadStore interface {
 	Save(data []byte, ext string) (string, error)
 }
 
+// checkedStore is an UploadStore that can tell at start whether it can store (uploads.Store).
+type checkedStore interface{ Check() error }
+
+// MaxUpload is the largest image a call takes (spec §8: 10 MB, enforced as 10 MiB); MaxBody the
+// largest body that carries one, with room for the multipart framing and small extra fields.
+const (
+	MaxUpload = 10 << 20
+	MaxBody   = MaxUpload + 64<<10
+)
+
 // Quota holds units of the accounts' daily quotas; a quota.Enforcer is one.
 type Quota interface {
 	Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error)
@@ -41,12 +54,15 @@ type Config struct {
 	Quota    Quota    // required
 	// Uploads keeps uploaded images; nil turns storage off.
 	Uploads UploadStore
-	// Slots is how many calls are admitted at once, from reading the upload to the answer (default
-	// 8: give the analyzer's workers plus its queue); SlotsPerAccount how many of them one account
-	// may hold (default 2); Memory the bytes their decoding may take together (default 512 MiB,
-	// enough for the largest image the pixel guard lets through).
+	// Slots is how many calls are analysed at once, from the end of their upload to the answer
+	// (default 8: give the analyzer's workers plus its queue); SlotsPerAccount how many calls one
+	// account may have in progress, reading their upload or analysed (default 2); Bodies the bytes
+	// the uploads in progress may take together, each counted at its declared size (default 128
+	// MiB: a dozen of the largest); Memory the bytes their decoding may take together (default 512
+	// MiB, enough for the largest image the pixel guard lets through).
 	Slots           int
 	SlotsPerAccount int
+	Bodies          int64
 	Memory          int64
 }
 
@@ -54,6 +70,10 @@ type Config struct {
 type Service struct {
 	cfg       Config
 	admission *admission
+
+	notStored  atomic.Int64 // uploads analysed but not kept, since the start
+	mu         sync.Mutex
+	uploadsErr error // why the last upload (or the start-up check) could not be kept; nil once one is
 }
 
 // New prepares the calls of an analyzer; the analyzer belongs to the caller.
@@ -64,15 +84,35 @@ func New(cfg Config) *Service {
 	if cfg.SlotsPerAccount <= 0 {
 		cfg.SlotsPerAccount = 2
 	}
+	if cfg.Bodies <= 0 {
+		cfg.Bodies = 128 << 20
+	}
 	if cfg.Memory <= 0 {
 		cfg.Memory = 512 << 20
 	}
-	return &Service{cfg: cfg, admission: newAdmission(cfg.Slots, cfg.SlotsPerAccount, cfg.Memory)}
+	s := &Service{cfg: cfg, admission: newAdmission(cfg.Slots, cfg.SlotsPerAccount, cfg.Bodies, cfg.Memory)}
+	if c, ok := cfg.Uploads.(checkedStore); ok {
+		if err := c.Check(); err != nil {
+			slog.Error("uploads cannot be kept: face calls are answered, and the uploads are lost", "err", err)
+			s.uploadsErr = err
+		}
+	}
+	return s
 }
 
-// ErrRefusedBeforeRead marks a call that admission refused before the upload was read, so that
-// the caller can answer without reading it.
+// ErrRefusedBeforeRead marks a call refused before its upload was read (by admission or the daily
+// limit), so that the caller can answer without reading it.
 var ErrRefusedBeforeRead = errors.New("refused before the upload was read")
+
+// Upload is an upload as a call sees it before reading it.
+type Upload struct {
+	// Size is the most bytes reading it may take (a body's declared length), held from the bodies'
+	// budget until the call ends; 0 or more than MaxBody counts as MaxBody, which Read must not
+	// exceed either.
+	Size int64
+	// Read reads the upload once the call is admitted and holds its unit of the daily quota.
+	Read func() ([]byte, error)
+}
 
 // Result is one analysed upload.
 type Result struct {
@@ -100,35 +140,69 @@ func (f Face) Rounded() Face {
 	return f
 }
 
-// Analyze is one face call of an account: admission (a slot, the account's share) before read is
-// called to read the upload, then a unit of the daily quota, the image's header and the decoding
-// budget, decoding, the models, and storing the upload. On error the unit is given back; on
-// success the Result holds it.
-func (s *Service) Analyze(ctx context.Context, account hensachi.Account, read func() ([]byte, error)) (*Result, error) {
-	ticket, err := s.admission.enter(account.ID)
+// Analyze is one face call of an account. Before the upload is read: admission of the account
+// (its share of calls, the upload's bytes) and a unit of the daily quota, so a call that will be
+// refused is refused unread. Then the upload is read, and the call takes an analyzer slot, reads
+// the image's header and holds its decoding budget, decodes, runs the models and keeps the upload.
+// On error the unit is given back; on success the Result holds it.
+func (s *Service) Analyze(ctx context.Context, account hensachi.Account, up Upload) (*Result, error) {
+	if up.Size <= 0 || up.Size > MaxBody {
+		up.Size = MaxBody
+	}
+	ticket, err := s.admission.enter(account.ID, up.Size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefusedBeforeRead, err)
 	}
 	defer ticket.leave()
-	data, err := read()
-	if err != nil {
-		return nil, err
-	}
 	res, err := s.cfg.Quota.Reserve(ctx, account, hensachi.ServiceFace)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrRefusedBeforeRead, err)
 	}
-	photo, faces, ext, err := s.analyze(ctx, ticket, data)
+	photo, faces, data, ext, err := s.readAndAnalyze(ctx, ticket, up.Read)
 	if err != nil {
 		res.Release()
 		return nil, err
 	}
-	if s.cfg.Uploads != nil {
-		if _, err := s.cfg.Uploads.Save(data, ext); err != nil {
-			slog.ErrorContext(ctx, "store upload", "err", err, "request_id", reqinfo.ID(ctx))
-		}
-	}
+	s.keep(ctx, data, ext)
 	return &Result{Photo: photo, Faces: faces, Reservation: res}, nil
+}
+
+// readAndAnalyze reads the upload, takes an analyzer slot and analyses it.
+func (s *Service) readAndAnalyze(ctx context.Context, ticket *ticket, read func() ([]byte, error)) (_ *face.Photo, _ []Face, data []byte, ext string, _ error) {
+	data, err := read()
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	if err := ticket.takeSlot(); err != nil {
+		return nil, nil, nil, "", err
+	}
+	photo, faces, ext, err := s.analyze(ctx, ticket, data)
+	return photo, faces, data, ext, err
+}
+
+// keep stores an analysed upload. A failure does not fail the call, whose answer the client has
+// already earned: keeping uploads is the operator's right under the terms, not part of the answer.
+// It is made loud instead: an error in the log, UploadsNotKept for the metrics and /readyz.
+func (s *Service) keep(ctx context.Context, data []byte, ext string) {
+	if s.cfg.Uploads == nil {
+		return
+	}
+	_, err := s.cfg.Uploads.Save(data, ext)
+	if err != nil {
+		s.notStored.Add(1)
+		slog.ErrorContext(ctx, "upload not kept: the call is answered and counted", "err", err, "request_id", reqinfo.ID(ctx))
+	}
+	s.mu.Lock()
+	s.uploadsErr = err
+	s.mu.Unlock()
+}
+
+// UploadsNotKept returns how many analysed uploads could not be kept since the start, and why the
+// last attempt (or the start-up check) failed; nil once an upload is kept again, and without storage.
+func (s *Service) UploadsNotKept() (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.notStored.Load(), s.uploadsErr
 }
 
 // analyze reads the image's header, holds its decoding budget, decodes it and runs the models; ext

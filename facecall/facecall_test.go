@@ -24,11 +24,12 @@ func (noUsage) Usage(context.Context, string, int64) ([]hensachi.Usage, error) {
 // fakes is a face call's surroundings: a quota of limit calls a day, an analyzer that answers
 // faces or err, and an upload store; it records the order of the steps.
 type fakes struct {
-	quota *quota.Local
-	faces []face.Face
-	err   error
-	saved []string // extensions
-	steps []string
+	quota   *quota.Local
+	faces   []face.Face
+	err     error
+	saveErr error    // what Save and Check fail with
+	saved   []string // extensions
+	steps   []string
 }
 
 func (f *fakes) AnalyzePhoto(_ context.Context, photo *face.Photo) ([]face.Face, error) {
@@ -38,9 +39,14 @@ func (f *fakes) AnalyzePhoto(_ context.Context, photo *face.Photo) ([]face.Face,
 
 func (f *fakes) Save(_ []byte, ext string) (string, error) {
 	f.steps = append(f.steps, "store")
+	if f.saveErr != nil {
+		return "", f.saveErr
+	}
 	f.saved = append(f.saved, ext)
 	return "name", nil
 }
+
+func (f *fakes) Check() error { return f.saveErr }
 
 func (f *fakes) Reserve(ctx context.Context, a hensachi.Account, s hensachi.Service) (*quota.Reservation, error) {
 	f.steps = append(f.steps, "reserve")
@@ -63,12 +69,12 @@ func (f *fakes) service(cfg Config) *Service {
 	return New(cfg)
 }
 
-// reader is an upload's read callback that records when it is called.
-func (f *fakes) reader(data []byte) func() ([]byte, error) {
-	return func() ([]byte, error) {
+// reader is an upload whose read callback records when it is called.
+func (f *fakes) reader(data []byte) Upload {
+	return Upload{Size: int64(len(data)), Read: func() ([]byte, error) {
 		f.steps = append(f.steps, "read")
 		return data, nil
-	}
+	}}
 }
 
 var account = hensachi.Account{ID: 1, Plan: hensachi.PlanFree}
@@ -104,7 +110,7 @@ func TestAnalyze(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "read reserve analyse store"; fmtSteps(f.steps) != want {
+	if want := "reserve read analyse store"; fmtSteps(f.steps) != want {
 		t.Errorf("steps %q, want %q", fmtSteps(f.steps), want)
 	}
 	want := []Face{
@@ -191,43 +197,86 @@ func TestAnalyzeFailures(t *testing.T) {
 	if _, err := s.Analyze(t.Context(), account, f.reader(img)); hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded {
 		t.Errorf("over the limit: %v", err)
 	}
-	if got := fmtSteps(f.steps); got != "read reserve" {
-		t.Errorf("steps over the limit %q, want read reserve", got)
+	if got := fmtSteps(f.steps); got != "reserve" {
+		t.Errorf("steps over the limit %q, want reserve: the upload is not read", got)
 	}
 }
 
-// TestAdmissionBeforeRead: without a slot, the call is refused before the upload is read.
+// TestAdmissionBeforeRead: an account past its share of calls, a body that does not fit in the
+// bodies' budget and an account at its daily limit are refused before the upload is read; a full
+// analyzer is found only once the upload is read, and gives the unit back.
 func TestAdmissionBeforeRead(t *testing.T) {
 	f := newFakes(t, 10)
-	s := f.service(Config{Slots: 1})
-	held, err := s.admission.enter(2)
+	s := f.service(Config{Slots: 1, SlotsPerAccount: 1, Bodies: 1 << 20})
+	img := encodePNG(t, 32, 32, false)
+	held, err := s.admission.enter(account.ID, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Analyze(t.Context(), account, f.reader(encodePNG(t, 32, 32, false)))
-	if !errors.Is(err, ErrRefusedBeforeRead) || hensachi.ErrorCode(err) != hensachi.EOverloaded || len(f.steps) != 0 {
-		t.Errorf("with the only slot taken: %v, steps %v", err, f.steps)
+	other := hensachi.Account{ID: 2, Plan: hensachi.PlanFree}
+	big := f.reader(img)
+	big.Size = 1<<20 - 999 // does not fit beside the 1,000 bytes held
+	for _, c := range []struct {
+		name    string
+		account hensachi.Account
+		up      Upload
+	}{
+		{"past the account's share", account, f.reader(img)},
+		{"past the bodies' budget", other, big},
+	} {
+		_, err := s.Analyze(t.Context(), c.account, c.up)
+		if !errors.Is(err, ErrRefusedBeforeRead) || hensachi.ErrorCode(err) != hensachi.EOverloaded || len(f.steps) != 0 {
+			t.Errorf("%s: %v, steps %v", c.name, err, f.steps)
+		}
+	}
+	// the slot is taken after the upload has arrived: a full analyzer refuses it then
+	if err := held.takeSlot(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Analyze(t.Context(), other, f.reader(img))
+	if hensachi.ErrorCode(err) != hensachi.EOverloaded || errors.Is(err, ErrRefusedBeforeRead) || fmtSteps(f.steps) != "reserve read" {
+		t.Errorf("with the only analyzer slot taken: %v, steps %v", err, f.steps)
 	}
 	held.leave()
-	if _, err := s.Analyze(t.Context(), account, f.reader(encodePNG(t, 32, 32, false))); err != nil {
+	f.steps = nil
+	if _, err := s.Analyze(t.Context(), account, f.reader(img)); err != nil {
 		t.Errorf("once the slot is free: %v", err)
+	}
+	if used := f.quota.Used(other.ID, hensachi.ServiceFace); used != 0 {
+		t.Errorf("the refused calls counted %d", used)
+	}
+	// at the daily limit: refused before the upload is read
+	limited := newFakes(t, 0)
+	_, err = limited.service(Config{}).Analyze(t.Context(), account, limited.reader(img))
+	if !errors.Is(err, ErrRefusedBeforeRead) || hensachi.ErrorCode(err) != hensachi.EDailyLimitExceeded || fmtSteps(limited.steps) != "reserve" {
+		t.Errorf("at the limit: %v, steps %v", err, limited.steps)
 	}
 }
 
-// TestAdmission: an account holds at most its share of the slots; decoding takes its bytes from
-// the budget, counted by bit depth, and gives them back when the call leaves.
+// TestAdmission: an account holds at most its share of the calls, bodies take their bytes from
+// their budget before they are read, analysis takes a slot, and decoding its bytes from the
+// decoding budget, counted by bit depth; all come back when the call leaves.
 func TestAdmission(t *testing.T) {
-	a := newAdmission(4, 1, 600_000)
-	first, err := a.enter(1)
+	a := newAdmission(1, 1, 1000, 600_000)
+	first, err := a.enter(1, 600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.enter(1); hensachi.ErrorCode(err) != hensachi.EOverloaded {
+	if _, err := a.enter(1, 1); hensachi.ErrorCode(err) != hensachi.EOverloaded {
 		t.Errorf("a second call of the same account: %v", err)
 	}
-	second, err := a.enter(2)
+	if _, err := a.enter(2, 401); hensachi.ErrorCode(err) != hensachi.EOverloaded {
+		t.Errorf("a body past the bodies' budget: %v", err)
+	}
+	second, err := a.enter(2, 400)
 	if err != nil {
 		t.Fatalf("another account: %v", err)
+	}
+	if err := first.takeSlot(); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.takeSlot(); hensachi.ErrorCode(err) != hensachi.EOverloaded {
+		t.Errorf("a second analysis with one slot: %v", err)
 	}
 	// 200×200 16-bit RGBA costs 200·200·(8+3) = 440,000 bytes
 	deep, err := face.Inspect(encodePNG(t, 200, 200, true))
@@ -244,11 +293,44 @@ func TestAdmission(t *testing.T) {
 		t.Errorf("a photo larger than the whole budget: %v", err)
 	}
 	first.leave()
+	if err := second.takeSlot(); err != nil {
+		t.Errorf("the slot once the first call left: %v", err)
+	}
 	if err := second.reserveMemory(deep.DecodeBytes); err != nil {
 		t.Errorf("once the first call left: %v", err)
 	}
 	second.leave()
-	if a.used != 0 || a.bytes != 0 || len(a.accounts) != 0 {
-		t.Errorf("after every call left: %d slots, %d bytes, accounts %v", a.used, a.bytes, a.accounts)
+	if a.used != 0 || a.bodyBytes != 0 || a.decodeBytes != 0 || len(a.accounts) != 0 {
+		t.Errorf("after every call left: %d slots, %d body bytes, %d decoding bytes, accounts %v", a.used, a.bodyBytes, a.decodeBytes, a.accounts)
+	}
+}
+
+// TestUploadsNotKept: an upload that cannot be kept does not fail its call, which is answered and
+// counted; the failure is counted and named until an upload is kept again, from the start-up check on.
+func TestUploadsNotKept(t *testing.T) {
+	f := newFakes(t, 10)
+	full := errors.New("no space left on device")
+	f.saveErr = full
+	s := f.service(Config{})
+	if n, err := s.UploadsNotKept(); n != 0 || err != full {
+		t.Errorf("after a failed start-up check: %d, %v", n, err)
+	}
+	img := encodePNG(t, 32, 32, false)
+	for range 2 {
+		r, err := s.Analyze(t.Context(), account, f.reader(img))
+		if err != nil {
+			t.Fatalf("a call whose upload cannot be kept: %v", err)
+		}
+		r.Reservation.Commit()
+	}
+	if n, err := s.UploadsNotKept(); n != 2 || err != full || f.quota.Used(account.ID, hensachi.ServiceFace) != 2 {
+		t.Errorf("after two uploads not kept: %d, %v, %d counted", n, err, f.quota.Used(account.ID, hensachi.ServiceFace))
+	}
+	f.saveErr = nil
+	if _, err := s.Analyze(t.Context(), account, f.reader(img)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.UploadsNotKept(); n != 2 || err != nil {
+		t.Errorf("once an upload is kept again: %d, %v", n, err)
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -18,20 +21,40 @@ import (
 
 const (
 	// MaxUpload is the largest image accepted (spec §8: 10 MB, enforced as 10 MiB).
-	MaxUpload = 10 << 20
+	MaxUpload = facecall.MaxUpload
 	// maxBody leaves room for the multipart framing and small extra fields around the image.
-	maxBody  = MaxUpload + 64<<10
+	maxBody  = facecall.MaxBody
 	maxParts = 8
+	// unknownSizeHint is the buffer an image starts in when its body's length is not declared
+	// (chunked); it grows as the image arrives, up to the cap.
+	unknownSizeHint = 256 << 10
 )
 
-// readUpload reads the part named file of a multipart body, enforcing the size cap while reading.
-func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// uploadRequest checks what a face call's request says of its upload, before anything of it is
+// read: a multipart body (its boundary) of a declared length within the cap, or of no declared
+// length (chunked: size is then the cap).
+func uploadRequest(r *http.Request) (boundary string, size int64, err error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return nil, hensachi.Errorf(hensachi.EMissingFile, "send multipart/form-data with the image in a part named file")
+		return "", 0, hensachi.Errorf(hensachi.EMissingFile, "send multipart/form-data with the image in a part named file")
 	}
-	body := http.MaxBytesReader(w, r.Body, maxBody)
-	mr := multipart.NewReader(body, params["boundary"])
+	switch {
+	case r.ContentLength == 0:
+		return "", 0, hensachi.Errorf(hensachi.EMissingFile, "the body is empty; send the image in a part named file")
+	case r.ContentLength > maxBody:
+		return "", 0, errBodyTooLarge
+	case r.ContentLength < 0:
+		return params["boundary"], maxBody, nil
+	}
+	return params["boundary"], r.ContentLength, nil
+}
+
+var errBodyTooLarge = hensachi.Errorf(hensachi.EFileTooLarge, "the request body is larger than %d bytes; the image may be at most 10 MiB", maxBody)
+
+// readUpload reads the part named file of a multipart body, enforcing the size cap while reading;
+// size is the body's declared length (uploadRequest), the most the image's buffer takes.
+func readUpload(body io.Reader, boundary string, size int64) ([]byte, error) {
+	mr := multipart.NewReader(body, boundary)
 	for range maxParts {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -46,7 +69,11 @@ func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			}
 			continue
 		}
-		data, err := io.ReadAll(io.LimitReader(part, MaxUpload+1))
+		hint := unknownSizeHint
+		if size < maxBody {
+			hint = int(size)
+		}
+		data, err := readAll(io.LimitReader(part, MaxUpload+1), hint)
 		if err != nil {
 			return nil, uploadError(err)
 		}
@@ -61,13 +88,102 @@ func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return nil, hensachi.Errorf(hensachi.EMissingFile, "no part named file in the multipart body")
 }
 
+// readAll is io.ReadAll into a buffer of hint bytes first: with the body's declared length as the
+// hint, an image is read into one allocation no larger than the bytes the call holds for it
+// (io.ReadAll's doubling would take up to twice that).
+func readAll(r io.Reader, hint int) ([]byte, error) {
+	b := make([]byte, 0, max(hint, 512))
+	for {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, len(b))
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
 func uploadError(err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return hensachi.Errorf(hensachi.EFileTooLarge, "the request body is larger than %d bytes; the image may be at most 10 MiB", maxBody)
+		return errBodyTooLarge
 	}
 	return &hensachi.Error{Code: hensachi.EMissingFile, Message: "the multipart body is malformed or ends early; send multipart/form-data with the image in a part named file", Cause: err}
 }
+
+// UploadPace is how fast an upload must arrive: nothing is asked in its first Grace, then at least
+// Bytes in every Window, and all of it within Limit. A body that falls behind is a 408
+// request_timeout at once, and its call gives back the account's share and the bytes it held.
+type UploadPace struct {
+	Grace, Window, Limit time.Duration
+	Bytes                int64
+}
+
+// DefaultUploadPace asks 4 KiB/s over 10 s windows after 10 s: 32 kbit/s, which even a phone on
+// 2G (GPRS sends 20–40 kbit/s) keeps, so only a client that sends slowly on purpose or stalls for
+// longer than a window is cut. A photo of a few MB needs ten times that rate to arrive within the
+// 60 s limit anyway; what the pace adds is that a trickle cannot hold its place for that minute: a
+// client at 1 KiB/s is cut after 20 s.
+var DefaultUploadPace = UploadPace{Grace: 10 * time.Second, Window: 10 * time.Second, Bytes: 40 << 10, Limit: 60 * time.Second}
+
+func (p UploadPace) tooSlow() error {
+	return hensachi.Errorf(hensachi.ERequestTimeout, "the upload arrived too slowly: after its first %v it must bring at least %d KiB every %v, and all of it must arrive within %v",
+		p.Grace, p.Bytes>>10, p.Window, p.Limit)
+}
+
+// pacedBody is a request body that must keep its pace. Before each read it sets the connection's
+// read deadline to the moment the pace would be broken, so a client that falls behind is cut by
+// the network poller's clock, with no goroutine watching.
+type pacedBody struct {
+	body io.Reader
+	rc   *http.ResponseController
+	pace UploadPace
+	// end is the whole body's deadline; the current window ends at windowEnd, and has brought
+	// windowBytes so far (the grace counts as a window that has brought enough)
+	end, windowEnd, deadline time.Time
+	windowBytes              int64
+	late                     bool // a read ran into the deadline
+}
+
+func newPacedBody(w http.ResponseWriter, body io.Reader, pace UploadPace) *pacedBody {
+	now := time.Now()
+	return &pacedBody{body: body, rc: http.NewResponseController(w), pace: pace,
+		end: now.Add(pace.Limit), windowEnd: now.Add(pace.Grace), windowBytes: pace.Bytes}
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	// windows that ended while the handler was not reading (bytes buffered, parsing) start afresh
+	for now := time.Now(); !now.Before(b.windowEnd); {
+		b.windowEnd, b.windowBytes = b.windowEnd.Add(b.pace.Window), 0
+	}
+	deadline := b.windowEnd // the current window's bytes are due at its end
+	if b.windowBytes >= b.pace.Bytes {
+		deadline = deadline.Add(b.pace.Window) // then the next window's
+	}
+	if deadline.After(b.end) {
+		deadline = b.end
+	}
+	if !deadline.Equal(b.deadline) {
+		// ErrNotSupported (a ResponseRecorder) leaves the server's own timeout
+		b.rc.SetReadDeadline(deadline)
+		b.deadline = deadline
+	}
+	n, err := b.body.Read(p)
+	b.windowBytes += int64(n)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		b.late = true
+	}
+	return n, err
+}
+
+// done puts the deadline back to the body's limit, the one net/http's watch for a client going
+// away reads under while the call is analysed.
+func (b *pacedBody) done() { b.rc.SetReadDeadline(b.end) }
 
 type bboxJSON struct {
 	X      int `json:"x"`
@@ -86,19 +202,30 @@ type faceJSON struct {
 	BBox       bboxJSON `json:"bbox"`
 }
 
-// predict handles POST /face/v1/predict: the face call (package facecall) reads the upload once
-// admitted, and its faces become the JSON the document specifies, at its precision.
+// predict handles POST /face/v1/predict: the face call (package facecall) reads the upload, at
+// its pace, once the account is admitted and holds its unit of the quota, and its faces become the
+// JSON the document specifies, at its precision. A call refused before the body is read is
+// answered without reading it, and so without a 100 Continue to a client that asked for one.
 func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	a, err := s.faces.Analyze(c.r.Context(), c.account, func() ([]byte, error) { return readUpload(c.w, c.r) })
+	boundary, size, err := uploadRequest(c.r)
 	if err != nil {
-		if errors.Is(err, facecall.ErrRefusedBeforeRead) {
-			// net/http would otherwise read up to 256 KiB of the body before answering, which a
-			// client that sends slowly makes wait; closing instead, apiConn lingers so that a client
-			// still sending reads the answer
-			c.w.Header().Set("Connection", "close")
+		return nil, closeUnread(c, err)
+	}
+	body := newPacedBody(c.w, http.MaxBytesReader(c.w, c.r.Body, maxBody), s.cfg.UploadPace)
+	a, err := s.faces.Analyze(c.r.Context(), c.account, facecall.Upload{Size: size, Read: func() ([]byte, error) {
+		data, err := readUpload(body, boundary, size)
+		body.done()
+		if body.late {
+			return nil, s.cfg.UploadPace.tooSlow()
+		}
+		return data, err
+	}})
+	if err != nil {
+		if errors.Is(err, facecall.ErrRefusedBeforeRead) || body.late {
+			return nil, closeUnread(c, err)
 		}
 		return nil, err
 	}
@@ -115,6 +242,14 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, enc...), nil
+}
+
+// closeUnread ends a call whose body is left unread with err. net/http would otherwise read up to
+// 256 KiB of the body before answering, which a client that sends slowly makes wait; closing
+// instead, apiConn lingers so that a client still sending reads the answer.
+func closeUnread(c *call, err error) error {
+	c.w.Header().Set("Connection", "close")
+	return err
 }
 
 func jsonMarshal(v any) ([]byte, error) {

@@ -53,6 +53,8 @@ type Config struct {
 	// MaxConns caps the connections ListenAndServe holds open at once; past it new ones wait in
 	// the listen backlog. Default DefaultMaxConns (4096).
 	MaxConns int
+	// UploadPace is how fast a face call's upload must arrive; zero: DefaultUploadPace.
+	UploadPace UploadPace
 }
 
 // Pages serves a part of the web front through the server's instrumented handle: site.Site (the
@@ -85,6 +87,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Limits == nil {
 		cfg.Limits = hensachi.DefaultLimits()
+	}
+	if cfg.UploadPace == (UploadPace{}) {
+		cfg.UploadPace = DefaultUploadPace
 	}
 	switch {
 	case cfg.Towns == nil && cfg.Faces == nil:
@@ -218,20 +223,26 @@ func (s *Server) Run(ctx context.Context) {
 	<-done
 }
 
-// ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets
-// requests in flight finish (up to 20 s) and writes the usage counts. The caller then closes the
-// parts, the dataset among them.
-func (s *Server) ListenAndServe(ctx context.Context) error {
-	srv := &http.Server{
+// httpServer is the HTTP server ListenAndServe runs, with its limits; it serves apiListener's
+// connections.
+func (s *Server) httpServer() *http.Server {
+	return &http.Server{
 		Addr:              s.cfg.Addr,
 		Handler:           s.handler,
 		ReadHeaderTimeout: 5 * time.Second,  // slow-loris clients cannot hold a connection
-		ReadTimeout:       60 * time.Second, // a 10 MiB upload on a slow line
+		ReadTimeout:       60 * time.Second, // a 10 MiB upload on a slow line (a face call's upload keeps its own pace)
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
 	}
+}
+
+// ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets
+// requests in flight finish (up to 20 s) and writes the usage counts. The caller then closes the
+// parts, the dataset among them.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	srv := s.httpServer()
 	bg, stopBG := context.WithCancel(context.Background())
 	runDone := make(chan struct{})
 	go func() { s.Run(bg); close(runDone) }()

@@ -49,6 +49,25 @@ func (u *Store) Save(data []byte, ext string) (string, error) {
 	return name, os.Rename(tmp.Name(), path)
 }
 
+// Check reports whether the store can keep a file now: it writes and removes a small one, as
+// Save would, so a directory that is missing and cannot be made, read-only or on a full disk is
+// known at start rather than at the first upload.
+func (u *Store) Check() error {
+	if err := os.MkdirAll(u.Dir, 0o750); err != nil {
+		return err
+	}
+	probe, err := os.CreateTemp(u.Dir, ".check-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(probe.Name())
+	_, err = probe.Write(make([]byte, 4096))
+	if cerr := probe.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Sweep deletes the files older than the retention period and returns how many it deleted.
 func (u *Store) Sweep(now time.Time) (int, error) {
 	n := 0

@@ -39,3 +39,26 @@ func TestSaveAndSweep(t *testing.T) {
 		t.Errorf("fresh upload swept: %v", err)
 	}
 }
+
+// TestCheck: a store that can keep files passes and is left as it was; one whose directory cannot
+// be made (a file stands in its way, which stops root too) fails, as its Save does.
+func TestCheck(t *testing.T) {
+	u := &Store{Dir: filepath.Join(t.TempDir(), "uploads"), Retention: time.Hour}
+	if err := u.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(u.Dir); len(left) != 0 {
+		t.Errorf("the check left %v", left)
+	}
+	blocked := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u.Dir = filepath.Join(blocked, "uploads")
+	if err := u.Check(); err == nil {
+		t.Error("a store under a file passed the check")
+	}
+	if _, err := u.Save([]byte("photo"), "jpeg"); err == nil {
+		t.Error("a store under a file saved an upload")
+	}
+}
