@@ -46,30 +46,39 @@ func startHeld(t *testing.T, ts *testServer, a *heldAnalyzer, key string, img []
 	<-a.entered
 }
 
-// TestFaceAdmissionBeforeTheBody: with every slot taken, a call is refused before its body is
-// read: the 503 arrives while the client is still sending.
+// TestFaceAdmissionBeforeTheBody: a call that admission refuses — its account's share of calls
+// taken, or no room for its body in the bodies' budget — is refused before its body is read: the
+// 503 arrives while the client is still sending. (The analyzer's slots are taken only once a body
+// has arrived, so a full analyzer no longer refuses a body unread: a slow body holds no slot.)
 func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 	a := newHeldAnalyzer()
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlots = a, 1 })
+	// room for the held call's small body, not for a body of unknown length (counted as the cap)
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlotsPerAccount, c.FaceBodies = a, 1, maxBody })
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.proKey, encodePNGImage(t, 32, 32), &held)
-
-	body, send := io.Pipe() // a body that never ends unless the test closes it
-	defer send.Close()
-	// a server that reads the body first never answers; the deadline turns that into a failure
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", ts.http.URL+"/face/v1/predict", body)
-	req.Header.Set("Content-Type", "multipart/form-data; boundary=x")
-	req.Header.Set("X-API-Key", ts.freeKey)
-	go send.Write([]byte("--x\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n"))
-	resp, err := ts.http.Client().Do(req)
-	if err != nil {
-		t.Fatalf("no answer while the body is still being sent: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("with the only slot taken: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	for _, c := range []struct{ name, key string }{
+		{"the account's share taken", ts.proKey},
+		{"no room in the bodies' budget", ts.freeKey},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body, send := io.Pipe() // a body that never ends unless the test closes it
+			defer send.Close()
+			// a server that reads the body first never answers; the deadline turns that into a failure
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.http.URL+"/face/v1/predict", body)
+			req.Header.Set("Content-Type", "multipart/form-data; boundary=x")
+			req.Header.Set("X-API-Key", c.key)
+			go send.Write([]byte("--x\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n"))
+			resp, err := ts.http.Client().Do(req)
+			if err != nil {
+				t.Fatalf("no answer while the body is still being sent: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+				t.Errorf("%d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+			}
+		})
 	}
 	close(a.release)
 	held.Wait()

@@ -93,7 +93,11 @@ func FuzzReadUpload(f *testing.F) {
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		req := httptest.NewRequest("POST", "/face/v1/predict", bytes.NewReader(body))
 		req.Header.Set("Content-Type", contentType)
-		data, err := readUpload(httptest.NewRecorder(), req)
+		boundary, size, err := uploadRequest(req)
+		var data []byte
+		if err == nil {
+			data, err = readUpload(newPacedBody(httptest.NewRecorder(), req.Body, DefaultUploadPace), boundary, size)
+		}
 		if err != nil {
 			if code := hensachi.ErrorCode(err); code != hensachi.EMissingFile && code != hensachi.EFileTooLarge {
 				t.Fatalf("error of code %s: %v", code, err)

@@ -38,12 +38,13 @@ type wiring struct {
 	// DatasetPath is the dataset the statistics service serves; empty: no statistics service.
 	DatasetPath string
 	KeyCacheTTL time.Duration
-	// Faces, Uploads, FaceSlots, FaceSlotsPerAccount and FaceMemory make the face calls
-	// (facecall.Config); a nil Faces runs no face service.
+	// Faces, Uploads, FaceSlots, FaceSlotsPerAccount, FaceBodies and FaceMemory make the face
+	// calls (facecall.Config); a nil Faces runs no face service.
 	Faces               facecall.Analyzer
 	Uploads             facecall.UploadStore
 	FaceSlots           int
 	FaceSlotsPerAccount int
+	FaceBodies          int64
 	FaceMemory          int64
 	Login               account.Config
 }
@@ -93,7 +94,7 @@ func newWired(w wiring) (_ *wired, err error) {
 		Usage: cfg.Quota, Limits: cfg.Limits, ForgetKeys: cfg.Keys.Forget, Credit: public.Credit, Now: cfg.Now}
 	if w.Faces != nil {
 		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads,
-			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Memory: w.FaceMemory})
+			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Bodies: w.FaceBodies, Memory: w.FaceMemory})
 		accountDeps.Faces = account.FaceCalls{Calls: cfg.Faces, Limits: cfg.Limits}
 	}
 	accounts, err := account.New(w.Login, accountDeps)
