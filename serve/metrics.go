@@ -18,8 +18,9 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-// newMetrics registers the server's series, the quota's refusals among them.
-func newMetrics(q *Quota) *metrics {
+// newMetrics registers the server's series: the quota's refusals, the store's health and the
+// face calls' uploads not kept among them.
+func newMetrics(s *Server) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -30,8 +31,24 @@ func newMetrics(q *Quota) *metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"route"}),
 	}
-	m.registry.MustRegister(m.requests, m.latency, q.rejections,
+	m.registry.MustRegister(m.requests, m.latency, s.quota.rejections,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "hensachi_store_up", Help: "1 while the store passed its last check (database answers, files in place), 0 when it failed.",
+		}, func() float64 {
+			if s.storeDown.Load() {
+				return 0
+			}
+			return 1
+		}),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if s.faces != nil {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "hensachi_face_uploads_not_kept_total", Help: "Analysed uploads that could not be stored (answered and counted all the same).",
+		}, func() float64 {
+			n, _ := s.faces.UploadsNotKept()
+			return float64(n)
+		}))
+	}
 	return m
 }
 

@@ -7,6 +7,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,7 +45,8 @@ type Config struct {
 	Faces *facecall.Service
 	// Pages are the web front, routed and instrumented as the API is.
 	Pages []Pages
-	// WatchInterval is how often the dataset file is checked for replacement.
+	// WatchInterval is how often the dataset file is checked for replacement, and the store's
+	// health (its database and files) for the log and /metrics.
 	WatchInterval time.Duration
 	AccessLog     bool
 	Limits        hensachi.Limits // the quota's, for the RateLimit fields; default: hensachi.DefaultLimits()
@@ -75,6 +78,8 @@ type Server struct {
 	router   *httprouter.Router
 	handler  http.Handler
 	policies sync.Map // daily limit → its RateLimit-Policy header value
+	// storeDown: the store's last check failed (a database away, a file of it lost)
+	storeDown atomic.Bool
 }
 
 // New builds the routes over the parts in cfg.
@@ -97,8 +102,8 @@ func New(cfg Config) (*Server, error) {
 	case cfg.Store == nil || cfg.Keys == nil || cfg.Quota == nil:
 		return nil, errors.New("a server needs a store, a key cache and a quota")
 	}
-	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, datasets: cfg.Towns, faces: cfg.Faces,
-		metrics: newMetrics(cfg.Quota)}
+	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, datasets: cfg.Towns, faces: cfg.Faces}
+	s.metrics = newMetrics(s)
 	s.routes()
 	return s, nil
 }
@@ -181,8 +186,11 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Write([]byte("ok\n"))
 }
 
-// readyz reports ready when the dataset is mapped and the store answers.
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+// readyz reports ready when the dataset is mapped and the store answers with its files in place
+// (503 naming what is not); ready but degraded (200, "degraded" and why) while face calls are
+// answered but their uploads cannot be kept: taking the server out of rotation for that would turn
+// a full disk into an outage of both services.
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	var problems []string
 	if s.datasets != nil {
 		if snap := s.datasets.Acquire(); snap == nil {
@@ -191,9 +199,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 			snap.Release()
 		}
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.cfg.Store.Ping(ctx); err != nil {
+	if err := s.checkStore(); err != nil {
 		problems = append(problems, "store: "+err.Error())
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -203,10 +209,47 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(strings.Join(problems, "\n") + "\n"))
 		return
 	}
+	if s.faces != nil {
+		if n, err := s.faces.UploadsNotKept(); err != nil {
+			fmt.Fprintf(w, "degraded\nuploads: not kept (%d since the start): %v\n", n, err)
+			return
+		}
+	}
 	w.Write([]byte("ready\n"))
 }
 
-// Run starts the background work — flushing usage counts, watching the dataset file and SIGHUP —
+// checkStore pings the store, which checks its files too, for /readyz and every WatchInterval: it
+// sets hensachi_store_up and logs when the store starts failing (an error) and when it is back.
+func (s *Server) checkStore() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.cfg.Store.Ping(ctx)
+	switch {
+	case err != nil && !s.storeDown.Swap(true):
+		slog.Error("the store fails its check: /readyz answers 503 until it passes", "err", err)
+	case err == nil && s.storeDown.Swap(false):
+		slog.Info("the store passes its check again")
+	}
+	return err
+}
+
+// watchStore checks the store every interval until ctx ends, so that a lost file is reported even
+// where nothing polls /readyz.
+func (s *Server) watchStore(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.checkStore()
+		}
+	}
+}
+
+// Run starts the background work — flushing usage counts, watching the dataset file and SIGHUP,
+// checking the store —
 // and returns when ctx ends, after a final flush. It does not serve HTTP; see ListenAndServe.
 func (s *Server) Run(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
@@ -219,8 +262,11 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		close(done)
 	}()
+	storeDone := make(chan struct{})
+	go func() { s.watchStore(ctx, s.cfg.WatchInterval); close(storeDone) }()
 	s.quota.Run(ctx)
 	<-done
+	<-storeDone
 }
 
 // httpServer is the HTTP server ListenAndServe runs, with its limits; it serves apiListener's

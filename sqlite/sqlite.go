@@ -26,18 +26,27 @@ var migrations embed.FS
 
 // Store is a hensachi.Store on a SQLite file.
 type Store struct {
-	db  *sql.DB
-	now func() time.Time
+	db    *sql.DB
+	now   func() time.Time
+	files *openFiles
 }
 
 var _ hensachi.Store = (*Store)(nil)
 
-// Open opens (creating if needed) the database file and applies pending migrations.
+// Open opens (creating if needed) the database file and applies pending migrations. It refuses a
+// database whose file is missing beside its log, and one that fails SQLite's quick integrity check.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkFilesAtStart(path); err != nil {
+		return nil, err
+	}
+	files, err := newOpenFiles(path)
+	if err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(5000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
@@ -47,7 +56,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, now: time.Now}
+	s := &Store{db: db, now: time.Now, files: files}
+	if err := s.quickCheck(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("check %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
@@ -112,8 +125,13 @@ func parseTime(ns sql.NullString) time.Time {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+// Ping checks that the database answers and that its files are still the ones the server opened.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.files.check(); err != nil {
+		return err
+	}
+	return s.db.PingContext(ctx)
+}
 
 func (s *Store) CreateAccount(ctx context.Context, a hensachi.Account, key hensachi.APIKey) (hensachi.Account, hensachi.APIKey, error) {
 	now := s.timestamp()
