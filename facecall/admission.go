@@ -10,13 +10,14 @@ import (
 // admission decides whether the face service takes a call, each step before the work it guards.
 //
 // Before the upload is read, the account must be under its share (a few calls in progress, reading
-// or analysed), and the bytes its body may take (its declared length) must fit in the bodies'
-// budget: a client that sends slowly holds only its account's share and its own bytes, never
-// what other accounts need. Only once the upload has arrived does the call take an analyzer slot
-// (as many as the analyzer has workers and queue places), so a slow upload holds none. Once the
-// image header is read, decoding needs its bytes from the decoding budget, held until the analysis
-// ends. Each refusal is an immediate EOverloaded (a 503). So an upload flood costs at most the
-// bodies' budget in uploads and the decoding budget in pixels, however many clients send.
+// or analysed), and the upload's first bytes must fit in the bodies' budget; as it arrives, its
+// buffer takes more of the budget before it grows. So the budget holds the bytes clients have
+// actually sent: one that sends slowly holds its account's share and little memory, never what
+// other accounts need. Only once the upload has arrived does the call take an analyzer slot (as
+// many as the analyzer has workers and queue places), so a slow upload holds none. Once the image
+// header is read, decoding needs its bytes from the decoding budget, held until the analysis ends.
+// Each refusal is an immediate EOverloaded (a 503). So an upload flood costs at most the bodies'
+// budget in uploads and the decoding budget in pixels, however many clients send.
 type admission struct {
 	slots      int
 	perAccount int
@@ -45,7 +46,7 @@ type ticket struct {
 
 var errBusy = hensachi.Errorf(hensachi.EOverloaded, "the face service is busy; retry shortly").RetryIn(time.Second)
 
-// enter admits a call of the account whose upload may take up to body bytes, or refuses at once.
+// enter admits a call of the account whose upload takes body bytes to begin with, or refuses at once.
 func (a *admission) enter(account, body int64) (*ticket, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -58,6 +59,19 @@ func (a *admission) enter(account, body int64) (*ticket, error) {
 	a.bodyBytes += body
 	a.accounts[account]++
 	return &ticket{a: a, account: account, bodyBytes: body}, nil
+}
+
+// holdBody takes n more bytes of the bodies' budget for the call's upload, or refuses.
+func (t *ticket) holdBody(n int64) error {
+	a := t.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bodyBytes+n > a.bodies {
+		return errBusy
+	}
+	a.bodyBytes += n
+	t.bodyBytes += n
+	return nil
 }
 
 // takeSlot holds an analyzer slot for the rest of the call, or refuses.

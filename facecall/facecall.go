@@ -57,7 +57,7 @@ type Config struct {
 	// Slots is how many calls are analysed at once, from the end of their upload to the answer
 	// (default 8: give the analyzer's workers plus its queue); SlotsPerAccount how many calls one
 	// account may have in progress, reading their upload or analysed (default 2); Bodies the bytes
-	// the uploads in progress may take together, each counted at its declared size (default 128
+	// the uploads in progress may take together, as much as their clients have sent (default 128
 	// MiB: a dozen of the largest); Memory the bytes their decoding may take together (default 512
 	// MiB, enough for the largest image the pixel guard lets through).
 	Slots           int
@@ -106,12 +106,14 @@ var ErrRefusedBeforeRead = errors.New("refused before the upload was read")
 
 // Upload is an upload as a call sees it before reading it.
 type Upload struct {
-	// Size is the most bytes reading it may take (a body's declared length), held from the bodies'
-	// budget until the call ends; 0 or more than MaxBody counts as MaxBody, which Read must not
-	// exceed either.
+	// Size is the bytes reading it takes to begin with, held from the bodies' budget until the
+	// call ends; 0 or more than MaxBody counts as MaxBody.
 	Size int64
-	// Read reads the upload once the call is admitted and holds its unit of the daily quota.
-	Read func() ([]byte, error)
+	// Read reads the upload once the call is admitted and holds its unit of the daily quota. A
+	// reader whose buffer would outgrow Size first calls hold for the bytes it adds, which takes
+	// them from the bodies' budget or refuses (EOverloaded): so the budget counts what clients
+	// have sent, not what they announce. A reader that never calls hold must stay within Size.
+	Read func(hold func(n int64) error) ([]byte, error)
 }
 
 // Result is one analysed upload.
@@ -158,7 +160,7 @@ func (s *Service) Analyze(ctx context.Context, account hensachi.Account, up Uplo
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefusedBeforeRead, err)
 	}
-	photo, faces, data, ext, err := s.readAndAnalyze(ctx, ticket, up.Read)
+	photo, faces, data, ext, err := s.readAndAnalyze(ctx, ticket, func() ([]byte, error) { return up.Read(ticket.holdBody) })
 	if err != nil {
 		res.Release()
 		return nil, err

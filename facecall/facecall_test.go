@@ -71,7 +71,7 @@ func (f *fakes) service(cfg Config) *Service {
 
 // reader is an upload whose read callback records when it is called.
 func (f *fakes) reader(data []byte) Upload {
-	return Upload{Size: int64(len(data)), Read: func() ([]byte, error) {
+	return Upload{Size: int64(len(data)), Read: func(func(int64) error) ([]byte, error) {
 		f.steps = append(f.steps, "read")
 		return data, nil
 	}}

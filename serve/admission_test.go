@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -52,8 +53,8 @@ func startHeld(t *testing.T, ts *testServer, a *heldAnalyzer, key string, img []
 // has arrived, so a full analyzer no longer refuses a body unread: a slow body holds no slot.)
 func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 	a := newHeldAnalyzer()
-	// room for the held call's small body, not for a body of unknown length (counted as the cap)
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlotsPerAccount, c.FaceBodies = a, 1, maxBody })
+	// room for the held call's small body, not beside it for the first bytes of another
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlotsPerAccount, c.FaceBodies = a, 1, firstHold })
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.proKey, encodePNGImage(t, 32, 32), &held)
 	for _, c := range []struct{ name, key string }{
@@ -140,4 +141,36 @@ func encodePNG16(t *testing.T, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestFaceBodiesBudgetCountsBytesSent: the bodies' budget holds what clients have sent, not what
+// they announce: uploads announcing 10 MB that trickle in hold their first bytes only, and another
+// account's upload still fits beside them; an upload that outgrows what is left is refused part-way
+// (503) and leaves its bytes behind.
+func TestFaceBodiesBudgetCountsBytesSent(t *testing.T) {
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceBodies = &scriptedAnalyzer{}, 4*firstHold })
+	addr := ts.listen(t)
+	for range 2 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		io.WriteString(conn, uploadHead(ts.freeKey, 10_000_000, "")+filePartHead+"first bytes")
+	}
+	time.Sleep(200 * time.Millisecond) // both admitted, holding firstHold each
+	img := noisePNG(t, 80, 80)         // about 25 KB, within its first 64 KiB; 128 KiB are left
+	ct, body := multipartBody(t, [2]string{"file", string(img)})
+	if r := ts.post(t, ts.proKey, ct, body); r.status != http.StatusOK {
+		t.Errorf("beside two trickling 10 MB uploads: %d %s", r.status, r.body)
+	}
+	big := noisePNG(t, 200, 200) // about 160 KB: its buffer needs 256 KiB
+	ct, body = multipartBody(t, [2]string{"file", string(big)})
+	if r := ts.post(t, ts.proKey, ct, body); r.status != http.StatusServiceUnavailable || decode[problem](t, r.body).Code != hensachi.EOverloaded {
+		t.Errorf("an upload larger than the budget left: %d %s", r.status, r.body)
+	}
+	ct, body = multipartBody(t, [2]string{"file", string(img)}) // fits only if the refused one gave its 128 KiB back
+	if r := ts.post(t, ts.proKey, ct, body); r.status != http.StatusOK {
+		t.Errorf("the refused upload's bytes were not given back: %d %s", r.status, r.body)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"time"
 
@@ -25,9 +24,10 @@ const (
 	// maxBody leaves room for the multipart framing and small extra fields around the image.
 	maxBody  = facecall.MaxBody
 	maxParts = 8
-	// unknownSizeHint is the buffer an image starts in when its body's length is not declared
-	// (chunked); it grows as the image arrives, up to the cap.
-	unknownSizeHint = 256 << 10
+	// firstHold is the most of the bodies' budget an upload holds before it is read, and the
+	// buffer its image starts in (its declared length when smaller): a portrait fits, and a larger
+	// image's buffer grows as it arrives.
+	firstHold = 64 << 10
 )
 
 // uploadRequest checks what a face call's request says of its upload, before anything of it is
@@ -51,9 +51,10 @@ func uploadRequest(r *http.Request) (boundary string, size int64, err error) {
 
 var errBodyTooLarge = hensachi.Errorf(hensachi.EFileTooLarge, "the request body is larger than %d bytes; the image may be at most 10 MiB", maxBody)
 
-// readUpload reads the part named file of a multipart body, enforcing the size cap while reading;
-// size is the body's declared length (uploadRequest), the most the image's buffer takes.
-func readUpload(body io.Reader, boundary string, size int64) ([]byte, error) {
+// readUpload reads the part named file of a multipart body, enforcing the size cap while reading.
+// size is the body's declared length (uploadRequest), the most the image's buffer takes; the
+// buffer starts at held bytes, and hold takes the bytes of the bodies' budget it grows by first.
+func readUpload(body io.Reader, boundary string, size, held int64, hold func(int64) error) ([]byte, error) {
 	mr := multipart.NewReader(body, boundary)
 	for range maxParts {
 		part, err := mr.NextPart()
@@ -69,11 +70,9 @@ func readUpload(body io.Reader, boundary string, size int64) ([]byte, error) {
 			}
 			continue
 		}
-		hint := unknownSizeHint
-		if size < maxBody {
-			hint = int(size)
-		}
-		data, err := readAll(io.LimitReader(part, MaxUpload+1), hint)
+		// room for one byte more than the cap, which tells a file over it, or the end of one
+		// that fills the body
+		data, err := readGrowing(io.LimitReader(part, MaxUpload+1), int(held), int(min(size, MaxUpload)+1), hold)
 		if err != nil {
 			return nil, uploadError(err)
 		}
@@ -88,14 +87,22 @@ func readUpload(body io.Reader, boundary string, size int64) ([]byte, error) {
 	return nil, hensachi.Errorf(hensachi.EMissingFile, "no part named file in the multipart body")
 }
 
-// readAll is io.ReadAll into a buffer of hint bytes first: with the body's declared length as the
-// hint, an image is read into one allocation no larger than the bytes the call holds for it
-// (io.ReadAll's doubling would take up to twice that).
-func readAll(r io.Reader, hint int) ([]byte, error) {
-	b := make([]byte, 0, max(hint, 512))
+// readGrowing reads r to its end into a buffer of held bytes that doubles, up to most, as the
+// bytes arrive, each growth first held through hold: so what a body takes of the budget is what
+// its client has sent (at most twice), and one that sends slowly takes little. r must end within
+// most bytes.
+func readGrowing(r io.Reader, held, most int, hold func(int64) error) ([]byte, error) {
+	b := make([]byte, 0, held)
 	for {
 		if len(b) == cap(b) {
-			b = slices.Grow(b, len(b))
+			grown := min(max(2*cap(b), 4<<10), most)
+			if grown == cap(b) {
+				return b, nil // r is past most; the caller sees the size
+			}
+			if err := hold(int64(grown - cap(b))); err != nil {
+				return nil, err
+			}
+			b = append(make([]byte, 0, grown), b...)
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -110,8 +117,12 @@ func readAll(r io.Reader, hint int) ([]byte, error) {
 
 func uploadError(err error) error {
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	var refused *hensachi.Error // no room in the bodies' budget
+	switch {
+	case errors.As(err, &tooBig):
 		return errBodyTooLarge
+	case errors.As(err, &refused):
+		return err
 	}
 	return &hensachi.Error{Code: hensachi.EMissingFile, Message: "the multipart body is malformed or ends early; send multipart/form-data with the image in a part named file", Cause: err}
 }
@@ -148,6 +159,7 @@ type pacedBody struct {
 	end, windowEnd, deadline time.Time
 	windowBytes              int64
 	late                     bool // a read ran into the deadline
+	eof                      bool // the body was read to its end
 }
 
 func newPacedBody(w http.ResponseWriter, body io.Reader, pace UploadPace) *pacedBody {
@@ -175,9 +187,8 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.body.Read(p)
 	b.windowBytes += int64(n)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		b.late = true
-	}
+	b.late = b.late || errors.Is(err, os.ErrDeadlineExceeded)
+	b.eof = b.eof || errors.Is(err, io.EOF)
 	return n, err
 }
 
@@ -215,8 +226,9 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		return nil, closeUnread(c, err)
 	}
 	body := newPacedBody(c.w, http.MaxBytesReader(c.w, c.r.Body, maxBody), s.cfg.UploadPace)
-	a, err := s.faces.Analyze(c.r.Context(), c.account, facecall.Upload{Size: size, Read: func() ([]byte, error) {
-		data, err := readUpload(body, boundary, size)
+	held := min(size, firstHold)
+	a, err := s.faces.Analyze(c.r.Context(), c.account, facecall.Upload{Size: held, Read: func(hold func(int64) error) ([]byte, error) {
+		data, err := readUpload(body, boundary, size, held, hold)
 		body.done()
 		if body.late {
 			return nil, s.cfg.UploadPace.tooSlow()
@@ -224,7 +236,7 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 		return data, err
 	}})
 	if err != nil {
-		if errors.Is(err, facecall.ErrRefusedBeforeRead) || body.late {
+		if !body.eof {
 			return nil, closeUnread(c, err)
 		}
 		return nil, err
@@ -244,7 +256,7 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	return append(b, enc...), nil
 }
 
-// closeUnread ends a call whose body is left unread with err. net/http would otherwise read up to
+// closeUnread ends a call whose body is left unread (refused before it, or part-way) with err. net/http would otherwise read up to
 // 256 KiB of the body before answering, which a client that sends slowly makes wait; closing
 // instead, apiConn lingers so that a client still sending reads the answer.
 func closeUnread(c *call, err error) error {

@@ -96,7 +96,8 @@ func FuzzReadUpload(f *testing.F) {
 		boundary, size, err := uploadRequest(req)
 		var data []byte
 		if err == nil {
-			data, err = readUpload(newPacedBody(httptest.NewRecorder(), req.Body, DefaultUploadPace), boundary, size)
+			unlimited := func(int64) error { return nil }
+			data, err = readUpload(newPacedBody(httptest.NewRecorder(), req.Body, DefaultUploadPace), boundary, size, min(size, firstHold), unlimited)
 		}
 		if err != nil {
 			if code := hensachi.ErrorCode(err); code != hensachi.EMissingFile && code != hensachi.EFileTooLarge {
