@@ -1029,7 +1029,7 @@ type ClientInterface interface {
 
 	// PredictFacesWithBody Analyse the faces in one JPEG or PNG image
 	//
-	// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted.
+	// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted. Refusals that do not need the body (the key, the account's parallel calls, the daily limit) come before it is read, so a client sending Expect: 100-continue gets no 100 Continue for them.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1112,7 +1112,7 @@ type ClientInterface interface {
 
 // PredictFacesWithBody Analyse the faces in one JPEG or PNG image
 //
-// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted.
+// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted. Refusals that do not need the body (the key, the account's parallel calls, the daily limit) come before it is read, so a client sending Expect: 100-continue gets no 100 Continue for them.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2085,7 +2085,7 @@ type ClientWithResponsesInterface interface {
 
 	// PredictFacesWithBodyWithResponse Analyse the faces in one JPEG or PNG image
 	//
-	// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted.
+	// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted. Refusals that do not need the body (the key, the account's parallel calls, the daily limit) come before it is read, so a client sending Expect: 100-continue gets no 100 Continue for them.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2223,6 +2223,13 @@ type PredictFacesResponse405Headers struct {
 	XRequestId *string
 }
 
+// PredictFacesResponse408Headers the declared response headers of an HTTP 408 response for PredictFaces
+type PredictFacesResponse408Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
 // PredictFacesResponse413Headers the declared response headers of an HTTP 413 response for PredictFaces
 type PredictFacesResponse413Headers struct {
 	RateLimit       *string
@@ -2271,6 +2278,8 @@ type PredictFacesResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -2291,6 +2300,8 @@ type PredictFacesResponse struct {
 	Headers403 *PredictFacesResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PredictFacesResponse405Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PredictFacesResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PredictFacesResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -2326,6 +2337,11 @@ func (r PredictFacesResponse) GetApplicationproblemJSON403() *Forbidden {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PredictFacesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r PredictFacesResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -4095,7 +4111,7 @@ func (r GetRankingResponse) ContentType() string {
 
 // PredictFacesWithBodyWithResponse Analyse the faces in one JPEG or PNG image
 //
-// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted.
+// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted. Refusals that do not need the body (the key, the account's parallel calls, the daily limit) come before it is read, so a client sending Expect: 100-continue gets no 100 Continue for them.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4334,6 +4350,13 @@ func ParsePredictFacesResponse(rsp *http.Response) (*PredictFacesResponse, error
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4464,6 +4487,30 @@ func ParsePredictFacesResponse(rsp *http.Response) (*PredictFacesResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 408:
+		var headers PredictFacesResponse408Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers PredictFacesResponse413Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
