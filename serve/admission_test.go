@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -151,12 +150,7 @@ func TestFaceBodiesBudgetCountsBytesSent(t *testing.T) {
 	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceBodies = &scriptedAnalyzer{}, 4*firstHold })
 	addr := ts.listen(t)
 	for range 2 {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		io.WriteString(conn, uploadHead(ts.freeKey, 10_000_000, "")+filePartHead+"first bytes")
+		io.WriteString(dialRaw(t, addr), uploadHead(ts.freeKey, 10_000_000, "")+filePartHead+"first bytes")
 	}
 	time.Sleep(200 * time.Millisecond) // both admitted, holding firstHold each
 	img := noisePNG(t, 80, 80)         // about 25 KB, within its first 64 KiB; 128 KiB are left

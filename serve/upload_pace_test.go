@@ -47,6 +47,18 @@ func (ts *testServer) listen(t testing.TB) string {
 	return ln.Addr().String()
 }
 
+// dialRaw opens a raw connection to addr for at most 10 s, closed when the test ends.
+func dialRaw(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	return conn
+}
+
 // uploadHead is the head of a face call with a multipart body of the declared length, and the
 // body's first bytes: the part named file begins.
 func uploadHead(key string, length int, extra string) string {
@@ -101,12 +113,7 @@ func TestSlowUploadIs408(t *testing.T) {
 	body := multipartFile(noisePNG(t, 100, 100)) // about 40 KB
 
 	// 1 KB/s: 100 bytes every 100 ms, a quarter of the pace
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn := dialRaw(t, addr)
 	start := time.Now()
 	io.WriteString(conn, uploadHead(ts.freeKey, len(body), ""))
 	go sendAtPace(conn, body, 100, 100*time.Millisecond)
@@ -123,12 +130,7 @@ func TestSlowUploadIs408(t *testing.T) {
 
 	// the same account's next call is admitted (its share came back), sent at 40 KB/s for longer
 	// than the grace: it keeps the pace and succeeds
-	conn2, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn2.Close()
-	conn2.SetDeadline(time.Now().Add(10 * time.Second))
+	conn2 := dialRaw(t, addr)
 	start = time.Now()
 	io.WriteString(conn2, uploadHead(ts.freeKey, len(body), ""))
 	go sendAtPace(conn2, body, 2000, 50*time.Millisecond)
@@ -161,11 +163,7 @@ func TestExpectContinueRefusedAtLimit(t *testing.T) {
 	addr := ts.listen(t)
 	body := multipartFile(encodePNGImage(t, 64, 64))
 
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialRaw(t, addr)
 	start := time.Now()
 	io.WriteString(conn, uploadHead(ts.freeKey, len(body), "Expect: 100-continue\r\n"))
 	conn.SetReadDeadline(start.Add(2 * time.Second))
@@ -191,12 +189,7 @@ func TestExpectContinueRefusedAtLimit(t *testing.T) {
 	}
 
 	// under the limit the client is asked for its body
-	conn2, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn2.Close()
-	conn2.SetDeadline(time.Now().Add(10 * time.Second))
+	conn2 := dialRaw(t, addr)
 	io.WriteString(conn2, uploadHead(ts.proKey, len(body), "Expect: 100-continue\r\n"))
 	r2 := bufio.NewReader(conn2)
 	if line, err := r2.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
