@@ -236,13 +236,10 @@ func (s *Server) checkStore() error {
 // watchStore checks the store every interval until ctx ends, so that a lost file is reported even
 // where nothing polls /readyz.
 func (s *Server) watchStore(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
+	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
-			return
-		case <-t.C:
+		case <-time.After(interval):
 			s.checkStore()
 		}
 	}
