@@ -23,8 +23,8 @@ import (
 )
 
 // floodRSSCeiling is the peak resident memory the face service may reach under an upload flood:
-// the decoding budget (512 MiB) and the models' memory stay within it because admission happens
-// before a body is read. Measured peaks are in the README's reliability section.
+// the upload bodies' budget (128 MiB), the decoding budget (512 MiB) and the models' memory stay
+// within it because each is taken before the work it guards. Measured peaks are in the README's reliability section.
 const floodRSSCeiling = 1200 << 20
 
 // TestUploadFloodMemory floods a real face server (built without the race detector, as it runs in
