@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,8 +67,11 @@ func TestUploadsNotKeptAreVisible(t *testing.T) {
 
 // TestStoreFileLostNotReady: deleting the embedded store's write-ahead log under the running
 // server (which loses keys written since the last checkpoint) makes /readyz answer 503 naming the
-// file, and hensachi_store_up 0.
+// file, hensachi_store_up 0, and one ERROR line however often it is asked.
 func TestStoreFileLostNotReady(t *testing.T) {
+	var logs syncBuffer
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	defer slog.SetDefault(quiet)
 	ts := newTestServer(t)
 	if r := ts.do(t, "GET", "/readyz"); r.status != 200 || metricLine(t, ts, "hensachi_store_up") != "hensachi_store_up 1" {
 		t.Fatalf("before: %d %q", r.status, r.body)
@@ -82,5 +86,9 @@ func TestStoreFileLostNotReady(t *testing.T) {
 	}
 	if got := metricLine(t, ts, "hensachi_store_up"); got != "hensachi_store_up 0" {
 		t.Errorf("metric: %q", got)
+	}
+	ts.do(t, "GET", "/readyz")
+	if n := strings.Count(logs.String(), "level=ERROR msg=\"the store fails its check"); n != 1 || !strings.Contains(logs.String(), "hensachi.db-wal was deleted") {
+		t.Errorf("%d ERROR lines for the lost file:\n%s", n, logs.String())
 	}
 }
