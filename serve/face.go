@@ -169,10 +169,7 @@ func newPacedBody(w http.ResponseWriter, body io.Reader, pace UploadPace) *paced
 }
 
 func (b *pacedBody) Read(p []byte) (int, error) {
-	// windows that ended while the handler was not reading (bytes buffered, parsing) start afresh
-	for now := time.Now(); !now.Before(b.windowEnd); {
-		b.windowEnd, b.windowBytes = b.windowEnd.Add(b.pace.Window), 0
-	}
+	b.roll() // windows that ended while the handler was not reading start afresh
 	deadline := b.windowEnd // the current window's bytes are due at its end
 	if b.windowBytes >= b.pace.Bytes {
 		deadline = deadline.Add(b.pace.Window) // then the next window's
@@ -186,10 +183,18 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 		b.deadline = deadline
 	}
 	n, err := b.body.Read(p)
+	b.roll() // the bytes count in the window they arrived in
 	b.windowBytes += int64(n)
 	b.late = b.late || errors.Is(err, os.ErrDeadlineExceeded)
 	b.eof = b.eof || errors.Is(err, io.EOF)
 	return n, err
+}
+
+// roll moves to the window of the present moment.
+func (b *pacedBody) roll() {
+	for now := time.Now(); !now.Before(b.windowEnd); {
+		b.windowEnd, b.windowBytes = b.windowEnd.Add(b.pace.Window), 0
+	}
 }
 
 // done puts the deadline back to the body's limit, the one net/http's watch for a client going
