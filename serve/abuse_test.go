@@ -65,7 +65,9 @@ func slowUploader(ctx context.Context, addr, key string, rate int, record func(o
 // served as ListenAndServe serves it: three free accounts send uploads at 1 KB/s, two connections
 // each, sending again whenever they are cut. Meanwhile a paying account's uploads — portraits and a
 // 3-megapixel photo, one after another — must all succeed within 10 s, and the slow uploads are
-// cut by the pace (408) and never analysed. The figures go to the README's reliability table.
+// cut by the pace (408) and never analysed. (With slots taken before the body, the six slow
+// uploads held all six of a 2-core server's slots: the paying account's first upload was a 503.) The
+// figures go to the README's reliability table.
 func TestSlowAccountsCannotLockOut(t *testing.T) {
 	testenv.Slow(t, "a 25 s upload attack against the real models")
 	ts := newTestServer(t, withFaces(t))

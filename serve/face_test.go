@@ -21,7 +21,7 @@ func withFaces(t testing.TB) serverOption {
 	a := facetest.Analyzer(t)
 	dir := t.TempDir()
 	return func(c *wiring) {
-		c.Faces = a
+		c.Faces, c.FaceSlots = a, a.Capacity() // as Main wires them
 		c.Uploads = &uploads.Store{Dir: dir, Retention: 24 * time.Hour}
 	}
 }
