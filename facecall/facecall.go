@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hensachi/hensachi"
@@ -71,8 +70,8 @@ type Service struct {
 	cfg       Config
 	admission *admission
 
-	notStored  atomic.Int64 // uploads analysed but not kept, since the start
 	mu         sync.Mutex
+	notKept    int64 // uploads analysed but not kept, since the start
 	uploadsErr error // why the last upload (or the start-up check) could not be kept; nil once one is
 }
 
@@ -160,7 +159,7 @@ func (s *Service) Analyze(ctx context.Context, account hensachi.Account, up Uplo
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRefusedBeforeRead, err)
 	}
-	photo, faces, data, ext, err := s.readAndAnalyze(ctx, ticket, func() ([]byte, error) { return up.Read(ticket.holdBody) })
+	photo, faces, data, ext, err := s.readAndAnalyze(ctx, ticket, up.Read)
 	if err != nil {
 		res.Release()
 		return nil, err
@@ -170,8 +169,8 @@ func (s *Service) Analyze(ctx context.Context, account hensachi.Account, up Uplo
 }
 
 // readAndAnalyze reads the upload, takes an analyzer slot and analyses it.
-func (s *Service) readAndAnalyze(ctx context.Context, ticket *ticket, read func() ([]byte, error)) (_ *face.Photo, _ []Face, data []byte, ext string, _ error) {
-	data, err := read()
+func (s *Service) readAndAnalyze(ctx context.Context, ticket *ticket, read func(hold func(int64) error) ([]byte, error)) (_ *face.Photo, _ []Face, data []byte, ext string, _ error) {
+	data, err := read(ticket.holdBody)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -191,12 +190,14 @@ func (s *Service) keep(ctx context.Context, data []byte, ext string) {
 	}
 	_, err := s.cfg.Uploads.Save(data, ext)
 	if err != nil {
-		s.notStored.Add(1)
 		slog.ErrorContext(ctx, "upload not kept: the call is answered and counted", "err", err, "request_id", reqinfo.ID(ctx))
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.uploadsErr = err
-	s.mu.Unlock()
+	if err != nil {
+		s.notKept++
+	}
 }
 
 // UploadsNotKept returns how many analysed uploads could not be kept since the start, and why the
@@ -204,7 +205,7 @@ func (s *Service) keep(ctx context.Context, data []byte, ext string) {
 func (s *Service) UploadsNotKept() (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.notStored.Load(), s.uploadsErr
+	return s.notKept, s.uploadsErr
 }
 
 // analyze reads the image's header, holds its decoding budget, decodes it and runs the models; ext
