@@ -13,6 +13,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/internal/uploadbody"
 )
 
 // heldAnalyzer keeps every image until released, so a test can fill the face service.
@@ -53,7 +54,7 @@ func startHeld(t *testing.T, ts *testServer, a *heldAnalyzer, key string, img []
 func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 	a := newHeldAnalyzer()
 	// room for the held call's small body, not beside it for the first bytes of another
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlotsPerAccount, c.FaceBodies = a, 1, firstHold })
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlotsPerAccount, c.FaceBodies = a, 1, uploadbody.FirstHold })
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.proKey, encodePNGImage(t, 32, 32), &held)
 	for _, c := range []struct{ name, key string }{
@@ -147,12 +148,12 @@ func encodePNG16(t *testing.T, w, h int) []byte {
 // account's upload still fits beside them; an upload that outgrows what is left is refused part-way
 // (503) and leaves its bytes behind.
 func TestFaceBodiesBudgetCountsBytesSent(t *testing.T) {
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceBodies = &scriptedAnalyzer{}, 4*firstHold })
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceBodies = &scriptedAnalyzer{}, 4*uploadbody.FirstHold })
 	addr := ts.listen(t)
 	for range 2 {
 		io.WriteString(dialRaw(t, addr), uploadHead(ts.freeKey, 10_000_000, "")+filePartHead+"first bytes")
 	}
-	time.Sleep(200 * time.Millisecond) // both admitted, holding firstHold each
+	time.Sleep(200 * time.Millisecond) // both admitted, holding uploadbody.FirstHold each
 	img := noisePNG(t, 80, 80)         // about 25 KB, within its first 64 KiB; 128 KiB are left
 	ct, body := multipartBody(t, [2]string{"file", string(img)})
 	if r := ts.post(t, ts.proKey, ct, body); r.status != http.StatusOK {

@@ -8,14 +8,13 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os"
 	"strconv"
-	"time"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/uploadbody"
 )
 
 const (
@@ -24,10 +23,6 @@ const (
 	// maxBody leaves room for the multipart framing and small extra fields around the image.
 	maxBody  = facecall.MaxBody
 	maxParts = 8
-	// firstHold is the most of the bodies' budget an upload holds before it is read, and the
-	// buffer its image starts in (its declared length when smaller): a portrait fits, and a larger
-	// image's buffer grows as it arrives.
-	firstHold = 64 << 10
 )
 
 // uploadRequest checks what a face call's request says of its upload, before anything of it is
@@ -72,7 +67,7 @@ func readUpload(body io.Reader, boundary string, size, held int64, hold func(int
 		}
 		// room for one byte more than the cap, which tells a file over it, or the end of one
 		// that fills the body
-		data, err := readGrowing(io.LimitReader(part, MaxUpload+1), int(held), int(min(size, MaxUpload)+1), hold)
+		data, err := uploadbody.ReadAll(io.LimitReader(part, MaxUpload+1), int(held), int(min(size, MaxUpload)+1), hold)
 		if err != nil {
 			return nil, uploadError(err)
 		}
@@ -87,34 +82,6 @@ func readUpload(body io.Reader, boundary string, size, held int64, hold func(int
 	return nil, hensachi.Errorf(hensachi.EMissingFile, "no part named file in the multipart body")
 }
 
-// readGrowing reads r to its end into a buffer of held bytes that doubles, up to most, as the
-// bytes arrive, each growth first held through hold: so what a body takes of the budget is what
-// its client has sent (at most twice), and one that sends slowly takes little. r must end within
-// most bytes.
-func readGrowing(r io.Reader, held, most int, hold func(int64) error) ([]byte, error) {
-	b := make([]byte, 0, held)
-	for {
-		if len(b) == cap(b) {
-			grown := min(max(2*cap(b), 4<<10), most)
-			if grown == cap(b) {
-				return b, nil // r is past most; the caller sees the size
-			}
-			if err := hold(int64(grown - cap(b))); err != nil {
-				return nil, err
-			}
-			b = append(make([]byte, 0, grown), b...)
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if errors.Is(err, io.EOF) {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
-}
-
 func uploadError(err error) error {
 	var tooBig *http.MaxBytesError
 	var refused *hensachi.Error // no room in the bodies' budget
@@ -127,79 +94,11 @@ func uploadError(err error) error {
 	return &hensachi.Error{Code: hensachi.EMissingFile, Message: "the multipart body is malformed or ends early; send multipart/form-data with the image in a part named file", Cause: err}
 }
 
-// UploadPace is how fast an upload must arrive: nothing is asked in its first Grace, then at least
-// Bytes in every Window, and all of it within Limit. A body that falls behind is a 408
-// request_timeout at once, and its call gives back the account's share and the bytes it held.
-type UploadPace struct {
-	Grace, Window, Limit time.Duration
-	Bytes                int64
-}
+// UploadPace is how fast a face call's upload must arrive.
+type UploadPace = uploadbody.Pace
 
-// DefaultUploadPace asks 4 KiB/s over 10 s windows after 10 s: 32 kbit/s, which even a phone on
-// 2G (GPRS sends 20–40 kbit/s) keeps, so only a client that sends slowly on purpose or stalls for
-// longer than a window is cut. A photo of a few MB needs ten times that rate to arrive within the
-// 60 s limit anyway; what the pace adds is that a trickle cannot hold its place for that minute: a
-// client at 1 KiB/s is cut after 20 s.
-var DefaultUploadPace = UploadPace{Grace: 10 * time.Second, Window: 10 * time.Second, Bytes: 40 << 10, Limit: 60 * time.Second}
-
-func (p UploadPace) tooSlow() error {
-	return hensachi.Errorf(hensachi.ERequestTimeout, "the upload arrived too slowly: after its first %v it must bring at least %d KiB every %v, and all of it must arrive within %v",
-		p.Grace, p.Bytes>>10, p.Window, p.Limit)
-}
-
-// pacedBody is a request body that must keep its pace. Before each read it sets the connection's
-// read deadline to the moment the pace would be broken, so a client that falls behind is cut by
-// the network poller's clock, with no goroutine watching.
-type pacedBody struct {
-	body io.Reader
-	rc   *http.ResponseController
-	pace UploadPace
-	// end is the whole body's deadline; the current window ends at windowEnd, and has brought
-	// windowBytes so far (the grace counts as a window that has brought enough)
-	end, windowEnd, deadline time.Time
-	windowBytes              int64
-	late                     bool // a read ran into the deadline
-	eof                      bool // the body was read to its end
-}
-
-func newPacedBody(w http.ResponseWriter, body io.Reader, pace UploadPace) *pacedBody {
-	now := time.Now()
-	return &pacedBody{body: body, rc: http.NewResponseController(w), pace: pace,
-		end: now.Add(pace.Limit), windowEnd: now.Add(pace.Grace), windowBytes: pace.Bytes}
-}
-
-func (b *pacedBody) Read(p []byte) (int, error) {
-	b.roll() // windows that ended while the handler was not reading start afresh
-	deadline := b.windowEnd // the current window's bytes are due at its end
-	if b.windowBytes >= b.pace.Bytes {
-		deadline = deadline.Add(b.pace.Window) // then the next window's
-	}
-	if deadline.After(b.end) {
-		deadline = b.end
-	}
-	if !deadline.Equal(b.deadline) {
-		// ErrNotSupported (a ResponseRecorder) leaves the server's own timeout
-		b.rc.SetReadDeadline(deadline)
-		b.deadline = deadline
-	}
-	n, err := b.body.Read(p)
-	b.roll() // the bytes count in the window they arrived in
-	b.windowBytes += int64(n)
-	b.late = b.late || errors.Is(err, os.ErrDeadlineExceeded)
-	b.eof = b.eof || errors.Is(err, io.EOF)
-	return n, err
-}
-
-// roll moves to the window of the present moment.
-func (b *pacedBody) roll() {
-	for now := time.Now(); !now.Before(b.windowEnd); {
-		b.windowEnd, b.windowBytes = b.windowEnd.Add(b.pace.Window), 0
-	}
-}
-
-// done puts the deadline back to the body's limit, the one net/http's watch for a client going
-// away reads under while the call is analysed.
-func (b *pacedBody) done() { b.rc.SetReadDeadline(b.end) }
+// DefaultUploadPace is the pace an upload must keep unless Config.UploadPace says otherwise.
+var DefaultUploadPace = uploadbody.DefaultPace
 
 type bboxJSON struct {
 	X      int `json:"x"`
@@ -230,18 +129,17 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, closeUnread(c, err)
 	}
-	body := newPacedBody(c.w, http.MaxBytesReader(c.w, c.r.Body, maxBody), s.cfg.UploadPace)
-	held := min(size, firstHold)
+	body := uploadbody.NewBody(c.w, http.MaxBytesReader(c.w, c.r.Body, maxBody), s.cfg.UploadPace)
+	held := uploadbody.Held(size)
 	a, err := s.faces.Analyze(c.r.Context(), c.account, facecall.Upload{Size: held, Read: func(hold func(int64) error) ([]byte, error) {
 		data, err := readUpload(body, boundary, size, held, hold)
-		body.done()
-		if body.late {
-			return nil, s.cfg.UploadPace.tooSlow()
+		if late := body.Done(); late != nil {
+			return nil, late
 		}
 		return data, err
 	}})
 	if err != nil {
-		if !body.eof {
+		if body.Unread() {
 			return nil, closeUnread(c, err)
 		}
 		return nil, err

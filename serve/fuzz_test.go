@@ -11,6 +11,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/internal/uploadbody"
 )
 
 func FuzzParseQuery(f *testing.F) {
@@ -97,7 +98,7 @@ func FuzzReadUpload(f *testing.F) {
 		var data []byte
 		if err == nil {
 			unlimited := func(int64) error { return nil }
-			data, err = readUpload(newPacedBody(httptest.NewRecorder(), req.Body, DefaultUploadPace), boundary, size, min(size, firstHold), unlimited)
+			data, err = readUpload(uploadbody.NewBody(httptest.NewRecorder(), req.Body, DefaultUploadPace), boundary, size, uploadbody.Held(size), unlimited)
 		}
 		if err != nil {
 			if code := hensachi.ErrorCode(err); code != hensachi.EMissingFile && code != hensachi.EFileTooLarge {

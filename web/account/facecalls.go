@@ -20,8 +20,8 @@ type FaceCalls struct {
 }
 
 // AnalyzeFaces makes the call and counts it at once: the page shows the day's count with the result.
-func (f FaceCalls) AnalyzeFaces(ctx context.Context, account hensachi.Account, read func() ([]byte, error)) (FaceAnalysis, error) {
-	a, err := f.Calls.Analyze(ctx, account, facecall.Upload{Read: func(func(int64) error) ([]byte, error) { return read() }})
+func (f FaceCalls) AnalyzeFaces(ctx context.Context, account hensachi.Account, upload facecall.Upload) (FaceAnalysis, error) {
+	a, err := f.Calls.Analyze(ctx, account, upload)
 	if err != nil {
 		return FaceAnalysis{}, err
 	}

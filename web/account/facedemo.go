@@ -12,14 +12,15 @@ import (
 	"strings"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/uploadbody"
 	"github.com/hensachi/hensachi/web/page"
 )
 
 // FaceAnalyzer analyses a photo for the demo page as one face API call of the account: the same
-// admission, pipeline and daily limit as POST /face/v1/predict. read is called once admitted, to
-// read the upload.
+// admission, pipeline and daily limit as POST /face/v1/predict. The upload is read once admitted.
 type FaceAnalyzer interface {
-	AnalyzeFaces(ctx context.Context, account hensachi.Account, read func() ([]byte, error)) (FaceAnalysis, error)
+	AnalyzeFaces(ctx context.Context, account hensachi.Account, upload facecall.Upload) (FaceAnalysis, error)
 }
 
 // FaceAnalysis is what the demo page shows of one analysis.
@@ -102,7 +103,7 @@ func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
 		case w.cop.Check(r) != nil:
 			status, p.Error = http.StatusForbidden, "このフォームはこのサイトから送られていません。ページを読み込み直してください。"
 		default:
-			a, err := w.deps.Faces.AnalyzeFaces(r.Context(), account, func() ([]byte, error) { return readDemoUpload(rw, r, w, sess) })
+			a, err := w.deps.Faces.AnalyzeFaces(r.Context(), account, w.demoUpload(rw, r, sess))
 			status, p.Error = demoError(err)
 			if err == nil {
 				p.setResult(&a)
@@ -120,9 +121,31 @@ func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
 	writeDemoPage(rw, r, status, []byte(body.String()))
 }
 
-// readDemoUpload reads the form once admitted: its token first, then the photo.
-func readDemoUpload(rw http.ResponseWriter, r *http.Request, w *Pages, sess session) ([]byte, error) {
-	r.Body = http.MaxBytesReader(rw, r.Body, maxDemoUpload)
+// demoUpload is the demo form's upload as the API reads its own: at the upload's pace, into a buffer
+// that takes its bytes from the face calls' budget as it grows.
+func (w *Pages) demoUpload(rw http.ResponseWriter, r *http.Request, sess session) facecall.Upload {
+	size := r.ContentLength
+	if size < 0 || size > maxDemoUpload {
+		size = maxDemoUpload // the reader stops at the cap
+	}
+	held := uploadbody.Held(size)
+	body := uploadbody.NewBody(rw, http.MaxBytesReader(rw, r.Body, maxDemoUpload), uploadbody.DefaultPace)
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{body, r.Body}
+	return facecall.Upload{Size: held, Read: func(hold func(int64) error) ([]byte, error) {
+		data, err := readDemoUpload(r, w, sess, int(held), int(min(size, 10<<20)+1), hold)
+		if late := body.Done(); late != nil {
+			return nil, late
+		}
+		return data, err
+	}}
+}
+
+// readDemoUpload reads the form once admitted: its token first, then the photo, into a buffer of
+// held bytes that hold grows, up to most.
+func readDemoUpload(r *http.Request, w *Pages, sess session, held, most int, hold func(int64) error) ([]byte, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, hensachi.Errorf(hensachi.EMissingFile, "choose a JPEG or PNG photo")
@@ -148,8 +171,11 @@ func readDemoUpload(rw http.ResponseWriter, r *http.Request, w *Pages, sess sess
 			if !csrfOK {
 				return nil, errFormRefused
 			}
-			data, err := io.ReadAll(io.LimitReader(part, 10<<20+1))
+			data, err := uploadbody.ReadAll(io.LimitReader(part, 10<<20+1), held, most, hold)
+			var refused *hensachi.Error // no room in the face calls' budget
 			switch {
+			case errors.As(err, &refused):
+				return nil, err
 			case err != nil:
 				return nil, hensachi.Errorf(hensachi.EFileTooLarge, "the photo is larger than 10 MiB")
 			case len(data) > 10<<20:
@@ -187,6 +213,8 @@ func demoError(err error) (int, string) {
 		return http.StatusTooManyRequests, "今日の顔分析の回数の上限に達しました。0 時（日本時間）に戻ります。"
 	case hensachi.EOverloaded, hensachi.EUnavailable:
 		return http.StatusServiceUnavailable, "混み合っています。少し待ってからもう一度お試しください。"
+	case hensachi.ERequestTimeout:
+		return http.StatusRequestTimeout, "写真の送信が遅すぎました。通信状態のよいところでもう一度お試しください。"
 	}
 	return http.StatusInternalServerError, ""
 }
