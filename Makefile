@@ -10,7 +10,7 @@ SHELL       := bash
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs noface lighthouse test test-all soak bench bench-go fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs noface lighthouse test test-all soak bench bench-go bench-face fuzz vet clean
 
 all: build
 
@@ -117,15 +117,20 @@ RELIABILITY := TestUploadFloodMemory|TestKilledReplicaUnitsComeBack|TestReplicas
 soak: runtime models
 	scripts/test-postgres.sh env HENSACHI_TEST_ALL=1 HENSACHI_SOAK=$(SOAK) $(GO) test -count=1 -timeout 2h -v -run '^($(RELIABILITY))$$' ./cmd/hensachi ./serve
 
-bench: bench-go
+bench: bench-go bench-face
 	scripts/bench-town.sh
+
+# The face service against @vladmandic/human 3.3.6 (npm, WASM backend, in Node) on the same photos in
+# one run (scripts/bench-face.sh; Human and its models are installed in build/human on first use).
+bench-face: runtime turbojpeg models
+	scripts/bench-face.sh
 
 bench-go: runtime turbojpeg models
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
 	$(GO) test -run '^$$' -bench TownCalls -benchmem ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x -benchmem ./serve/
-	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize" -benchtime 40x -benchmem ./face/
+	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize|Models" -benchtime 40x -benchmem ./face/
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s

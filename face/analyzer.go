@@ -37,6 +37,13 @@ type Config struct {
 	QueueSize int
 	// MaxFaces bounds the faces analysed per image, largest first.
 	MaxFaces int
+	// QuickPass first searches a photo at no more than quickSide pixels a side, never enlarged, and
+	// keeps what that pass finds when every face on its image is at least quickFaceSide: a portrait
+	// or a photo of a few large faces then costs the detector a quarter of the main pass, and
+	// anything else gets the passes as before. The server sets it; the training extraction does
+	// not, so that the features the committed models were fitted on stay the main pass's to the
+	// bit (training.TestTrainingReproducesCommittedModels).
+	QuickPass bool
 }
 
 // Scorer turns a face embedding into the 1–5 attractiveness score and its deviation score.
@@ -151,9 +158,16 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
 	}
-	if _, _, err := a.faceOutputs(context.Background(), make([]uint8, 3*AlignSize*AlignSize)); err != nil {
+	blank := make([]uint8, 3*AlignSize*AlignSize)
+	if _, _, err := a.genderAgeOutputs(context.Background(), blank, false); err != nil {
 		a.Close()
 		return nil, fmt.Errorf("warm up: %w", err)
+	}
+	if a.embedding != nil {
+		if _, err := runOne(context.Background(), a.embedding, normalisedPlanes(blank)); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("warm up: %w", err)
+		}
 	}
 	if a.faceRes != nil {
 		if _, err := a.faceResOutputs(context.Background(), make([]uint8, 3*FaceResTemplate.Size*FaceResTemplate.Size)); err != nil {
@@ -352,38 +366,43 @@ const (
 	verdictNotFace
 )
 
-// runFaceModels runs the per-face models on every face: the gender-age and embedding models,
-// whose outputs verify the detection (isFace), and FaceRes. The runs are tasks taken in order by
-// the calling worker and by helpers on CPUs that no other photo is using (photoTasks), so that a
-// photo analysed while the machine is otherwise idle uses all of it. FaceRes's run on a face is
+// runFaceModels runs the per-face models on every face: the embedding, whose norm verifies the
+// detection (isFace), the gender-age model and FaceRes. The runs are tasks taken in order by the
+// calling worker and by helpers on CPUs that no other photo is using (photoTasks), so that a photo
+// analysed while the machine is otherwise idle uses all of it: the embedding, the longest run, on
+// one CPU while the gender-age model and then FaceRes run on the other. FaceRes's run on a face is
 // skipped when the face has already been found not to be one; a helper may have run it before
 // the verdict, which only costs a CPU that was idle.
 func (a *Analyzer) runFaceModels(ctx context.Context, work []faceWork) error {
 	mirrored := a.readsMirror()
-	perFace := 1
-	if a.faceRes != nil {
-		perFace = 2
-	}
+	const (
+		embeddingTask = iota
+		genderAgeTask
+		faceResTask
+		perFace
+	)
 	return a.photoTasks(ctx, perFace*len(work), func(ctx context.Context, i int) error {
 		w := &work[i/perFace]
-		if i%perFace == 0 {
-			features, err := a.features(ctx, w.aligned, mirrored)
-			if err != nil {
-				return err
+		var err error
+		switch i % perFace {
+		case embeddingTask:
+			if a.embedding != nil {
+				if w.Features.Embedding, err = runOne(ctx, a.embedding, normalisedPlanes(w.aligned)); err != nil {
+					return fmt.Errorf("embedding: %w", err)
+				}
 			}
-			w.Features = features
 			if isFace(&w.Features) {
 				w.verdict.Store(verdictFace)
 			} else {
 				w.verdict.Store(verdictNotFace)
 			}
-			return nil
+		case genderAgeTask:
+			w.Features.GenderAge, w.Features.MirroredGenderAge, err = a.genderAgeOutputs(ctx, w.aligned, mirrored)
+		case faceResTask:
+			if a.faceRes != nil && w.verdict.Load() != verdictNotFace {
+				w.faceRes, err = a.faceResOutputs(ctx, w.crop)
+			}
 		}
-		if w.verdict.Load() == verdictNotFace {
-			return nil
-		}
-		var err error
-		w.faceRes, err = a.faceResOutputs(ctx, w.crop)
 		return err
 	})
 }
@@ -450,19 +469,40 @@ func (a *Analyzer) Detect(ctx context.Context, img *RGB) ([]Detection, error) {
 }
 
 func (a *Analyzer) detect(ctx context.Context, p *Photo) ([]Detection, error) {
-	scales := detectScales(p.W, p.H)
-	all, err := a.detectAt(ctx, p, scales[0])
-	if err != nil {
-		return nil, err
+	dets, _, err := a.detectPasses(ctx, p)
+	return dets, err
+}
+
+// detectPasses runs the detector's passes on the photo and returns what they found, merged, and
+// the scales it ran at, in order: the quick pass (QuickPass), kept alone when its faces are all
+// large; else the main pass, and the fine one unless the main pass found faces that are all large.
+func (a *Analyzer) detectPasses(ctx context.Context, p *Photo) (_ []Detection, ran []float64, _ error) {
+	pass := func(scale float64) ([]Detection, error) {
+		ran = append(ran, scale)
+		return a.detectAt(ctx, p, scale)
 	}
-	if len(scales) > 1 && !largeEnough(all, scales[0]) {
-		fine, err := a.detectAt(ctx, p, scales[1])
+	scales := detectScales(p.W, p.H)
+	if quick := quickScale(p.W, p.H); a.cfg.QuickPass && quick < scales[0] {
+		dets, err := pass(quick)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if largeEnough(dets, quick, quickFaceSide) {
+			return NMS(dets, nmsIoU), ran, nil
+		}
+	}
+	all, err := pass(scales[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(scales) > 1 && !largeEnough(all, scales[0], skipFineSide) {
+		fine, err := pass(scales[1])
+		if err != nil {
+			return nil, nil, err
 		}
 		all = append(all, fine...)
 	}
-	return NMS(all, nmsIoU), nil
+	return NMS(all, nmsIoU), ran, nil
 }
 
 // detectAt runs the detector on the photo resized by scale, from the coarsest level that has the
@@ -506,46 +546,39 @@ func (a *Analyzer) detectAt(ctx context.Context, p *Photo, scale float64) ([]Det
 // subjects. A group photo's faces are smaller than this and keep the second pass.
 const skipFineSide = 48
 
-// largeEnough reports whether the main pass found faces and all of them are at least skipFineSide
-// on its image.
-func largeEnough(dets []Detection, mainScale float64) bool {
+// largeEnough reports whether a pass at scale found faces and all of them are at least side on
+// its image.
+func largeEnough(dets []Detection, scale, side float64) bool {
 	if len(dets) == 0 {
 		return false
 	}
 	for _, d := range dets {
-		if math.Min(d.Box.W, d.Box.H)*mainScale < skipFineSide {
+		if math.Min(d.Box.W, d.Box.H)*scale < side {
 			return false
 		}
 	}
 	return true
 }
 
-// faceOutputs runs the per-face models on one aligned face.
-func (a *Analyzer) faceOutputs(ctx context.Context, aligned []uint8) (genderAge, embedding []float32, err error) {
-	raw, norm := faceInputs(aligned)
-	if genderAge, err = runOne(ctx, a.genderAge, raw); err != nil {
-		return nil, nil, fmt.Errorf("gender-age: %w", err)
-	}
-	if a.embedding != nil {
-		if embedding, err = runOne(ctx, a.embedding, norm); err != nil {
-			return nil, nil, fmt.Errorf("embedding: %w", err)
-		}
-	}
-	return genderAge, embedding, nil
-}
-
-// faceInputs lays an aligned face out as RGB planes twice: raw 0–255 for the gender-age model,
-// which normalises inside its graph, and (p − 127)/128 for the embedding model.
-func faceInputs(aligned []uint8) (raw, norm []float32) {
+// rawPlanes lays an aligned face out as RGB planes of 0–255, as the gender-age model reads it
+// (it normalises inside its graph).
+func rawPlanes(aligned []uint8) []float32 {
 	const n = AlignSize * AlignSize
-	raw, norm = make([]float32, 3*n), make([]float32, 3*n)
-	for i := 0; i < n; i++ {
+	raw := make([]float32, 3*n)
+	for i := range n {
 		raw[i], raw[n+i], raw[2*n+i] = float32(aligned[3*i]), float32(aligned[3*i+1]), float32(aligned[3*i+2])
 	}
-	for i, v := range raw {
+	return raw
+}
+
+// normalisedPlanes lays an aligned face out as RGB planes of (p − 127)/128, as the embedding model
+// reads it.
+func normalisedPlanes(aligned []uint8) []float32 {
+	norm := rawPlanes(aligned)
+	for i, v := range norm {
 		norm[i] = (v - 127) / 128
 	}
-	return raw, norm
+	return norm
 }
 
 // runOne runs a single-input, single-output model on one 3×112×112 face.

@@ -427,18 +427,18 @@ func TestLargeFaceSkipsSecondPass(t *testing.T) {
 	if len(scales) != 2 {
 		t.Fatalf("detectScales = %v, want two passes for a 1600×1200 photo", scales)
 	}
-	coarse, err := a.detectAt(context.Background(), PhotoOf(img), scales[0])
+	dets, ran, err := a.detectPasses(context.Background(), PhotoOf(img))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !largeEnough(coarse, scales[0]) {
-		t.Fatalf("main pass found %+v; want one face large enough to skip the second pass", coarse)
+	if !slices.Equal(ran, scales[:1]) {
+		t.Fatalf("passes at %v, want the main pass alone (%v); it found %+v", ran, scales[0], dets)
 	}
 	faces := analyze(t, a, img)
 	if len(faces) != 1 || faces[0].X < 600 || faces[0].X+faces[0].W > 1000 {
 		t.Errorf("faces %+v, want the one portrait", faces)
 	}
-	if largeEnough(nil, scales[0]) || largeEnough([]Detection{{Box: Box{W: 80, H: 90}}}, scales[0]) {
+	if largeEnough(nil, scales[0], skipFineSide) || largeEnough([]Detection{{Box: Box{W: 80, H: 90}}}, scales[0], skipFineSide) {
 		t.Error("no face, or a face of 40 main-pass pixels, must keep the second pass")
 	}
 }

@@ -2,6 +2,7 @@ package face
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -162,20 +163,9 @@ func median(ds []time.Duration) time.Duration {
 // outputs) done beforehand and left out of the clock. It is the floor the end-to-end latency is
 // compared with.
 func (a *Analyzer) inferenceFloor(ctx context.Context, p *Photo) (time.Duration, error) {
-	dets, err := a.detect(ctx, p)
+	dets, scales, err := a.detectPasses(ctx, p)
 	if err != nil {
 		return 0, err
-	}
-	// the passes detect runs: the second only when the first found no face large enough
-	scales := detectScales(p.W, p.H)
-	if len(scales) > 1 {
-		coarse, err := a.detectAt(ctx, p, scales[0])
-		if err != nil {
-			return 0, err
-		}
-		if largeEnough(coarse, scales[0]) {
-			scales = scales[:1]
-		}
 	}
 	var total time.Duration
 	for _, scale := range scales {
@@ -206,7 +196,7 @@ func (a *Analyzer) inferenceFloor(ctx context.Context, p *Photo) (time.Duration,
 		if err != nil {
 			return 0, err
 		}
-		raw, norm := faceInputs(aligned)
+		raw, norm := rawPlanes(aligned), normalisedPlanes(aligned)
 		type job struct {
 			s    *ort.DynamicAdvancedSession
 			data []float32
@@ -215,8 +205,7 @@ func (a *Analyzer) inferenceFloor(ctx context.Context, p *Photo) (time.Duration,
 		}
 		jobs := []job{{a.genderAge, raw, AlignSize, 1}, {a.embedding, norm, AlignSize, 1}}
 		if mirrored {
-			mirroredRaw, _ := faceInputs(Mirror(aligned))
-			jobs = append(jobs, job{a.genderAge, mirroredRaw, AlignSize, 1})
+			jobs = append(jobs, job{a.genderAge, rawPlanes(Mirror(aligned)), AlignSize, 1})
 		}
 		if a.faceRes != nil {
 			crop, err := alignFrom(p, d.Landmarks, FaceResTemplate)
@@ -245,4 +234,61 @@ func (a *Analyzer) inferenceFloor(ctx context.Context, p *Photo) (time.Duration,
 		}
 	}
 	return total, nil
+}
+
+// BenchmarkModels measures each model's bare inference on one input of the size the service gives
+// it, on one intra-op thread and on two: the detector at the quick pass's sizes (a 256×256
+// portrait as it is, a 1024×768 photo at 320×240 padded to 320×256) and at the main pass's (the
+// portrait enlarged to 512×512, the photo at 640×480), and the per-face models. It reports each
+// one's p50 in ms.
+func BenchmarkModels(b *testing.B) {
+	bundle := modelBundle(b)
+	for _, threads := range []int{1, 2} {
+		a, err := startAnalyzer(b, func(c *Config) {
+			c.FaceResPath, c.IntraOpThreads, c.Workers = bundle.Path(bundle.FaceRes()), threads, 1
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer a.Close()
+		models := []struct {
+			name    string
+			session *ort.DynamicAdvancedSession
+			h, w    int64
+			outputs int
+		}{
+			{"detector-256x256", a.detector, 256, 256, len(yunetOutputNames)},
+			{"detector-320x256", a.detector, 256, 320, len(yunetOutputNames)},
+			{"detector-512x512", a.detector, 512, 512, len(yunetOutputNames)},
+			{"detector-640x480", a.detector, 480, 640, len(yunetOutputNames)},
+			{"gender-age-112", a.genderAge, AlignSize, AlignSize, 1},
+			{"embedding-112", a.embedding, AlignSize, AlignSize, 1},
+			{"faceres-160", a.faceRes, int64(FaceResTemplate.Size), int64(FaceResTemplate.Size), len(faceResOutputNames)},
+		}
+		for _, m := range models {
+			b.Run(fmt.Sprintf("%s/threads-%d", m.name, threads), func(b *testing.B) {
+				data := make([]float32, 3*m.h*m.w)
+				for i := range data {
+					data[i] = float32(i % 251)
+				}
+				in, err := ort.NewTensor(ort.NewShape(1, 3, m.h, m.w), data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer in.Destroy()
+				var lat []time.Duration
+				for b.Loop() {
+					outs := make([]ort.Value, m.outputs)
+					start := time.Now()
+					err := m.session.Run([]ort.Value{in}, outs)
+					lat = append(lat, time.Since(start))
+					destroyAll(outs)
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(median(lat))/float64(time.Millisecond), "p50-ms")
+			})
+		}
+	}
 }

@@ -41,17 +41,17 @@ func Mirror(aligned []uint8) []uint8 {
 	return out
 }
 
-// features runs the per-face models on an aligned face, and the gender-age model on its mirror
-// image too when mirrored.
-func (a *Analyzer) features(ctx context.Context, aligned []uint8, mirrored bool) (Features, error) {
-	var f Features
-	var err error
-	if f.GenderAge, f.Embedding, err = a.faceOutputs(ctx, aligned); err != nil || !mirrored {
-		return f, err
+// genderAgeOutputs runs the gender-age model on an aligned face, and on its mirror image too when
+// mirrored (else mirror is nil).
+func (a *Analyzer) genderAgeOutputs(ctx context.Context, aligned []uint8, mirrored bool) (fc1, mirror []float32, err error) {
+	if fc1, err = runOne(ctx, a.genderAge, rawPlanes(aligned)); err != nil {
+		return nil, nil, fmt.Errorf("gender-age: %w", err)
 	}
-	raw, _ := faceInputs(Mirror(aligned))
-	if f.MirroredGenderAge, err = runOne(ctx, a.genderAge, raw); err != nil {
-		return f, fmt.Errorf("gender-age, mirrored: %w", err)
+	if !mirrored {
+		return fc1, nil, nil
 	}
-	return f, nil
+	if mirror, err = runOne(ctx, a.genderAge, rawPlanes(Mirror(aligned))); err != nil {
+		return nil, nil, fmt.Errorf("gender-age, mirrored: %w", err)
+	}
+	return fc1, mirror, nil
 }

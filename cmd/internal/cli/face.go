@@ -36,8 +36,8 @@ const (
 )
 
 // Analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. With trained, it
-// loads the trained models from the bundle directory and runs FaceRes when the age and gender
-// model reads it (the server); without (training, which makes those models), raw_score and score
+// loads the trained models from the bundle directory, runs FaceRes when the age and gender model
+// reads it and searches a photo with the quick pass first (the server); without (training, which makes those models), raw_score and score
 // are left out, age and gender come from the gender-age model alone, and faceRes says whether
 // FaceRes runs.
 func (f FaceFlags) Analyzer(trained, faceRes bool) (*face.Analyzer, error) {
@@ -71,6 +71,7 @@ func (f FaceFlags) Analyzer(trained, faceRes bool) (*face.Analyzer, error) {
 			return nil, err
 		}
 		cfg.Attributes, faceRes = at, at.FaceRes
+		cfg.QuickPass = true
 	}
 	if faceRes {
 		x := b.FaceRes()
