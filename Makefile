@@ -10,7 +10,7 @@ SHELL       := bash
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs noface lighthouse test test-all soak bench bench-go bench-face fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages noface lighthouse test test-all soak bench bench-go bench-face fuzz vet clean
 
 all: build
 
@@ -65,7 +65,7 @@ MODELS_DIR ?= models
 models:
 	$(GO) build -v -o bin/assemble-models ./cmd/assemble-models 2>&1 | scripts/progress.sh models
 	bin/assemble-models -out $(MODELS_DIR)
-	install -C -m 644 face/models/attractiveness.json face/models/attributes.json $(MODELS_DIR)/
+	install -C -m 644 face/models/attractiveness.json face/models/attributes.json face/models/age_range.json $(MODELS_DIR)/
 
 TRAIN_MODELS = $(GO) run ./cmd/train-models
 # Training again writes the committed file and its card, and copies the file into the bundle that
@@ -77,6 +77,13 @@ train-score: runtime models
 train-attrs: runtime models
 	nice $(TRAIN_MODELS) attrs -models $(MODELS_DIR) -out face/models/attributes.json
 	cp face/models/attributes.json $(MODELS_DIR)/
+	$(MAKE) calibrate-ages
+
+# The age ranges of the age and gender model, from held-out faces analysed as the server does (a few
+# CPU-minutes); train-attrs runs it after training.
+calibrate-ages: runtime models
+	nice $(TRAIN_MODELS) calibrate -models $(MODELS_DIR) -out face/models/age_range.json
+	cp face/models/age_range.json $(MODELS_DIR)/
 
 vet:
 	$(GO) vet ./...

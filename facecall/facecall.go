@@ -42,6 +42,12 @@ const (
 	MaxBody   = MaxUpload + 64<<10
 )
 
+// AgeRanges turns a reported age into a range of whole years that holds the true age for a
+// calibrated share of faces; attr.AgeRanges is the real one.
+type AgeRanges interface {
+	Range(age int) (low, high int)
+}
+
 // Quota holds units of the accounts' daily quotas; a quota.Enforcer is one.
 type Quota interface {
 	Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error)
@@ -53,6 +59,8 @@ type Config struct {
 	Quota    Quota    // required
 	// Uploads keeps uploaded images; nil turns storage off.
 	Uploads UploadStore
+	// AgeRanges gives each face the range its true age is likely in; nil leaves it out.
+	AgeRanges AgeRanges
 	// Slots is how many calls are analysed at once, from the end of their upload to the answer
 	// (default 8: give the analyzer's workers plus its queue); SlotsPerAccount how many calls one
 	// account may have in progress, reading their upload or analysed (default 2); Bodies the bytes
@@ -131,13 +139,22 @@ type Face struct {
 	Score      float64
 	RawScore   float64
 	Age        int
+	// AgeRange is where the true age likely is (Config.AgeRanges); nil without it.
+	AgeRange   *AgeRange
 	Gender     string  // "female" or "male"
 	GenderProb float64 // the probability of Gender
+	// DetectionScore is the detector's confidence that this is a face, 0–1 (at least the
+	// detector's threshold, 0.7).
+	DetectionScore float64
 }
+
+// AgeRange is a range of ages in whole years, both ends included.
+type AgeRange struct{ Low, High int }
 
 // Rounded is the face at the precision the API documents (DESIGN.md), which the demo page shows too.
 func (f Face) Rounded() Face {
 	f.Score, f.RawScore, f.GenderProb = hensachi.Round(f.Score, 1), hensachi.Round(f.RawScore, 2), hensachi.Round(f.GenderProb, 4)
+	f.DetectionScore = hensachi.Round(f.DetectionScore, 4)
 	return f
 }
 
@@ -249,7 +266,12 @@ func (s *Service) analyze(ctx context.Context, ticket *ticket, data []byte) (_ *
 		if f.Male >= 0.5 {
 			gender, prob = "male", f.Male
 		}
-		faces[i] = Face{X: f.X, Y: f.Y, W: f.W, H: f.H, Score: f.Score, RawScore: f.RawScore, Age: f.Age, Gender: gender, GenderProb: prob}
+		faces[i] = Face{X: f.X, Y: f.Y, W: f.W, H: f.H, Score: f.Score, RawScore: f.RawScore, Age: f.Age, Gender: gender, GenderProb: prob,
+			DetectionScore: f.Detection.Score}
+		if s.cfg.AgeRanges != nil {
+			low, high := s.cfg.AgeRanges.Range(f.Age)
+			faces[i].AgeRange = &AgeRange{Low: low, High: high}
+		}
 	}
 	return photo, faces, string(header.Format), nil
 }

@@ -97,15 +97,21 @@ func encodePNG(t *testing.T, w, h int, deep bool) []byte {
 	return b.Bytes()
 }
 
+// spread is an age range from three years below to four above.
+type spread struct{}
+
+func (spread) Range(age int) (low, high int) { return age - 3, age + 4 }
+
 // TestAnalyze: the steps run in order, the faces come in the analyzer's order with their gender,
-// the upload is kept, and the unit of quota is the caller's to commit.
+// detection score and age range, the upload is kept, and the unit of quota is the caller's to
+// commit.
 func TestAnalyze(t *testing.T) {
 	f := newFakes(t, 10)
 	f.faces = []face.Face{
-		{X: 10, Y: 20, W: 100, H: 120, Age: 31, Male: 0.87654, Scored: true, RawScore: 3.14159, Score: 61.26},
-		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44},
+		{X: 10, Y: 20, W: 100, H: 120, Age: 31, Male: 0.87654, Scored: true, RawScore: 3.14159, Score: 61.26, Detection: face.Detection{Score: 0.876543}},
+		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44, Detection: face.Detection{Score: 0.75}},
 	}
-	s := f.service(Config{})
+	s := f.service(Config{AgeRanges: spread{}})
 	r, err := s.Analyze(t.Context(), account, f.reader(encodePNG(t, 320, 200, false)))
 	if err != nil {
 		t.Fatal(err)
@@ -114,13 +120,19 @@ func TestAnalyze(t *testing.T) {
 		t.Errorf("steps %q, want %q", fmtSteps(f.steps), want)
 	}
 	want := []Face{
-		{X: 10, Y: 20, W: 100, H: 120, Score: 61.26, RawScore: 3.14159, Age: 31, Gender: "male", GenderProb: 0.87654},
-		{X: 150, Y: 30, W: 40, H: 48, Score: 44.44, RawScore: 2.5, Age: 8, Gender: "female", GenderProb: 0.8},
+		{X: 10, Y: 20, W: 100, H: 120, Score: 61.26, RawScore: 3.14159, Age: 31, AgeRange: &AgeRange{28, 35}, Gender: "male", GenderProb: 0.87654, DetectionScore: 0.876543},
+		{X: 150, Y: 30, W: 40, H: 48, Score: 44.44, RawScore: 2.5, Age: 8, AgeRange: &AgeRange{5, 12}, Gender: "female", GenderProb: 0.8, DetectionScore: 0.75},
 	}
-	if len(r.Faces) != 2 || r.Faces[0] != want[0] || r.Faces[1].Gender != "female" || r.Faces[1].GenderProb < 0.7999 || r.Faces[1].GenderProb > 0.8001 {
+	if len(r.Faces) != 2 || r.Faces[1].Gender != "female" || r.Faces[1].GenderProb < 0.7999 || r.Faces[1].GenderProb > 0.8001 ||
+		r.Faces[1].AgeRange == nil || *r.Faces[1].AgeRange != *want[1].AgeRange || r.Faces[1].DetectionScore != 0.75 {
 		t.Errorf("faces %+v, want %+v", r.Faces, want)
 	}
-	if got := r.Faces[0].Rounded(); got.Score != 61.3 || got.RawScore != 3.14 || got.GenderProb != 0.8765 {
+	if got := r.Faces[0]; got.AgeRange == nil || *got.AgeRange != *want[0].AgeRange {
+		t.Errorf("face 0's age range %+v, want %+v", got.AgeRange, want[0].AgeRange)
+	} else if got.AgeRange = want[0].AgeRange; got != want[0] {
+		t.Errorf("face 0 %+v, want %+v", got, want[0])
+	}
+	if got := r.Faces[0].Rounded(); got.Score != 61.3 || got.RawScore != 3.14 || got.GenderProb != 0.8765 || got.DetectionScore != 0.8765 {
 		t.Errorf("rounded %+v", got)
 	}
 	if r.Photo.W != 320 || r.Photo.H != 200 || len(f.saved) != 1 || f.saved[0] != "png" {

@@ -107,14 +107,23 @@ type bboxJSON struct {
 	Height int `json:"height"`
 }
 
+type ageRangeJSON struct {
+	Low  int `json:"low"`
+	High int `json:"high"`
+}
+
+// faceJSON is one face as the document specifies it, and, beside, the extra fields: the
+// detector's confidence and the range of the age.
 type faceJSON struct {
-	FaceID     int      `json:"face_id"`
-	Score      float64  `json:"score"`
-	RawScore   float64  `json:"raw_score"`
-	Age        int      `json:"age"`
-	Gender     string   `json:"gender"`
-	GenderProb float64  `json:"gender_prob"`
-	BBox       bboxJSON `json:"bbox"`
+	FaceID         int           `json:"face_id"`
+	Score          float64       `json:"score"`
+	RawScore       float64       `json:"raw_score"`
+	Age            int           `json:"age"`
+	Gender         string        `json:"gender"`
+	GenderProb     float64       `json:"gender_prob"`
+	BBox           bboxJSON      `json:"bbox"`
+	DetectionScore float64       `json:"detection_score"`
+	AgeRange       *ageRangeJSON `json:"age_range,omitempty"`
 }
 
 // predict handles POST /face/v1/predict: the face call (package facecall) reads the upload, at
@@ -149,7 +158,10 @@ func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
 	for i, f := range a.Faces {
 		f = f.Rounded()
 		results[i] = faceJSON{FaceID: i, Score: f.Score, RawScore: f.RawScore, Age: f.Age, Gender: f.Gender, GenderProb: f.GenderProb,
-			BBox: bboxJSON{X: f.X, Y: f.Y, Width: f.W, Height: f.H}}
+			BBox: bboxJSON{X: f.X, Y: f.Y, Width: f.W, Height: f.H}, DetectionScore: f.DetectionScore}
+		if r := f.AgeRange; r != nil {
+			results[i].AgeRange = &ageRangeJSON{Low: r.Low, High: r.High}
+		}
 	}
 	b := []byte(`"faces_detected":` + strconv.Itoa(len(results)) + `,"results":`)
 	enc, err := jsonMarshal(results)

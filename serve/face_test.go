@@ -18,10 +18,10 @@ import (
 )
 
 func withFaces(t testing.TB) serverOption {
-	a := facetest.Analyzer(t)
+	a, ranges := facetest.ServingAnalyzer(t), facetest.AgeRanges(t)
 	dir := t.TempDir()
 	return func(c *wiring) {
-		c.Faces, c.FaceSlots = a, a.Capacity() // as Main wires them
+		c.Faces, c.FaceSlots, c.AgeRanges = a, a.Capacity(), ranges // as Main wires them
 		c.Uploads = &uploads.Store{Dir: dir, Retention: 24 * time.Hour}
 	}
 }
@@ -73,6 +73,12 @@ type predictResponse struct {
 		Gender     string   `json:"gender"`
 		GenderProb float64  `json:"gender_prob"`
 		BBox       struct{ X, Y, Width, Height int }
+		// the extra fields
+		DetectionScore float64 `json:"detection_score"`
+		AgeRange       *struct {
+			Low  float64 `json:"low"`
+			High float64 `json:"high"`
+		} `json:"age_range"`
 	} `json:"results"`
 	Usage struct {
 		Plan       string `json:"plan"`
@@ -112,6 +118,9 @@ func TestPredict(t *testing.T) {
 			f.BBox.Width < 50 || f.BBox.X < 0 || f.BBox.Y < 0 || f.BBox.X+f.BBox.Width > 256 || f.BBox.Y+f.BBox.Height > 256 {
 			t.Errorf("%s: %s", name, r.body)
 		}
+		if f.DetectionScore < 0.7 || f.DetectionScore > 1 || f.AgeRange == nil || f.AgeRange.Low > *f.Age || f.AgeRange.High < *f.Age || f.AgeRange.High-f.AgeRange.Low > 40 {
+			t.Errorf("%s: detection score or age range out of place: %s", name, r.body)
+		}
 		if p.Usage.Plan != "free" || p.Usage.LimitToday != 20 {
 			t.Errorf("usage %+v", p.Usage)
 		}
@@ -119,7 +128,7 @@ func TestPredict(t *testing.T) {
 	// the spec's field order
 	ct, body := multipartBody(t, [2]string{"file", string(scutImage(t, "CF100.jpg"))})
 	checkOrder(t, string(ts.post(t, ts.freeKey, ct, body).body), []string{`"success"`, `"faces_detected"`, `"results"`,
-		`"face_id"`, `"score"`, `"raw_score"`, `"age"`, `"gender"`, `"gender_prob"`, `"bbox"`, `"x"`, `"y"`, `"width"`, `"height"`, `"usage"`})
+		`"face_id"`, `"score"`, `"raw_score"`, `"age"`, `"gender"`, `"gender_prob"`, `"bbox"`, `"x"`, `"y"`, `"width"`, `"height"`, `"detection_score"`, `"age_range"`, `"usage"`})
 	// the upload was kept, content-addressed
 	var stored int
 	filepath.WalkDir(ts.wiring.Uploads.(*uploads.Store).Dir, func(_ string, d os.DirEntry, _ error) error {

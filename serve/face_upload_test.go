@@ -29,6 +29,11 @@ func (a *scriptedAnalyzer) AnalyzePhoto(_ context.Context, photo *face.Photo) ([
 	return a.faces, a.err
 }
 
+// tenYears is an age range of five years either side.
+type tenYears struct{}
+
+func (tenYears) Range(age int) (low, high int) { return age - 5, age + 5 }
+
 // memUploads keeps saved uploads in memory.
 type memUploads struct {
 	mu    sync.Mutex
@@ -44,11 +49,11 @@ func (u *memUploads) Save(_ []byte, ext string) (string, error) {
 
 func TestPredictWithoutModels(t *testing.T) {
 	analyzer := &scriptedAnalyzer{faces: []face.Face{
-		{X: 10, Y: 20, W: 100, H: 120, Age: 31, Male: 0.87654, Scored: true, RawScore: 3.14159, Score: 61.26},
-		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44},
+		{X: 10, Y: 20, W: 100, H: 120, Age: 31, Male: 0.87654, Scored: true, RawScore: 3.14159, Score: 61.26, Detection: face.Detection{Score: 0.912345}},
+		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44, Detection: face.Detection{Score: 0.7}},
 	}}
 	store := &memUploads{saved: map[string]int{}}
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.Uploads = analyzer, store })
+	ts := newTestServer(t, func(c *wiring) { c.Faces, c.Uploads, c.AgeRanges = analyzer, store, tenYears{} })
 
 	ct, body := multipartBody(t, [2]string{"file", string(encodePNGImage(t, 320, 200))})
 	r := ts.post(t, ts.freeKey, ct, body)
@@ -56,8 +61,8 @@ func TestPredictWithoutModels(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	want := `"faces_detected":2,"results":[` +
-		`{"face_id":0,"score":61.3,"raw_score":3.14,"age":31,"gender":"male","gender_prob":0.8765,"bbox":{"x":10,"y":20,"width":100,"height":120}},` +
-		`{"face_id":1,"score":44.4,"raw_score":2.5,"age":8,"gender":"female","gender_prob":0.8,"bbox":{"x":150,"y":30,"width":40,"height":48}}]`
+		`{"face_id":0,"score":61.3,"raw_score":3.14,"age":31,"gender":"male","gender_prob":0.8765,"bbox":{"x":10,"y":20,"width":100,"height":120},"detection_score":0.9123,"age_range":{"low":26,"high":36}},` +
+		`{"face_id":1,"score":44.4,"raw_score":2.5,"age":8,"gender":"female","gender_prob":0.8,"bbox":{"x":150,"y":30,"width":40,"height":48},"detection_score":0.7,"age_range":{"low":3,"high":13}}]`
 	if !strings.Contains(string(r.body), want) {
 		t.Errorf("body %s\nwant it to contain %s", r.body, want)
 	}

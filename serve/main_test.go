@@ -38,10 +38,11 @@ type wiring struct {
 	// DatasetPath is the dataset the statistics service serves; empty: no statistics service.
 	DatasetPath string
 	KeyCacheTTL time.Duration
-	// Faces, Uploads, FaceSlots, FaceSlotsPerAccount, FaceBodies and FaceMemory make the face
+	// Faces, Uploads, AgeRanges, FaceSlots, FaceSlotsPerAccount, FaceBodies and FaceMemory make the face
 	// calls (facecall.Config); a nil Faces runs no face service.
 	Faces               facecall.Analyzer
 	Uploads             facecall.UploadStore
+	AgeRanges           facecall.AgeRanges
 	FaceSlots           int
 	FaceSlotsPerAccount int
 	FaceBodies          int64
@@ -93,7 +94,7 @@ func newWired(w wiring) (_ *wired, err error) {
 	accountDeps := account.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
 		Usage: cfg.Quota, Limits: cfg.Limits, ForgetKeys: cfg.Keys.Forget, Credit: public.Credit, Now: cfg.Now}
 	if w.Faces != nil {
-		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads,
+		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads, AgeRanges: w.AgeRanges,
 			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Bodies: w.FaceBodies, Memory: w.FaceMemory})
 		accountDeps.Faces = account.FaceCalls{Calls: cfg.Faces, Limits: cfg.Limits}
 	}

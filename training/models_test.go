@@ -247,6 +247,27 @@ func sameFile(t *testing.T, path string, m any) bool {
 	return bytes.Equal(got, want)
 }
 
+// TestAgeRangesReproduced calibrates the age ranges again on the held-out UTKFace faces analysed
+// as the server does (an extraction of its own, about 2,000 chips, since the server's quick pass
+// gives other features than the training's) and demands the committed file byte for byte.
+func TestAgeRangesReproduced(t *testing.T) {
+	testenv.Evaluation(t)
+	m, err := attr.Load(filepath.Join(committed, "attributes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	utk, _ := readDatasets(t)
+	r, _, err := attributes.CalibrateServed(context.Background(), facetest.ServingAnalyzer(t), m, utk, runtime.NumCPU())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(committed, "age_range.json")
+	if !sameFile(t, path, r) {
+		t.Errorf("%s is not reproduced: calibrate again with `make calibrate-ages`", path)
+	}
+	t.Logf("held %.4f of %d held-out faces", r.Calibration.Overall.Coverage, r.Calibration.Evaluated)
+}
+
 // sampleSize is how many held-out images of each dataset the fast test reads: enough for floors
 // that catch a broken model or pipeline, few enough for seconds.
 const sampleSize = 40
@@ -323,10 +344,15 @@ func TestCardsMatchCommittedModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ranges, err := attr.LoadAgeRanges(filepath.Join(committed, "age_range.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for card, write := range map[string]func(io.Writer) error{
 		"ATTRACTIVENESS.md": func(w io.Writer) error { return attractiveness.WriteCard(w, s) },
 		"GENDER.md":         func(w io.Writer) error { return attributes.WriteGenderCard(w, a) },
 		"AGE.md":            func(w io.Writer) error { return attributes.WriteAgeCard(w, a) },
+		"AGE_RANGE.md":      func(w io.Writer) error { return attributes.WriteAgeRangeCard(w, ranges, a) },
 	} {
 		want, err := os.ReadFile(filepath.Join(committed, card))
 		if err != nil {

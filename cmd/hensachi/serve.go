@@ -130,6 +130,9 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		m.onClose(a.Close)
 		faces.Analyzer, faces.Slots = a, a.Capacity()
+		if faces.AgeRanges, err = m.face.AgeRanges(); err != nil {
+			return fmt.Errorf("face service: %w (or run with -services town)", err)
+		}
 		if m.UploadsDir != "" {
 			store := &uploads.Store{Dir: m.UploadsDir, Retention: m.UploadRetention}
 			go store.RunSweeper(ctx, time.Hour)

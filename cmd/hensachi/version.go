@@ -49,7 +49,7 @@ func writeVersion(w io.Writer, info *debug.BuildInfo, datasetPath, modelsDir str
 			fmt.Fprintf(w, "  %-10s %-36s %s  %s\n", x.Role, x.File, short(x.SHA256), bundleFileState(filepath.Join(modelsDir, x.File), &x.Artifact))
 		}
 	}
-	for _, name := range []string{cli.AttractivenessFile, cli.AttributesFile} {
+	for _, name := range []string{cli.AttractivenessFile, cli.AttributesFile, cli.AgeRangesFile} {
 		b, err := os.ReadFile(filepath.Join(modelsDir, name))
 		if err != nil {
 			fmt.Fprintf(w, "  %-10s %-36s %s\n", "trained", name, absentOr(err))

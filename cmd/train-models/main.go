@@ -5,6 +5,7 @@
 //
 //	train-models score  train the attractiveness model on SCUT-FBP5500
 //	train-models attrs  train the age and gender model on UTKFace and SCUT-FBP5500
+//	train-models calibrate  fit the age ranges of the age and gender model on held-out faces
 package main
 
 import (
@@ -17,6 +18,7 @@ func main() {
 	cli.Main("train-models", []cli.Command{
 		{Name: "score", Summary: "train the attractiveness model on SCUT-FBP5500 and write its card", Run: runScore},
 		{Name: "attrs", Summary: "train the age and gender model on UTKFace and SCUT-FBP5500 and write its cards", Run: runAttrs},
+		{Name: "calibrate", Summary: "fit the age ranges of the age and gender model on held-out UTKFace faces analysed as the server does, and write their card", Run: runCalibrate},
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -167,5 +169,32 @@ func BenchmarkAttributes(b *testing.B) {
 		if _, _, err := m.Attributes(f); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestAgeRanges loads the committed age ranges: every age has a range around it within 0–MaxAge,
+// and a file whose bands leave a gap is refused.
+func TestAgeRanges(t *testing.T) {
+	r, err := LoadAgeRanges("../models/age_range.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for age := range MaxAge + 1 {
+		low, high := r.Range(age)
+		if low < 0 || high > MaxAge || low > high || high-low > 40 {
+			t.Errorf("age %d: range %d–%d", age, low, high)
+		}
+	}
+	gap := AgeRanges{FormatVersion: AgeRangesFormat, Bands: []AgeRangeBand{{From: 0, To: 10}, {From: 11, To: MaxAge + 1}}}
+	b, err := json.Marshal(gap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "gap.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadAgeRanges(path); err == nil {
+		t.Error("bands with a gap at 10 were loaded")
 	}
 }

@@ -161,7 +161,8 @@ func WriteAgeCard(w io.Writer, m *attr.Model) error {
 	b.WriteString("age without a systematic pull towards the middle (children too old, the old too young). Applied in\n")
 	fmt.Fprintf(&b, "full it costs accuracy, so %.0f %% of it is applied: the least share that keeps every ten-year\n", 100*m.AgeCalibrationShare)
 	fmt.Fprintf(&b, "band's mean out-of-fold bias within %d years. Ages are whole years from 0 to %d. Bias is the mean of\n", maxBandBias, attr.MaxAge)
-	b.WriteString("predicted − true age.\n\n")
+	b.WriteString("predicted − true age. The range given with each age, `age_range`, is calibrated separately on\n")
+	b.WriteString("held-out faces: [AGE_RANGE.md](AGE_RANGE.md).\n\n")
 	writeNetwork(&b, m)
 	writeCommon(&b, m, "age")
 	r := m.Test[training.SourceUTKFace]

@@ -33,7 +33,18 @@ func AddFaceFlags(fs *flag.FlagSet) FaceFlags {
 const (
 	AttractivenessFile = "attractiveness.json"
 	AttributesFile     = "attributes.json"
+	AgeRangesFile      = "age_range.json"
 )
+
+// AgeRanges loads the age ranges of the trained age and gender model from the bundle directory.
+func (f FaceFlags) AgeRanges() (*attr.AgeRanges, error) {
+	p := filepath.Join(*f.ModelsDir, AgeRangesFile)
+	r, err := attr.LoadAgeRanges(p)
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("age range file %s is missing; run 'make models'", p)
+	}
+	return r, err
+}
 
 // Analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. With trained, it
 // loads the trained models from the bundle directory, runs FaceRes when the age and gender model

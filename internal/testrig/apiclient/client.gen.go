@@ -448,6 +448,12 @@ type FaceResult struct {
 	// Age estimated age in whole years
 	Age int `json:"age"`
 
+	// AgeRange extra field beside the specification's: whole years, both ends included, meant to hold the true age for 80 % of faces (split conformal per band of the reported age, calibrated on held-out faces analysed as the service analyses an upload; face/models/AGE_RANGE.md gives what it held per band). The server loads its calibration at start-up and refuses to start without it, so every face has one
+	AgeRange *struct {
+		High int `json:"high"`
+		Low  int `json:"low"`
+	} `json:"age_range,omitempty"`
+
 	// Bbox in pixels of the upright image (EXIF orientation applied), clipped to it
 	Bbox struct {
 		Height int `json:"height"`
@@ -455,6 +461,9 @@ type FaceResult struct {
 		X      int `json:"x"`
 		Y      int `json:"y"`
 	} `json:"bbox"`
+
+	// DetectionScore extra field beside the specification's: the detector's confidence that this is a face (YuNet's score, the geometric mean of its class and objectness outputs), four decimals; faces under 0.7 are not reported, and a face found is also checked by its embedding
+	DetectionScore float64 `json:"detection_score"`
 
 	// FaceId index in this response, largest face first
 	FaceId int              `json:"face_id"`

@@ -15,42 +15,65 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
-var (
+// started is an analyzer started once per test binary.
+type started struct {
 	once     sync.Once
 	analyzer *face.Analyzer
 	err      error
-)
+}
+
+var extraction, serving started
 
 // Analyzer returns an analyzer on the bundle of `make models`, with the committed attractiveness
-// and age-gender models; like testenv, it skips without the inputs, except under CI=true.
-func Analyzer(t testing.TB) *face.Analyzer {
+// and age-gender models, configured as the training extracts (no quick detection pass), which
+// training's tests need; like testenv, it skips without the inputs, except under CI=true.
+func Analyzer(t testing.TB) *face.Analyzer { return extraction.get(t, false) }
+
+// ServingAnalyzer is Analyzer as the server configures it: the quick detection pass first
+// (face.Config.QuickPass).
+func ServingAnalyzer(t testing.TB) *face.Analyzer { return serving.get(t, true) }
+
+func (s *started) get(t testing.TB, quickPass bool) *face.Analyzer {
 	t.Helper()
 	lib, dir := testenv.ONNXRuntime(t), testenv.Models(t)
-	once.Do(func() {
-		if err = ort.Init(lib); err != nil {
-			return
-		}
-		var b *models.Bundle
-		if b, err = models.Load(dir); err != nil {
-			return
-		}
-		var m *score.Model
-		if m, err = score.Load(filepath.Join(dir, "attractiveness.json")); err != nil {
-			return
-		}
-		var at *attr.Model
-		if at, err = attr.Load(filepath.Join(dir, "attributes.json")); err != nil {
-			return
-		}
-		cfg := face.Config{DetectorPath: b.Path(b.Detector()),
-			GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()), Scorer: m, Attributes: at}
-		if at.FaceRes {
-			cfg.FaceResPath = b.Path(b.FaceRes())
-		}
-		analyzer, err = face.NewAnalyzer(cfg)
-	})
+	s.once.Do(func() { s.analyzer, s.err = start(lib, dir, quickPass) })
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s.analyzer
+}
+
+func start(lib, dir string, quickPass bool) (*face.Analyzer, error) {
+	if err := ort.Init(lib); err != nil {
+		return nil, err
+	}
+	b, err := models.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := score.Load(filepath.Join(dir, "attractiveness.json"))
+	if err != nil {
+		return nil, err
+	}
+	at, err := attr.Load(filepath.Join(dir, "attributes.json"))
+	if err != nil {
+		return nil, err
+	}
+	cfg := face.Config{DetectorPath: b.Path(b.Detector()), GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()),
+		Scorer: m, Attributes: at, QuickPass: quickPass}
+	if at.FaceRes {
+		cfg.FaceResPath = b.Path(b.FaceRes())
+	}
+	return face.NewAnalyzer(cfg)
+}
+
+// AgeRanges returns the committed age ranges from the bundle of `make models`, as the server loads
+// them; like testenv, it skips without the bundle, except under CI=true.
+func AgeRanges(t testing.TB) *attr.AgeRanges {
+	t.Helper()
+	r, err := attr.LoadAgeRanges(filepath.Join(testenv.Models(t), "age_range.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return analyzer
+	return r
 }
