@@ -10,8 +10,8 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 )
 
-// benchPhotos returns one-face photos (a SCUT portrait on a 1280×960 canvas, a typical upload, an
-// enlarged one on 1024×768 and one on a 4000×3000 phone-sized canvas) and group photos (nine
+// benchPhotos returns one-face photos (a 256×256 SCUT portrait as it is, one on a 1280×960 canvas, a
+// typical upload, an enlarged one on 1024×768 and one on a 4000×3000 phone-sized canvas) and group photos (nine
 // portraits tiled 3×3 on 768×768, eight small ones spread over a 4000×3000 canvas), as JPEG files.
 func benchPhotos(b testing.TB) map[string][]byte {
 	one := canvas(1280, 960, 255)
@@ -30,7 +30,7 @@ func benchPhotos(b testing.TB) map[string][]byte {
 		paste(group, Resize(scutImage(b, name), side, side), 400+800*(i%4), 900+900*(i/4))
 	}
 	enc := func(img *RGB) []byte { return encodeJPEG(b, img.image(), 90) }
-	return map[string][]byte{"one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo), "phone-4000": enc(phone),
+	return map[string][]byte{"portrait-256": enc(scutImage(b, "AF1.jpg")), "one-face": enc(one), "many-face": enc(many), "one-face-1024": enc(photo), "phone-4000": enc(phone),
 		"group-4000": enc(group)}
 }
 
@@ -39,22 +39,24 @@ func benchPhotos(b testing.TB) map[string][]byte {
 // inference time for the same photo, and the full-resolution path that was the service's before
 // scaled decoding (Decode with image/jpeg, Analyze). It reports the p50 of each, p50/floor (goal
 // ≤ 1.3), full/p50 (the speed-up), and the faces each path found, which must agree. serve's
-// BenchmarkPredict adds the HTTP path. The analyzer runs FaceRes, as it does for the service's
-// attribute model (face/attr); the service's pipeline before that model (no FaceRes, a mirrored
-// gender-age pass instead, a photo's per-face models on one goroutine) is measured in the same
-// run, taking turns (before-p50-ms, p50/before). The floor is the models' time on one CPU: a
-// photo whose per-face models spread over idle CPUs can finish below it.
+// BenchmarkPredict adds the HTTP path, scripts/bench-face.sh the comparison with
+// @vladmandic/human. The analyzer is configured as the server's: FaceRes, as the service's
+// attribute model (face/attr) reads it, and the quick detection pass first (Config.QuickPass); the
+// same analyzer without the quick pass, as the service was before it and as the training
+// extracts, is measured in the same run, taking turns (before-p50-ms, p50/before). The floor is
+// the models' time on one CPU: a photo whose per-face models spread over idle CPUs can finish
+// below it.
 func BenchmarkAnalyze(b *testing.B) {
 	bundle := modelBundle(b)
 	if bundle.FaceRes() == nil {
 		b.Fatal("the bundle has no FaceRes model")
 	}
-	a, err := startAnalyzer(b, func(c *Config) { c.FaceResPath = bundle.Path(bundle.FaceRes()) })
+	a, err := startAnalyzer(b, func(c *Config) { c.FaceResPath, c.QuickPass = bundle.Path(bundle.FaceRes()), true })
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer a.Close()
-	before, err := startAnalyzer(b, func(c *Config) { c.Attributes, c.PhotoParallelism = mirroredGenderAge{}, 1 })
+	before, err := startAnalyzer(b, func(c *Config) { c.FaceResPath = bundle.Path(bundle.FaceRes()) })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,17 +119,6 @@ func BenchmarkAnalyze(b *testing.B) {
 			b.ReportMetric(float64(decoded)/float64(photo.W*photo.H), "decoded/pixels")
 		})
 	}
-}
-
-// mirroredGenderAge is an attribute model that reads the gender-age model's outputs on the face
-// and on its mirror image, as the service's did before FaceRes: the baseline's per-face runs.
-type mirroredGenderAge struct{}
-
-func (mirroredGenderAge) Mirrored() bool { return true }
-
-func (mirroredGenderAge) Attributes(f *Features) (age, male float64, err error) {
-	years, male := decodeGenderAge(f.GenderAge)
-	return float64(years), male, nil
 }
 
 // BenchmarkDecode measures decoding alone, with its allocations: DecodePhoto as the service

@@ -75,12 +75,7 @@ func TestPhotoFindsFacesAsFullResolution(t *testing.T) {
 			}
 			for i := range got {
 				g, w := got[i], want[i]
-				side := math.Sqrt(float64(w.W * w.H))
-				var lm float64
-				for j := range 5 {
-					lm = math.Max(lm, math.Hypot(g.Detection.Landmarks[j].X-w.Detection.Landmarks[j].X, g.Detection.Landmarks[j].Y-w.Detection.Landmarks[j].Y))
-				}
-				cos := cosine(g.Embedding, w.Embedding)
+				side, lm, cos := apart(g, w)
 				t.Logf("face %d, %.0f px: box %d,%d %d×%d (full resolution %d,%d %d×%d), landmarks %.1f px apart; age %d (%d), P(male) %.2f (%.2f), embedding cosine %.3f",
 					i, side, g.X, g.Y, g.W, g.H, w.X, w.Y, w.W, w.H, lm, g.Age, w.Age, g.Male, w.Male, cos)
 				// the detector sees slightly different pixels (a DCT-scaled level rather than the
@@ -95,6 +90,15 @@ func TestPhotoFindsFacesAsFullResolution(t *testing.T) {
 			}
 		})
 	}
+}
+
+// apart says how far a face found one way is from the same face found another: the side of the
+// second's box, the largest distance between their landmarks, and their embeddings' cosine.
+func apart(g, w Face) (side, landmarks, cos float64) {
+	for j := range 5 {
+		landmarks = math.Max(landmarks, math.Hypot(g.Detection.Landmarks[j].X-w.Detection.Landmarks[j].X, g.Detection.Landmarks[j].Y-w.Detection.Landmarks[j].Y))
+	}
+	return math.Sqrt(float64(w.W * w.H)), landmarks, cosine(g.Embedding, w.Embedding)
 }
 
 func cosine(a, b []float32) float64 {
@@ -147,12 +151,7 @@ func TestQuickPassSameFaces(t *testing.T) {
 			}
 			for i := range got {
 				g, w := got[i], want[i]
-				side := math.Sqrt(float64(w.W * w.H))
-				var lm float64
-				for j := range 5 {
-					lm = math.Max(lm, math.Hypot(g.Detection.Landmarks[j].X-w.Detection.Landmarks[j].X, g.Detection.Landmarks[j].Y-w.Detection.Landmarks[j].Y))
-				}
-				cos := cosine(g.Embedding, w.Embedding)
+				side, lm, cos := apart(g, w)
 				t.Logf("passes %v; face %d, %.0f px: landmarks %.1f px apart (%.3f of the side); age %d (%d), P(male) %.3f (%.3f), embedding cosine %.4f",
 					ran, i, side, lm, lm/side, g.Age, w.Age, g.Male, w.Male, cos)
 				// YuNet's landmarks move by up to 7 % of the face between input scales, which moves

@@ -50,5 +50,8 @@ bin/hensachi serve -db "$work/bench.db" -addr "127.0.0.1:$PORT" -services face -
 server=$!
 for _ in $(seq 300); do curl -sf "127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
 curl -sf "127.0.0.1:$PORT/readyz" >/dev/null || { echo "bench-face: the server did not start:" >&2; cat "$work/server.log" >&2; exit 1; }
+# the load average says how much else the machine did: the ratios are what compares across runs
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 node --expose-gc scripts/bench-face/bench.mjs --server "http://127.0.0.1:$PORT" --key "$key" --human "$HUMAN_DIR" --rounds "$ROUNDS" \
   "$work/portrait.jpg" "$work/photo-1024.jpg"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

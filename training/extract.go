@@ -53,7 +53,8 @@ func Extract(ctx context.Context, a *face.Analyzer, samples []Sample, workers in
 	return kept, len(samples) - len(kept), nil
 }
 
-func largestFace(ctx context.Context, a *face.Analyzer, s *Sample) (*face.Features, error) {
+// readImage decodes a sample's image as the training does: image/jpeg at full resolution (Decode).
+func readImage(s *Sample) (*face.RGB, error) {
 	data, err := os.ReadFile(s.Path)
 	if err != nil {
 		return nil, err
@@ -61,6 +62,14 @@ func largestFace(ctx context.Context, a *face.Analyzer, s *Sample) (*face.Featur
 	img, err := face.Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	return img, nil
+}
+
+func largestFace(ctx context.Context, a *face.Analyzer, s *Sample) (*face.Features, error) {
+	img, err := readImage(s)
+	if err != nil {
+		return nil, err
 	}
 	if s.Degraded {
 		if img, err = Degrade(img, s.Path); err != nil {

@@ -257,7 +257,13 @@ func TestAgeRangesReproduced(t *testing.T) {
 		t.Fatal(err)
 	}
 	utk, _ := readDatasets(t)
-	r, _, err := attributes.CalibrateServed(context.Background(), facetest.ServingAnalyzer(t), m, utk, runtime.NumCPU())
+	var held []training.Sample
+	for _, s := range utk {
+		if s.HeldOut {
+			held = append(held, s)
+		}
+	}
+	r, _, err := attributes.CalibrateServed(context.Background(), facetest.ServingAnalyzer(t), m, held, runtime.NumCPU())
 	if err != nil {
 		t.Fatal(err)
 	}

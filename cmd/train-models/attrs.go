@@ -20,7 +20,7 @@ import (
 // instead.
 func runAttrs(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("attrs", flag.ContinueOnError)
-	utkface := fs.String("utkface", cli.EnvOr("UTKFACE", "../shared/datasets/utkface-train"), "UTKFace training pool directory (env UTKFACE)")
+	utkface := utkfaceFlag(fs)
 	scut := fs.String("scut", cli.EnvOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
 	out := fs.String("out", "face/models/attributes.json", "model file to write")
 	cardDir := fs.String("cards", "face/models", "directory of the model cards GENDER.md and AGE.md")

@@ -19,7 +19,7 @@ import (
 // writes the range file and its card; with -check it verifies that -out is reproduced instead.
 func runCalibrate(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	utkface := fs.String("utkface", cli.EnvOr("UTKFACE", "../shared/datasets/utkface-train"), "UTKFace training pool directory (env UTKFACE)")
+	utkface := utkfaceFlag(fs)
 	model := fs.String("model", "face/models/attributes.json", "the age and gender model whose ages are calibrated")
 	out := fs.String("out", "face/models/"+cli.AgeRangesFile, "age range file to write")
 	card := fs.String("card", "face/models/AGE_RANGE.md", "the age ranges' card")
@@ -32,9 +32,9 @@ func runCalibrate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	utk, err := training.ReadUTKFace(*utkface)
+	held, err := readUTKFace(*utkface, true)
 	if err != nil {
-		return fmt.Errorf("read UTKFace: %w", err)
+		return err
 	}
 	// the server's analyzer, quick pass included: the ranges are of the ages it reports
 	a, err := ff.Analyzer(true, false)
@@ -43,7 +43,7 @@ func runCalibrate(ctx context.Context, args []string) error {
 	}
 	defer a.Close()
 	fmt.Fprintln(os.Stderr, "analysing the held-out UTKFace images as the server does…")
-	r, missed, err := attributes.CalibrateServed(ctx, a, m, utk, extractWorkers(ff))
+	r, missed, err := attributes.CalibrateServed(ctx, a, m, held, extractWorkers(ff))
 	if err != nil {
 		return err
 	}

@@ -6,20 +6,45 @@
 //	train-models score  train the attractiveness model on SCUT-FBP5500
 //	train-models attrs  train the age and gender model on UTKFace and SCUT-FBP5500
 //	train-models calibrate  fit the age ranges of the age and gender model on held-out faces
+//	train-models hard   measure the service on hard copies of faces (dark, blurred, turned, cut…)
 package main
 
 import (
+	"flag"
+	"fmt"
 	"runtime"
 
 	"github.com/hensachi/hensachi/cmd/internal/cli"
+	"github.com/hensachi/hensachi/training"
 )
 
 func main() {
 	cli.Main("train-models", []cli.Command{
 		{Name: "score", Summary: "train the attractiveness model on SCUT-FBP5500 and write its card", Run: runScore},
 		{Name: "attrs", Summary: "train the age and gender model on UTKFace and SCUT-FBP5500 and write its cards", Run: runAttrs},
+		{Name: "hard", Summary: "measure the service, as the server runs it, on hard copies of UTKFace faces and write the hard cases' card", Run: runHard},
 		{Name: "calibrate", Summary: "fit the age ranges of the age and gender model on held-out UTKFace faces analysed as the server does, and write their card", Run: runCalibrate},
 	})
+}
+
+// utkfaceFlag defines the flag of the UTKFace training pool's directory on fs.
+func utkfaceFlag(fs *flag.FlagSet) *string {
+	return fs.String("utkface", cli.EnvOr("UTKFACE", "../shared/datasets/utkface-train"), "UTKFace training pool directory (env UTKFACE)")
+}
+
+// readUTKFace reads the UTKFace training pool, with held-out (its held-out part) or without it.
+func readUTKFace(dir string, heldOut bool) ([]training.Sample, error) {
+	utk, err := training.ReadUTKFace(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read UTKFace: %w", err)
+	}
+	var part []training.Sample
+	for _, s := range utk {
+		if s.HeldOut == heldOut {
+			part = append(part, s)
+		}
+	}
+	return part, nil
 }
 
 // extractWorkers is how many images are analysed at once: -face-workers, else one per CPU.

@@ -22,16 +22,10 @@ const AgeRangeCoverage = 0.8
 // they are measured on.
 const ageRangeSalt = "age-range"
 
-// CalibrateServed analyses the held-out UTKFace faces of utk with the server's analyzer a
+// CalibrateServed analyses UTKFace's held-out faces with the server's analyzer a
 // (face.Config.QuickPass) and fits the age ranges of m on them (CalibrateAgeRanges); missed counts
 // the images without a face.
-func CalibrateServed(ctx context.Context, a *face.Analyzer, m *attr.Model, utk []training.Sample, workers int) (_ *attr.AgeRanges, missed int, _ error) {
-	var held []training.Sample
-	for _, s := range utk {
-		if s.HeldOut {
-			held = append(held, s)
-		}
-	}
+func CalibrateServed(ctx context.Context, a *face.Analyzer, m *attr.Model, held []training.Sample, workers int) (_ *attr.AgeRanges, missed int, _ error) {
 	samples, missed, err := training.Extract(ctx, a, held, workers)
 	if err != nil {
 		return nil, 0, err
