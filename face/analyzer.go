@@ -44,6 +44,11 @@ type Config struct {
 	// not, so that the features the committed models were fitted on stay the main pass's to the
 	// bit (training.TestTrainingReproducesCommittedModels).
 	QuickPass bool
+	// SecondLook analyses a photo in which no face was found once more, smoothed and with its
+	// contrast stretched (Photo.secondLook): the faces of a dark, grainy photo are then found, and
+	// read from the clearer pixels. The server sets it; the training extraction does not, since faces it adds would
+	// add images to the fits.
+	SecondLook bool
 }
 
 // Scorer turns a face embedding into the 1–5 attractiveness score and its deviation score.
@@ -289,7 +294,21 @@ func destroyAll(vs []ort.Value) {
 	}
 }
 
+// analyze finds and analyses the photo's faces, and with SecondLook, when it has none, those of its
+// second look's view.
 func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
+	faces, err := a.analyzeOnce(ctx, p)
+	if err != nil || len(faces) > 0 || !a.cfg.SecondLook {
+		return faces, err
+	}
+	view, err := p.secondLook(detectScales(p.W, p.H)[0])
+	if err != nil {
+		return nil, err
+	}
+	return a.analyzeOnce(ctx, view)
+}
+
+func (a *Analyzer) analyzeOnce(ctx context.Context, p *Photo) ([]Face, error) {
 	dets, err := a.detect(ctx, p)
 	if err != nil {
 		return nil, err

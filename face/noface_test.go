@@ -22,7 +22,7 @@ func TestNoFacePhotos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the models on 48 large pictures")
 	}
-	a := newTestAnalyzer(t, func(c *Config) { c.QuickPass = true }) // as the server analyses
+	a := newTestAnalyzer(t, func(c *Config) { c.QuickPass, c.SecondLook = true, true }) // as the server analyses
 	dir := testenv.NoFacePhotos(t)
 	f, err := os.Open("testdata/noface.txt")
 	if err != nil {

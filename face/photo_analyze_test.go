@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -166,5 +168,60 @@ func TestQuickPassSameFaces(t *testing.T) {
 	}
 	if quickOnly < len(cases)/2 {
 		t.Errorf("the quick pass alone served %d of %d photos; it should serve the portraits", quickOnly, len(cases))
+	}
+}
+
+// TestSecondLookFindsDarkFaces darkens SCUT-FBP5500 portraits to a sixth of their light and adds
+// sensor noise: the second look (Config.SecondLook) finds faces there that the passes alone miss,
+// and changes nothing on the portraits as they are, where the passes find them.
+func TestSecondLookFindsDarkFaces(t *testing.T) {
+	plain := newTestAnalyzer(t, func(c *Config) { c.QuickPass = true })
+	second := newTestAnalyzer(t, func(c *Config) { c.QuickPass, c.SecondLook = true, true })
+	rng := rand.New(rand.NewPCG(7, 8))
+	var without, with int
+	for _, path := range scutSample(t, 4) {
+		img := scutImage(t, filepath.Base(path))
+		dark := &RGB{W: img.W, H: img.H, Pix: make([]uint8, len(img.Pix))}
+		for i, v := range img.Pix {
+			dark.Pix[i] = uint8(min(255, max(0, math.Round(float64(v)/6+10*rng.NormFloat64()))))
+		}
+		if len(analyze(t, plain, dark)) > 0 {
+			without++
+		}
+		if len(analyze(t, second, dark)) > 0 {
+			with++
+		}
+		a, b := analyze(t, plain, img), analyze(t, second, img)
+		if len(a) != 1 || len(b) != 1 || a[0].Detection != b[0].Detection || a[0].Age != b[0].Age {
+			t.Errorf("%s as it is: %+v without the second look, %+v with it; want the same face", path, a, b)
+		}
+	}
+	t.Logf("dark, noisy portraits: faces found in %d of 16 without the second look, %d with it", without, with)
+	if with < without+4 {
+		t.Errorf("the second look found faces in %d of 16 dark portraits, the passes alone in %d; want at least 4 more", with, without)
+	}
+}
+
+// TestBoxBlurAndStretch: a flat image stays flat under the blur, a lone bright pixel spreads
+// evenly over its box, and the stretch takes a dark image's range to 0–255.
+func TestBoxBlurAndStretch(t *testing.T) {
+	img := canvas(9, 9, 40)
+	boxBlur(img, 2)
+	if img.Pix[0] != 40 || img.Pix[3*40] != 40 {
+		t.Errorf("flat image blurred to %d, %d", img.Pix[0], img.Pix[3*40])
+	}
+	img = canvas(9, 9, 0)
+	img.Pix[3*(4*9+4)] = 250
+	boxBlur(img, 1)
+	if got := img.Pix[3*(3*9+3)]; got != 28 || img.Pix[3*(4*9+4)] != 28 || img.Pix[3*(2*9+2)] != 0 {
+		t.Errorf("impulse of 250 blurred to %d at the centre, %d beside, %d two away; want 28, 28, 0", img.Pix[3*(4*9+4)], got, img.Pix[3*(2*9+2)])
+	}
+	pix := make([]uint8, 1000)
+	for i := range pix {
+		pix[i] = uint8(20 + i%41) // 20–60
+	}
+	stretchContrast(pix)
+	if slices.Min(pix) != 0 || slices.Max(pix) != 255 {
+		t.Errorf("stretched to %d–%d, want 0–255", slices.Min(pix), slices.Max(pix))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/hensachi/hensachi/cmd/internal/cli"
+	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/training"
 )
 
@@ -30,18 +31,22 @@ func runHard(ctx context.Context, args []string) error {
 	for i := range min(*n, len(fitted)) {
 		sample = append(sample, fitted[i*len(fitted)/min(*n, len(fitted))])
 	}
-	a, err := ff.Analyzer(true, false)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	fmt.Fprintf(os.Stderr, "analysing %d UTKFace faces and %d hard copies of each as the server does…\n", len(sample), len(training.HardKinds))
-	r, err := training.MeasureHard(ctx, a, sample)
-	if err != nil {
-		return err
+	// the server as it is, and without its second look (the state before issue 26's recall work)
+	var reports [2]*training.HardReport
+	for i, secondLook := range []bool{false, true} {
+		a, err := ff.Analyzer(true, false, func(c *face.Config) { c.SecondLook = secondLook })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "analysing %d UTKFace faces and %d hard copies of each as the server does (second look: %v)…\n", len(sample), len(training.HardKinds), secondLook)
+		reports[i], err = training.MeasureHard(ctx, a, sample)
+		a.Close()
+		if err != nil {
+			return err
+		}
 	}
 	var b bytes.Buffer
-	if err := training.WriteHardCard(&b, r, fmt.Sprintf("%d UTKFace chips of the fitted part, spread over the ages", len(sample))); err != nil {
+	if err := training.WriteHardCard(&b, reports[0], reports[1], fmt.Sprintf("%d UTKFace chips of the fitted part, spread over the ages", len(sample))); err != nil {
 		return err
 	}
 	os.Stdout.Write(b.Bytes())

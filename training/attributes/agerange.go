@@ -216,8 +216,8 @@ func WriteAgeRangeCard(w io.Writer, r *attr.AgeRanges, m *attr.Model) error {
 	if test, served := m.Test[training.SourceUTKFace], c.Served; test != nil && served != nil {
 		b.WriteString("\n## The served ages\n\n")
 		b.WriteString("The server searches a photo with a quick detection pass first (`face.Config.QuickPass`), whose\n")
-		b.WriteString("landmarks differ from the main pass's that the training extraction uses; the same held-out faces,\n")
-		b.WriteString("both ways:\n\n| | faces | gender | age MAE | adults' gender | adults' age MAE |\n|---|---:|---:|---:|---:|---:|\n")
+		b.WriteString("landmarks differ from the main pass's that the training extraction uses, and looks again at a\n")
+		b.WriteString("photo where it finds no face (`SecondLook`); the same held-out faces, both ways:\n\n| | faces | gender | age MAE | adults' gender | adults' age MAE |\n|---|---:|---:|---:|---:|---:|\n")
 		for _, row := range []struct {
 			name string
 			r    *attr.Report

@@ -50,8 +50,9 @@ func (f FaceFlags) AgeRanges() (*attr.AgeRanges, error) {
 // loads the trained models from the bundle directory, runs FaceRes when the age and gender model
 // reads it and searches a photo with the quick pass first (the server); without (training, which makes those models), raw_score and score
 // are left out, age and gender come from the gender-age model alone, and faceRes says whether
-// FaceRes runs.
-func (f FaceFlags) Analyzer(trained, faceRes bool) (*face.Analyzer, error) {
+// FaceRes runs. edits change the configuration last (a measurement of the server without one of
+// its settings).
+func (f FaceFlags) Analyzer(trained, faceRes bool, edits ...func(*face.Config)) (*face.Analyzer, error) {
 	if err := ort.Init(*f.ORTLib); err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (f FaceFlags) Analyzer(trained, faceRes bool) (*face.Analyzer, error) {
 			return nil, err
 		}
 		cfg.Attributes, faceRes = at, at.FaceRes
-		cfg.QuickPass = true
+		cfg.QuickPass, cfg.SecondLook = true, true
 	}
 	if faceRes {
 		x := b.FaceRes()
@@ -90,6 +91,9 @@ func (f FaceFlags) Analyzer(trained, faceRes bool) (*face.Analyzer, error) {
 			return nil, fmt.Errorf("the attribute model reads FaceRes, which the bundle %s does not have", *f.ModelsDir)
 		}
 		cfg.FaceResPath = b.Path(x)
+	}
+	for _, edit := range edits {
+		edit(&cfg)
 	}
 	return face.NewAnalyzer(cfg)
 }

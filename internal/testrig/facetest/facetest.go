@@ -29,21 +29,21 @@ var extraction, serving started
 // training's tests need; like testenv, it skips without the inputs, except under CI=true.
 func Analyzer(t testing.TB) *face.Analyzer { return extraction.get(t, false) }
 
-// ServingAnalyzer is Analyzer as the server configures it: the quick detection pass first
-// (face.Config.QuickPass).
+// ServingAnalyzer is Analyzer as the server configures it: the quick detection pass first and a
+// second look when nothing is found (face.Config.QuickPass, SecondLook).
 func ServingAnalyzer(t testing.TB) *face.Analyzer { return serving.get(t, true) }
 
-func (s *started) get(t testing.TB, quickPass bool) *face.Analyzer {
+func (s *started) get(t testing.TB, serving bool) *face.Analyzer {
 	t.Helper()
 	lib, dir := testenv.ONNXRuntime(t), testenv.Models(t)
-	s.once.Do(func() { s.analyzer, s.err = start(lib, dir, quickPass) })
+	s.once.Do(func() { s.analyzer, s.err = start(lib, dir, serving) })
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
 	return s.analyzer
 }
 
-func start(lib, dir string, quickPass bool) (*face.Analyzer, error) {
+func start(lib, dir string, serving bool) (*face.Analyzer, error) {
 	if err := ort.Init(lib); err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func start(lib, dir string, quickPass bool) (*face.Analyzer, error) {
 		return nil, err
 	}
 	cfg := face.Config{DetectorPath: b.Path(b.Detector()), GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()),
-		Scorer: m, Attributes: at, QuickPass: quickPass}
+		Scorer: m, Attributes: at, QuickPass: serving, SecondLook: serving}
 	if at.FaceRes {
 		cfg.FaceResPath = b.Path(b.FaceRes())
 	}
