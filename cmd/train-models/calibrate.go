@@ -15,8 +15,9 @@ import (
 )
 
 // runCalibrate fits the age ranges of the committed age and gender model on held-out UTKFace
-// faces analysed as the server analyses an upload, measures them on the other held-out half and
-// writes the range file and its card; with -check it verifies that -out is reproduced instead.
+// faces analysed as the server analyses an upload, measures them by cross-fitting on two halves of
+// those faces and writes the range file and its card; with -check it verifies that -out is
+// reproduced instead.
 func runCalibrate(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	utkface := utkfaceFlag(fs)
