@@ -46,8 +46,8 @@ type Config struct {
 	QuickPass bool
 	// SecondLook analyses a photo in which no face was found once more, smoothed and with its
 	// contrast stretched (Photo.secondLook): the faces of a dark, grainy photo are then found, and
-	// read from the clearer pixels. The server sets it; the training extraction does not, since faces it adds would
-	// add images to the fits.
+	// read from the clearer pixels. The server sets it; the training extraction does not, since
+	// the faces it adds would add images to the fits.
 	SecondLook bool
 }
 

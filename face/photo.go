@@ -230,17 +230,24 @@ func alignFrom(p *Photo, landmarks [5]Point, tpl Template) ([]uint8, error) {
 // the main pass at scale reads, smoothed by a box of about two original pixels either way and
 // stretched so that their 0.5th and 99.5th percentiles become 0 and 255, the same for the three
 // colours. A dark photo's grain, once stretched, hides its faces from YuNet and the embedding:
-// on dark, noisy copies of faces found in nothing, stretching alone brought back none of 34,
-// smoothing first 29. The view has that one level; boxes found in it are in the original's pixels.
+// on dark, noisy copies of faces in which the passes found nothing, stretching alone brought back
+// none of 34, smoothing first 29. A level much finer than the main pass reads (a PNG, or a JPEG
+// without libjpeg-turbo) is shrunk to its size first, so that a large photo's second look costs
+// what a small one's does. The view has that one level; boxes found in it are in the original's
+// pixels.
 func (p *Photo) secondLook(scale float64) (*Photo, error) {
 	l, err := p.pixels(scale)
 	if err != nil {
 		return nil, err
 	}
-	img := &RGB{W: l.img.W, H: l.img.H, Pix: slices.Clone(l.img.Pix)}
-	boxBlur(img, int(min(4, max(1, math.Round(2*l.scale)))))
-	stretchContrast(img.Pix)
-	l.img = img
+	if l.scale > 1.5*scale {
+		w, h := max(1, int(math.Round(float64(p.W)*scale))), max(1, int(math.Round(float64(p.H)*scale)))
+		l = level{img: Resize(l.crop(p.W, p.H), w, h), scale: float64(w) / float64(p.W)}
+	} else {
+		l.img = &RGB{W: l.img.W, H: l.img.H, Pix: slices.Clone(l.img.Pix)}
+	}
+	boxBlur(l.img, int(min(4, max(1, math.Round(2*l.scale)))))
+	stretchContrast(l.img.Pix)
 	return &Photo{W: p.W, H: p.H, Format: p.Format, levels: []level{l}, ctx: p.ctx}, nil
 }
 
