@@ -10,7 +10,7 @@ SHELL       := bash
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages noface lighthouse test test-all soak bench bench-go bench-face fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages hardcases noface lighthouse test test-all soak bench bench-go bench-face fuzz vet clean
 
 all: build
 
@@ -84,6 +84,11 @@ train-attrs: runtime models
 calibrate-ages: runtime models
 	nice $(TRAIN_MODELS) calibrate -models $(MODELS_DIR) -out face/models/age_range.json
 	cp face/models/age_range.json $(MODELS_DIR)/
+
+# The hard-case pictures' figures and card (face/models/hardcases.json, HARDCASES.md; about a
+# CPU-minute), measured again after a change to the detector or the models.
+hardcases: runtime models noface
+	nice $(TRAIN_MODELS) hardcases -models $(MODELS_DIR)
 
 vet:
 	$(GO) vet ./...

@@ -22,7 +22,7 @@ type started struct {
 	err      error
 }
 
-var extraction, serving started
+var extraction, serving, firstLook started
 
 // Analyzer returns an analyzer on the bundle of `make models`, with the committed attractiveness
 // and age-gender models, configured as the training extracts (no quick detection pass), which
@@ -33,17 +33,22 @@ func Analyzer(t testing.TB) *face.Analyzer { return extraction.get(t, false) }
 // second look when nothing is found (face.Config.QuickPass, SecondLook).
 func ServingAnalyzer(t testing.TB) *face.Analyzer { return serving.get(t, true) }
 
-func (s *started) get(t testing.TB, serving bool) *face.Analyzer {
+// ServingWithoutSecondLook is ServingAnalyzer without the second look, for measuring what it adds.
+func ServingWithoutSecondLook(t testing.TB) *face.Analyzer {
+	return firstLook.get(t, true, func(c *face.Config) { c.SecondLook = false })
+}
+
+func (s *started) get(t testing.TB, serving bool, edits ...func(*face.Config)) *face.Analyzer {
 	t.Helper()
 	lib, dir := testenv.ONNXRuntime(t), testenv.Models(t)
-	s.once.Do(func() { s.analyzer, s.err = start(lib, dir, serving) })
+	s.once.Do(func() { s.analyzer, s.err = start(lib, dir, serving, edits...) })
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
 	return s.analyzer
 }
 
-func start(lib, dir string, serving bool) (*face.Analyzer, error) {
+func start(lib, dir string, serving bool, edits ...func(*face.Config)) (*face.Analyzer, error) {
 	if err := ort.Init(lib); err != nil {
 		return nil, err
 	}
@@ -63,6 +68,9 @@ func start(lib, dir string, serving bool) (*face.Analyzer, error) {
 		Scorer: m, Attributes: at, QuickPass: serving, SecondLook: serving}
 	if at.FaceRes {
 		cfg.FaceResPath = b.Path(b.FaceRes())
+	}
+	for _, edit := range edits {
+		edit(&cfg)
 	}
 	return face.NewAnalyzer(cfg)
 }
