@@ -21,7 +21,7 @@ import (
 func runAttrs(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("attrs", flag.ContinueOnError)
 	utkface := utkfaceFlag(fs)
-	scut := fs.String("scut", cli.EnvOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
+	scut := scutFlag(fs)
 	out := fs.String("out", "face/models/attributes.json", "model file to write")
 	cardDir := fs.String("cards", "face/models", "directory of the model cards GENDER.md and AGE.md")
 	check := fs.Bool("check", false, "verify that training reproduces -out instead of writing it")

@@ -20,7 +20,7 @@ import (
 func runHardCases(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("hardcases", flag.ContinueOnError)
 	utkface := utkfaceFlag(fs)
-	scutDir := fs.String("scut", cli.EnvOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
+	scutDir := scutFlag(fs)
 	noface := fs.String("noface", cli.EnvOr("NOFACE_DIR", "build/noface"), "photos without people, from scripts/fetch-noface.sh (env NOFACE_DIR)")
 	out := fs.String("out", "face/models/hardcases.json", "figures file to write")
 	card := fs.String("card", "face/models/HARDCASES.md", "card to write")

@@ -35,6 +35,11 @@ func utkfaceFlag(fs *flag.FlagSet) *string {
 	return fs.String("utkface", cli.EnvOr("UTKFACE", "../shared/datasets/utkface-train"), "UTKFace training pool directory (env UTKFACE)")
 }
 
+// scutFlag defines the flag of the SCUT-FBP5500 directory on fs.
+func scutFlag(fs *flag.FlagSet) *string {
+	return fs.String("scut", cli.EnvOr("SCUT_FBP5500", "../shared/datasets/scut-fbp5500"), "SCUT-FBP5500 directory (env SCUT_FBP5500)")
+}
+
 // readUTKFace reads the UTKFace training pool, with held-out (its held-out part) or without it.
 func readUTKFace(dir string, heldOut bool) ([]training.Sample, error) {
 	utk, err := training.ReadUTKFace(dir)
