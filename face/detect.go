@@ -75,7 +75,7 @@ func detectionInput(p *Photo, scale float64) (data []float32, m inputMap, pw, ph
 	if err != nil {
 		return nil, inputMap{}, 0, 0, err
 	}
-	if l.scale == 1 { // the original itself: resized by scale, as it always was
+	if l.scale == 1 && l.offX == 0 && l.offY == 0 { // the original itself: resized by scale, as it always was
 		data, _, _, pw, ph = yunetInput(l.img, scale)
 		return data, scaledBy(scale), pw, ph, nil
 	}

@@ -216,7 +216,7 @@ func alignFrom(p *Photo, landmarks [5]Point, tpl Template) ([]uint8, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.scale == 1 {
+	if l.scale == 1 && l.offX == 0 && l.offY == 0 {
 		return AlignTo(l.img, landmarks, tpl), nil
 	}
 	var at [5]Point
@@ -233,8 +233,8 @@ func alignFrom(p *Photo, landmarks [5]Point, tpl Template) ([]uint8, error) {
 // on dark, noisy copies of faces in which the passes found nothing, stretching alone brought back
 // none of 34, smoothing first 29. A level much finer than the main pass reads (a PNG, or a JPEG
 // without libjpeg-turbo) is shrunk to its size first, so that a large photo's second look costs
-// what a small one's does. The view has that one level; boxes found in it are in the original's
-// pixels.
+// what a small one's does. A mirrored border goes round it (secondLookPad). The view has that one
+// level, offset by the border; boxes found in it are in the original's pixels.
 func (p *Photo) secondLook(scale float64) (*Photo, error) {
 	l, err := p.pixels(scale)
 	if err != nil {
@@ -248,6 +248,9 @@ func (p *Photo) secondLook(scale float64) (*Photo, error) {
 	}
 	boxBlur(l.img, int(min(4, max(1, math.Round(2*l.scale)))))
 	stretchContrast(l.img.Pix)
+	pad := min(int(math.Round(secondLookPad*float64(max(l.img.W, l.img.H)))), l.img.W-1, l.img.H-1)
+	l.img = mirrorPad(l.img, pad)
+	l.offX, l.offY = l.offX+float64(pad), l.offY+float64(pad)
 	return &Photo{W: p.W, H: p.H, Format: p.Format, levels: []level{l}, ctx: p.ctx}, nil
 }
 

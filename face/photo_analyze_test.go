@@ -224,13 +224,15 @@ func TestBoxBlurAndStretch(t *testing.T) {
 	if slices.Min(pix) != 0 || slices.Max(pix) != 255 {
 		t.Errorf("stretched to %d–%d, want 0–255", slices.Min(pix), slices.Max(pix))
 	}
-	// a large photo's view is shrunk to the main pass's size; the photo is left as it was
+	// a large photo's view is shrunk to the main pass's size and given a mirrored border of
+	// secondLookPad of its longer side (96 px); the photo is left as it was
 	big := PhotoOf(canvas(2000, 1500, 30))
 	view, err := big.secondLook(0.32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := view.levels[0]; l.img.W != 640 || l.img.H != 480 || l.scale != 0.32 || view.W != 2000 || big.levels[0].img.Pix[0] != 30 {
-		t.Errorf("view of %d×%d at scale %g for a %d×%d photo", l.img.W, l.img.H, l.scale, view.W, view.H)
+	if l := view.levels[0]; l.img.W != 640+2*96 || l.img.H != 480+2*96 || l.offX != 96 || l.offY != 96 || l.scale != 0.32 ||
+		view.W != 2000 || big.levels[0].img.Pix[0] != 30 {
+		t.Errorf("view of %d×%d at scale %g, offset %g,%g, for a %d×%d photo", l.img.W, l.img.H, l.scale, l.offX, l.offY, view.W, view.H)
 	}
 }
