@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test-all`, CI's command: every test, the slow tier included (HENSACHI_TEST_ALL=1).
 #
-# Two passes run side by side. The model pass (scripts/model-pass.sh: package training, about 13
+# Two passes run side by side. The model pass (scripts/model-pass.sh: training and its hard cases, about 13
 # minutes of both cores; its other packages' tests are in the race pass) runs without the race
 # detector, which would only make its figures slower, and under `nice`, so that it takes only the CPU
 # the race pass leaves idle: that pass waits on browsers, Lighthouse, PostgreSQL restarts and
