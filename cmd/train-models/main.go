@@ -6,7 +6,6 @@
 //	train-models score  train the attractiveness model on SCUT-FBP5500
 //	train-models attrs  train the age and gender model on UTKFace and SCUT-FBP5500
 //	train-models calibrate  fit the age ranges of the age and gender model on held-out faces
-//	train-models hard   measure the service on hard copies of faces (dark, blurred, turned, cut…)
 //	train-models hardcases  measure the service on hard-case pictures (training/hardcase): faces
 //	                        pasted onto photos without people, false faces and group photos included
 package main
@@ -24,7 +23,6 @@ func main() {
 	cli.Main("train-models", []cli.Command{
 		{Name: "score", Summary: "train the attractiveness model on SCUT-FBP5500 and write its card", Run: runScore},
 		{Name: "attrs", Summary: "train the age and gender model on UTKFace and SCUT-FBP5500 and write its cards", Run: runAttrs},
-		{Name: "hard", Summary: "measure the service, as the server runs it, on hard copies of UTKFace faces and write the hard cases' card", Run: runHard},
 		{Name: "hardcases", Summary: "measure the service, without and with its second look, on hard-case pictures (faces on photos without people) and write their figures and card", Run: runHardCases},
 		{Name: "calibrate", Summary: "fit the age ranges of the age and gender model on held-out UTKFace faces analysed as the server does, and write their card", Run: runCalibrate},
 	})

@@ -62,9 +62,8 @@ func WriteCard(w io.Writer, f *Figures) error {
 	b.WriteString("Both are the service configured as the server is (the quick pass, the main pass, the fine pass for\n")
 	b.WriteString("large pictures, the verification). **Before**: without the second look; **after**: with it\n")
 	b.WriteString("(`face.Config.SecondLook`: when no face is found, the picture is analysed once more, smoothed and\n")
-	b.WriteString("contrast-stretched; DETECTION.md). [HARD_CASES.md](HARD_CASES.md) measures the same kinds on\n")
-	b.WriteString("UTKFace chips alone, each copy its own picture; this card puts the faces into photos, so it also\n")
-	b.WriteString("counts false faces and the small faces of group pictures.\n\n")
+	b.WriteString("contrast-stretched; DETECTION.md). The faces are put into photos, so the card also counts false\n")
+	b.WriteString("faces and the small faces of group pictures.\n\n")
 	b.WriteString("## Detection: faces found\n\n")
 	b.WriteString("| kind | pictures | faces |")
 	for _, p := range passes {
