@@ -85,8 +85,8 @@ calibrate-ages: runtime models
 	nice $(TRAIN_MODELS) calibrate -models $(MODELS_DIR) -out face/models/age_range.json
 	cp face/models/age_range.json $(MODELS_DIR)/
 
-# The hard-case pictures' figures and card (face/models/hardcases.json, HARDCASES.md; about a
-# CPU-minute), measured again after a change to the detector or the models.
+# The hard-case pictures' figures and card (face/models/hardcases.json, HARDCASES.md; about two
+# CPU-minutes), measured again after a change to the detector or the models.
 hardcases: runtime models noface
 	nice $(TRAIN_MODELS) hardcases -models $(MODELS_DIR)
 

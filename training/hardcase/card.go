@@ -104,9 +104,12 @@ func WriteCard(w io.Writer, f *Figures) error {
 	}
 	b.WriteString("## What it does not say\n\n")
 	b.WriteString("The copies are made by rule, not photographed: real darkness, blur, turned heads (which show the side of\n")
-	b.WriteString("the face, not a tilted front), hands and crowds differ from them, and 40 faces a kind give a recall to\n")
-	b.WriteString("about ±7 points. The figures compare kinds and passes with one another; how the service fares on real\n")
-	b.WriteString("photos taken in the wild is for an evaluation on such photos to say.\n")
+	// the half-width of a 95 % interval around a recall of 95 %, the typical row's
+	n := f.UTKFaces + f.SCUTFaces
+	fmt.Fprintf(&b, "the face, not a tilted front), hands and crowds differ from them, and %d faces a kind give a recall of\n", n)
+	fmt.Fprintf(&b, "about 95 %% to ±%.0f points (95 %% interval). The figures compare kinds and passes with one another; how\n",
+		100*1.96*math.Sqrt(0.95*0.05/float64(n)))
+	b.WriteString("the service fares on real photos taken in the wild is for an evaluation on such photos to say.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -47,7 +47,7 @@ const (
 	// Seed draws the faces and every copy's parameters.
 	Seed = 26
 	// UTKFaces and SCUTFaces are how many faces of each pool the set copies; UTKFace's have ages.
-	UTKFaces, SCUTFaces = 30, 10
+	UTKFaces, SCUTFaces = 75, 25
 	// sceneW×sceneH holds one face 80–140 pixels wide; largeW×largeH the small and group scenes,
 	// large enough for the detector's second, finer pass.
 	sceneW, sceneH = 640, 480
