@@ -154,9 +154,16 @@ func (c *KeyCache) cached(hash [32]byte, now time.Time) (*keyEntry, bool) {
 }
 
 // fetch looks a key's hash up in the store and remembers the answer, "no such key" included. A
-// caller that finds the same hash being looked up waits for that lookup instead of making its own.
+// caller that finds the same hash being looked up waits for that lookup instead of making its own;
+// one whose miss came just before another's lookup ended finds that answer remembered when its own
+// turn comes, so a key costs one lookup however its callers interleave.
 func (c *KeyCache) fetch(ctx context.Context, hash [32]byte, now time.Time) (*keyEntry, error) {
-	ch := c.lookups.DoChan(string(hash[:]), func() (any, error) { return c.lookUp(ctx, hash, now) })
+	ch := c.lookups.DoChan(string(hash[:]), func() (any, error) {
+		if e, ok := c.cached(hash, now); ok {
+			return e, nil
+		}
+		return c.lookUp(ctx, hash, now)
+	})
 	select {
 	case r := <-ch:
 		e, _ := r.Val.(*keyEntry)
