@@ -43,6 +43,7 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
 		{mod + "/uploads", []string{mod + "/face", mod + "/serve"}, "the upload store keeps bytes, whatever they are"},
 		{mod + "/serve", []string{mod + "/web", mod + "/devidp", mod + "/sqlite", mod + "/postgres", mod + "/uploads", mod + "/mail", mod + "/training"}, "the API's transport is given its parts (cmd/hensachi builds them): no web front, login provider, store or upload store of its own"},
+		{mod + "/internal/negotiate", []string{mod + "/serve", mod + "/web"}, "content negotiation is shared by the API and the pages and knows neither"},
 		{mod + "/internal/uploadbody", []string{mod + "/serve", mod + "/web", mod + "/facecall", mod + "/face"}, "reading an upload's body is shared by the API and the demo page and knows neither, nor what the bytes are"},
 		{mod + "/facecall", []string{"net/http", mod + "/serve", mod + "/web", mod + "/uploads", mod + "/sqlite", mod + "/postgres"}, "a face call is the same whichever transport brings it, over the stores it is given"},
 		// gonum/stat, which compute uses, imports optimize/convex/lp, so only the optimiser itself is named

@@ -9,6 +9,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -49,7 +50,7 @@ func (c *call) writeExport(used, limit int64) {
 	h["Content-Disposition"] = []string{`attachment; filename="` + e.Filename + `"`}
 	h["Cache-Control"] = privateNoCache
 	var parts [][]byte
-	gzipped := e.Format != town.Parquet && acceptsGzip(c.r.Header)
+	gzipped := e.Format != town.Parquet && negotiate.AcceptsGzip(c.r.Header)
 	switch {
 	case e.Format == town.JSON:
 		tail := c.appendUsage(nil, used, limit)
@@ -82,28 +83,4 @@ func (c *call) writeExport(used, limit int64) {
 	for _, p := range parts {
 		c.w.Write(p)
 	}
-}
-
-// acceptsGzip reports whether Accept-Encoding admits gzip (RFC 9110 §12.5.3): named, or "*", with
-// a quality above zero.
-func acceptsGzip(h http.Header) bool {
-	accepted := false
-	for _, part := range strings.Split(headerValue(h, "Accept-Encoding"), ",") {
-		coding, params, _ := strings.Cut(part, ";")
-		coding = strings.ToLower(strings.TrimSpace(coding))
-		if coding != "gzip" && coding != "*" {
-			continue
-		}
-		quality := 1.0
-		if v, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q="); ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				quality = f
-			}
-		}
-		if coding == "gzip" { // gzip named outweighs a wildcard
-			return quality > 0
-		}
-		accepted = quality > 0
-	}
-	return accepted
 }

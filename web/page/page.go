@@ -16,11 +16,11 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
@@ -80,7 +80,7 @@ func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Add("Vary", "Accept-Encoding")
-	if len(page) > minCompressed && AcceptsGzip(r) {
+	if len(page) > minCompressed && negotiate.AcceptsGzip(r.Header) {
 		if z, err := gzipped(page); err == nil {
 			page = z
 			h.Set("Content-Encoding", "gzip")
@@ -100,17 +100,6 @@ func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []
 
 // minCompressed is the smallest page worth compressing.
 const minCompressed = 1 << 10
-
-// AcceptsGzip says whether the request's Accept-Encoding takes gzip (and does not refuse it with q=0).
-func AcceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			return strings.ReplaceAll(params, " ", "") != "q=0"
-		}
-	}
-	return false
-}
 
 var gzipWriters = sync.Pool{New: func() any {
 	z, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)

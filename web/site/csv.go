@@ -8,8 +8,8 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/town"
-	"github.com/hensachi/hensachi/web/page"
 )
 
 // csvDownload serves municipalities as the API's CSV export (town.Export: UTF-8 with a byte-order
@@ -59,7 +59,7 @@ func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Requ
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("ETag", `"`+c.Version+`"`)
-	if gzipped != nil && page.AcceptsGzip(r) {
+	if gzipped != nil && negotiate.AcceptsGzip(r.Header) {
 		body = gzipped
 		h.Set("Content-Encoding", "gzip")
 		h.Set("ETag", `"`+c.Version+`.gz"`)
