@@ -255,39 +255,43 @@ func (p *Photo) secondLook(scale float64) (*Photo, error) {
 }
 
 // boxBlur replaces each pixel by the mean of the (2r+1)² around it, per colour; at the edges the
-// mean of those inside.
+// mean of those inside. It averages along rows, then down columns, rounding after each.
 func boxBlur(img *RGB, r int) {
-	line := make([]int, 3*max(img.W, img.H))
-	pass := func(n int, at func(i int) int) {
-		for i := range n {
-			for c := range 3 {
-				line[3*i+c] = int(img.Pix[at(i)+c])
-			}
-		}
-		var sum [3]int
-		for i := range min(r, n) {
-			for c := range 3 {
-				sum[c] += line[3*i+c]
-			}
-		}
-		for i := range n {
-			for c := range 3 {
-				if j := i + r; j < n {
-					sum[c] += line[3*j+c]
-				}
-				if j := i - r - 1; j >= 0 {
-					sum[c] -= line[3*j+c]
-				}
-				count := min(n-1, i+r) - max(0, i-r) + 1
-				img.Pix[at(i)+c] = uint8((sum[c] + count/2) / count)
-			}
-		}
-	}
+	row := make([]uint8, 3*img.W)
+	sum := make([]int, 3*img.W)
 	for y := range img.H {
-		pass(img.W, func(i int) int { return 3 * (y*img.W + i) })
+		out := img.Pix[3*y*img.W : 3*(y+1)*img.W]
+		copy(row, out)
+		boxMeans(out, row, img.W, 3, r, sum)
 	}
-	for x := range img.W {
-		pass(img.H, func(i int) int { return 3 * (i*img.W + x) })
+	// down the columns, all at once: a row at a time, which reads the pixels in order
+	boxMeans(img.Pix, slices.Clone(img.Pix), img.H, 3*img.W, r, sum)
+}
+
+// boxMeans reads in as n steps of width values each and writes into out, per value, the rounded
+// mean over the steps within r of each step. sum has room for width values.
+func boxMeans(out, in []uint8, n, width, r int, sum []int) {
+	sum = sum[:width]
+	clear(sum)
+	add := func(step, sign int) {
+		for k, v := range in[step*width : (step+1)*width] {
+			sum[k] += sign * int(v)
+		}
+	}
+	for i := range min(r, n) {
+		add(i, 1)
+	}
+	for i := range n {
+		if j := i + r; j < n {
+			add(j, 1)
+		}
+		if j := i - r - 1; j >= 0 {
+			add(j, -1)
+		}
+		count := min(n-1, i+r) - max(0, i-r) + 1
+		for k, v := range sum {
+			out[i*width+k] = uint8((v + count/2) / count)
+		}
 	}
 }
 
@@ -302,8 +306,12 @@ func stretchContrast(pix []uint8) {
 	if hi-lo < 8 {
 		return
 	}
+	var stretched [256]uint8
+	for v := range stretched {
+		stretched[v] = uint8(min(255, max(0, (v-lo)*255/(hi-lo))))
+	}
 	for i, v := range pix {
-		pix[i] = uint8(min(255, max(0, (int(v)-lo)*255/(hi-lo))))
+		pix[i] = stretched[v]
 	}
 }
 

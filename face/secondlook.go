@@ -14,20 +14,19 @@ func mirrorPad(img *RGB, pad int) *RGB {
 	pad = min(pad, img.W-1, img.H-1)
 	w, h := img.W+2*pad, img.H+2*pad
 	out := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
-	reflect := func(v, n int) int {
-		if v < 0 {
-			return -v
-		}
-		if v >= n {
-			return 2*(n-1) - v
-		}
-		return v
-	}
 	for y := range h {
-		sy := reflect(y-pad, img.H)
-		for x := range w {
-			sx := reflect(x-pad, img.W)
-			copy(out.Pix[3*(y*w+x):3*(y*w+x)+3], img.Pix[3*(sy*img.W+sx):])
+		sy := y - pad // mirrored about the first row and the last
+		if sy < 0 {
+			sy = -sy
+		} else if sy >= img.H {
+			sy = 2*(img.H-1) - sy
+		}
+		src := img.Pix[3*sy*img.W : 3*(sy+1)*img.W]
+		dst := out.Pix[3*y*w : 3*(y+1)*w]
+		copy(dst[3*pad:], src)
+		for x := range pad { // mirrored about the first column and the last
+			copy(dst[3*(pad-1-x):3*(pad-x)], src[3*(x+1):])
+			copy(dst[3*(pad+img.W+x):3*(pad+img.W+x+1)], src[3*(img.W-2-x):])
 		}
 	}
 	return out

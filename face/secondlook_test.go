@@ -2,6 +2,9 @@ package face
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -76,5 +79,40 @@ func TestSecondLookFindsCutFaces(t *testing.T) {
 	t.Logf("%d pictures: %d faces found by the first pass, %d with the second look", pictures, foundFirst, foundBoth)
 	if foundBoth < pictures*3/4 || foundBoth <= foundFirst {
 		t.Errorf("%d of %d cut faces found with the second look, %d by the first pass alone", foundBoth, pictures, foundFirst)
+	}
+}
+
+// TestSecondLookViewUnchanged pins the second look's view of pictures whose longer side is at most
+// 1,024 px to the bit: models are fitted on features extracted from such views, so
+// a faster blur, stretch or border must give the same pixels. The pictures are dark and grainy, as
+// the view is made for: one read at full resolution (a blur of two pixels) and one whose coarsest
+// level is half its size, with odd sides (a blur of one).
+func TestSecondLookViewUnchanged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 1))
+	dark := func(w, h int) *RGB {
+		img := &RGB{W: w, H: h, Pix: make([]uint8, 3*w*h)}
+		for i := range img.Pix {
+			img.Pix[i] = uint8(min(255, 10+(i/3%w)*40/w+rng.IntN(24)))
+		}
+		return img
+	}
+	half := &Photo{W: 1001, H: 751, levels: []level{{img: dark(501, 376), scale: 0.5}}}
+	for _, c := range []struct {
+		name  string
+		photo *Photo
+		want  string
+	}{
+		{"640×480 at full resolution", PhotoOf(dark(640, 480)), "832×672+96,96 e512fc6c58c159a620d6445597899af57fb4d503c5172d7f7e45c18d322ccacc"},
+		{"1001×751 from a level of half its size", half, "651×526+75,75 d0b2df9547dca44e365c1808672a3f9d388480639b5ee125da9160dcf86c110b"},
+	} {
+		view, err := c.photo.secondLook(detectScales(c.photo.W, c.photo.H)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := view.levels[0]
+		got := fmt.Sprintf("%d×%d+%g,%g %x", l.img.W, l.img.H, l.offX, l.offY, sha256.Sum256(l.img.Pix))
+		if got != c.want {
+			t.Errorf("%s: view %s, want %s", c.name, got, c.want)
+		}
 	}
 }
