@@ -137,12 +137,12 @@ bench: bench-go bench-face
 bench-face: runtime turbojpeg models
 	scripts/bench-face.sh
 
-bench-go: runtime turbojpeg models
+bench-go: runtime turbojpeg models noface
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
 	$(GO) test -run '^$$' -bench TownCalls -benchmem ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x -benchmem ./serve/
-	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize|Models" -benchtime 40x -benchmem ./face/
+	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize|Models|SecondLook" -benchtime 40x -benchmem ./face/
 
 # Short fuzzing runs of every fuzz target; FUZZTIME=5m for longer ones.
 FUZZTIME ?= 20s

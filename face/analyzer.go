@@ -295,9 +295,9 @@ func destroyAll(vs []ort.Value) {
 }
 
 // analyze finds and analyses the photo's faces, and with SecondLook, when it has none, those of its
-// second look's view.
+// second look's view, found by the passes secondLookPasses allows there.
 func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
-	faces, err := a.analyzeOnce(ctx, p)
+	faces, err := a.analyzeOnce(ctx, p, everyPass)
 	if err != nil || len(faces) > 0 || !a.cfg.SecondLook {
 		return faces, err
 	}
@@ -305,11 +305,13 @@ func (a *Analyzer) analyze(ctx context.Context, p *Photo) ([]Face, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.analyzeOnce(ctx, view)
+	return a.analyzeOnce(ctx, view, secondLookPasses(p.W, p.H))
 }
 
-func (a *Analyzer) analyzeOnce(ctx context.Context, p *Photo) ([]Face, error) {
-	dets, err := a.detect(ctx, p)
+// analyzeOnce finds the photo's faces with the detector's passes that which allows, and analyses
+// them.
+func (a *Analyzer) analyzeOnce(ctx context.Context, p *Photo, which passes) ([]Face, error) {
+	dets, _, err := a.detectPasses(ctx, p, which)
 	if err != nil {
 		return nil, err
 	}
@@ -484,24 +486,31 @@ func cmpDesc(x, y float64) int {
 
 // Detect finds faces at every scale of detectScales and merges them.
 func (a *Analyzer) Detect(ctx context.Context, img *RGB) ([]Detection, error) {
-	return a.detect(ctx, PhotoOf(img))
-}
-
-func (a *Analyzer) detect(ctx context.Context, p *Photo) ([]Detection, error) {
-	dets, _, err := a.detectPasses(ctx, p)
+	dets, _, err := a.detectPasses(ctx, PhotoOf(img), everyPass)
 	return dets, err
 }
 
+// passes says which of the detector's passes detectPasses may run on a photo.
+type passes int
+
+const (
+	// everyPass: the quick pass (Config.QuickPass), the main pass, and the fine pass (detectScales).
+	everyPass passes = iota
+	// mainPassOnly: the main pass alone.
+	mainPassOnly
+)
+
 // detectPasses runs the detector's passes on the photo and returns what they found, merged, and
-// the scales it ran at, in order: the quick pass (QuickPass), kept alone when its faces are all
-// large; else the main pass, and the fine one unless the main pass found faces that are all large.
-func (a *Analyzer) detectPasses(ctx context.Context, p *Photo) (_ []Detection, ran []float64, _ error) {
+// the scales it ran at, in order: with everyPass, the quick pass (QuickPass), kept alone when its
+// faces are all large; else the main pass, and the fine one unless the main pass found faces that
+// are all large. With mainPassOnly, the main pass alone.
+func (a *Analyzer) detectPasses(ctx context.Context, p *Photo, which passes) (_ []Detection, ran []float64, _ error) {
 	pass := func(scale float64) ([]Detection, error) {
 		ran = append(ran, scale)
 		return a.detectAt(ctx, p, scale)
 	}
 	scales := detectScales(p.W, p.H)
-	if quick := quickScale(p.W, p.H); a.cfg.QuickPass && quick < scales[0] {
+	if quick := quickScale(p.W, p.H); which == everyPass && a.cfg.QuickPass && quick < scales[0] {
 		dets, err := pass(quick)
 		if err != nil {
 			return nil, nil, err
@@ -514,7 +523,7 @@ func (a *Analyzer) detectPasses(ctx context.Context, p *Photo) (_ []Detection, r
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(scales) > 1 && !largeEnough(all, scales[0], skipFineSide) {
+	if which == everyPass && len(scales) > 1 && !largeEnough(all, scales[0], skipFineSide) {
 		fine, err := pass(scales[1])
 		if err != nil {
 			return nil, nil, err

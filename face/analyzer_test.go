@@ -427,7 +427,7 @@ func TestLargeFaceSkipsSecondPass(t *testing.T) {
 	if len(scales) != 2 {
 		t.Fatalf("detectScales = %v, want two passes for a 1600×1200 photo", scales)
 	}
-	dets, ran, err := a.detectPasses(context.Background(), PhotoOf(img))
+	dets, ran, err := a.detectPasses(context.Background(), PhotoOf(img), everyPass)
 	if err != nil {
 		t.Fatal(err)
 	}

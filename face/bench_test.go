@@ -3,11 +3,15 @@ package face
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
 // benchPhotos returns one-face photos (a 256×256 SCUT portrait as it is, one on a 1280×960 canvas, a
@@ -121,6 +125,50 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
+// BenchmarkSecondLook measures what the second look (Config.SecondLook) adds to photos without
+// people, the photos that get it most: two of face/testdata/noface.txt's, a 1,600×1,203 one, on
+// whose view the main pass alone runs (secondLookPasses), and a 451×300 one, on whose view the
+// passes run as on the photo. Each is decoded and analysed as the service does, by the service's
+// analyzer and by the same without the second look, taking turns. It reports the p50 of each and
+// their ratio, with/without (goal for the large photo: at most 1.5).
+func BenchmarkSecondLook(b *testing.B) {
+	bundle := modelBundle(b)
+	analyzers := [2]*Analyzer{} // without the second look, with it
+	for i := range analyzers {
+		a, err := startAnalyzer(b, func(c *Config) {
+			c.FaceResPath, c.QuickPass, c.SecondLook = bundle.Path(bundle.FaceRes()), true, i == 1
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer a.Close()
+		analyzers[i] = a
+	}
+	for _, name := range []string{"FreshFlower.jpg", "chelsea.png"} {
+		data, err := os.ReadFile(filepath.Join(testenv.NoFacePhotos(b), name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			var lat [2][]time.Duration
+			for turn := 0; b.Loop(); turn++ {
+				for k := range analyzers {
+					i := (turn + k) % len(analyzers)
+					start := time.Now()
+					if _, faces := analyzeUpload(b, analyzers[i], data); len(faces) > 0 {
+						b.Fatalf("%d faces on a photo without people", len(faces))
+					}
+					lat[i] = append(lat[i], time.Since(start))
+				}
+			}
+			without, with := median(lat[0]), median(lat[1])
+			b.ReportMetric(float64(without)/float64(time.Millisecond), "without-p50-ms")
+			b.ReportMetric(float64(with)/float64(time.Millisecond), "with-p50-ms")
+			b.ReportMetric(float64(with)/float64(without), "with/without")
+		})
+	}
+}
+
 // BenchmarkDecode measures decoding alone, with its allocations: DecodePhoto as the service
 // decodes (the levels the main detection pass needs) against Decode (image/jpeg, full size), the
 // decoder before scaled decoding.
@@ -154,7 +202,7 @@ func median(ds []time.Duration) time.Duration {
 // outputs) done beforehand and left out of the clock. It is the floor the end-to-end latency is
 // compared with.
 func (a *Analyzer) inferenceFloor(ctx context.Context, p *Photo) (time.Duration, error) {
-	dets, scales, err := a.detectPasses(ctx, p)
+	dets, scales, err := a.detectPasses(ctx, p, everyPass)
 	if err != nil {
 		return 0, err
 	}

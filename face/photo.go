@@ -233,8 +233,9 @@ func alignFrom(p *Photo, landmarks [5]Point, tpl Template) ([]uint8, error) {
 // on dark, noisy copies of faces in which the passes found nothing, stretching alone brought back
 // none of 34, smoothing first 29. A level much finer than the main pass reads (a PNG, or a JPEG
 // without libjpeg-turbo) is shrunk to its size first, so that a large photo's second look costs
-// what a small one's does. A mirrored border goes round it (secondLookPad). The view has that one
-// level, offset by the border; boxes found in it are in the original's pixels.
+// what a small one's does; the detector's finer passes are not run on it (secondLookPasses). A
+// mirrored border goes round it (secondLookPad). The view has that one level, offset by the
+// border; boxes found in it are in the original's pixels.
 func (p *Photo) secondLook(scale float64) (*Photo, error) {
 	l, err := p.pixels(scale)
 	if err != nil {

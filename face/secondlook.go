@@ -31,3 +31,23 @@ func mirrorPad(img *RGB, pad int) *RGB {
 	}
 	return out
 }
+
+// secondLookAllPassesSide is the longest side of a photo whose second look runs the detector's
+// passes as the first look does; a larger photo's view gets the main pass alone. The view holds no
+// more pixels than the main pass reads (Photo.secondLook), so the fine pass read them enlarged
+// twice over, four times the pixels of the view's main pass, and the quick pass is spent in vain
+// on the photos without people, which are most of those that get a second look: on a 1,600×1,203
+// one the second look made the call 2.7 times as long, the main pass alone makes it 1.3 times
+// (BenchmarkSecondLook). Dark, noisy faces of 48–160 px pasted into photos of 1,600–1,920 px were
+// found 142 of 192 times with the main pass alone, 143 with every pass (TestSecondLookLargePhotos
+// keeps a share of it). Up to 1,024 px, which holds the hard-case pictures that models are fitted
+// on, the view's faces and features stay those the passes found before, to the bit.
+const secondLookAllPassesSide = 1024
+
+// secondLookPasses is the detector's passes on the second look's view of a w×h photo.
+func secondLookPasses(w, h int) passes {
+	if max(w, h) <= secondLookAllPassesSide {
+		return everyPass
+	}
+	return mainPassOnly
+}

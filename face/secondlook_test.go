@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -83,7 +85,7 @@ func TestSecondLookFindsCutFaces(t *testing.T) {
 }
 
 // TestSecondLookViewUnchanged pins the second look's view of pictures whose longer side is at most
-// 1,024 px to the bit: models are fitted on features extracted from such views, so
+// secondLookAllPassesSide to the bit: models are fitted on features extracted from such views, so
 // a faster blur, stretch or border must give the same pixels. The pictures are dark and grainy, as
 // the view is made for: one read at full resolution (a blur of two pixels) and one whose coarsest
 // level is half its size, with odd sides (a blur of one).
@@ -114,5 +116,70 @@ func TestSecondLookViewUnchanged(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: view %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSecondLookPasses: the second look's view runs the detector's passes as the photo does up to
+// secondLookAllPassesSide, so that the faces and features found there stay as they were, and the
+// main pass alone beyond it.
+func TestSecondLookPasses(t *testing.T) {
+	a := newTestAnalyzer(t, func(c *Config) { c.QuickPass, c.SecondLook = true, true })
+	for _, c := range []struct {
+		w, h int
+		want []float64
+	}{
+		{640, 480, []float64{quickScale(640, 480), 1}},
+		{1024, 768, []float64{quickScale(1024, 768), detectSide / 1024.0, 1}},
+		{1025, 769, []float64{detectSide / 1025.0}},
+		{1600, 1200, []float64{detectSide / 1600.0}},
+	} {
+		p := PhotoOf(canvas(c.w, c.h, 60))
+		view, err := p.secondLook(detectScales(c.w, c.h)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ran, err := a.detectPasses(context.Background(), view, secondLookPasses(c.w, c.h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ran, c.want) {
+			t.Errorf("%d×%d: the view's passes ran at %v, want %v", c.w, c.h, ran, c.want)
+		}
+	}
+}
+
+// TestSecondLookLargePhotos pastes SCUT-FBP5500 portraits 140 px wide into 1,600×1,200 pictures
+// darkened to an eighth of their light, with sensor noise: the second look, whose view gets the
+// main pass alone there, still finds faces that the passes miss, where they were pasted.
+func TestSecondLookLargePhotos(t *testing.T) {
+	plain := newTestAnalyzer(t, func(c *Config) { c.QuickPass = true })
+	second := newTestAnalyzer(t, func(c *Config) { c.QuickPass, c.SecondLook = true, true })
+	rng := rand.New(rand.NewPCG(7, 8))
+	const side = 140
+	var without, with int
+	for _, path := range scutSample(t, 4) {
+		img := canvas(1600, 1200, 120)
+		x, y := 200+rng.IntN(1200), 200+rng.IntN(800)
+		paste(img, Resize(scutImage(t, filepath.Base(path)), side, side), x, y)
+		for i, v := range img.Pix {
+			img.Pix[i] = uint8(min(255, max(0, math.Round(float64(v)/8+10*rng.NormFloat64()))))
+		}
+		data := encodeJPEG(t, img.image(), 90)
+		if _, faces := analyzeUpload(t, plain, data); len(faces) > 0 {
+			without++
+		}
+		_, faces := analyzeUpload(t, second, data)
+		if len(faces) > 0 {
+			with++
+		}
+		for _, f := range faces {
+			if f.X+f.W < x || f.X > x+side || f.Y+f.H < y || f.Y > y+side {
+				t.Errorf("%s pasted at %d,%d: face found at %d,%d %d×%d", filepath.Base(path), x, y, f.X, f.Y, f.W, f.H)
+			}
+		}
+	}
+	t.Logf("dark, noisy 1,600×1,200 pictures: faces found in %d of 16 without the second look, %d with it", without, with)
+	if with < without+4 {
+		t.Errorf("the second look found faces in %d of 16 dark pictures, the passes alone in %d; want at least 4 more", with, without)
 	}
 }
