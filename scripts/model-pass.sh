@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The model pass of `make test-all`: the tests of packages training (the full evaluations of the
-# trained models and their reproduction, sharing one feature extraction over 28,800 images, and the
-# age ranges' reproduction) and training/hardcase (the hard-case pictures measured again): the
+# trained models and their reproduction, sharing one feature extraction over 43,200 images — each
+# image, a degraded and a hard copy — and the age ranges' reproduction) and training/hardcase (the hard-case pictures measured again): the
 # packages of testenv.Evaluation, without the race detector and under `nice`, its lines prefixed
 # with [models]. Its exit status is written to the file named by the first argument when it ends,
 # however it ends, so that scripts/test-all.sh can wait for a pass it did not start: .ci/run starts
@@ -12,5 +12,5 @@ cd "$(dirname "$0")/.."
 rcfile=$1
 rc=1
 trap 'echo "$rc" >"$rcfile.tmp" && mv "$rcfile.tmp" "$rcfile"' EXIT
-HENSACHI_TEST_ALL=1 nice -n 19 ${GO:-go} test -count=1 -timeout 40m ./training ./training/hardcase 2>&1 | sed -u 's/^/[models] /'
+HENSACHI_TEST_ALL=1 nice -n 19 ${GO:-go} test -count=1 -timeout 60m ./training ./training/hardcase 2>&1 | sed -u 's/^/[models] /'
 rc=${PIPESTATUS[0]}

@@ -2,13 +2,17 @@ package training
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"fmt"
 	"hash/fnv"
 	"image/jpeg"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/training/spoil"
 )
 
 // The degradation of the held-out copies: shrunk by a factor drawn from this range, saved as a
@@ -51,4 +55,33 @@ func DegradedCopies(samples []Sample) []Sample {
 		out[i] = s
 	}
 	return out
+}
+
+// HardCopies returns a hard copy of each sample: its face spoilt in one of spoil's ways, drawn
+// by the file's name so that every kind gets about a sixth of each set. As with the degraded
+// copies, those of fitted images are fitted on and those of held-out images evaluated, so the
+// heads learn to read faces as photos taken in the wild show them and are judged on faces they
+// never saw.
+func HardCopies(samples []Sample) []Sample {
+	out := make([]Sample, len(samples))
+	for i, s := range samples {
+		s.Hard = spoil.Kinds[Bucket("hard:", filepath.Base(s.Path), len(spoil.Kinds))]
+		out[i] = s
+	}
+	return out
+}
+
+// hardCopy spoils a sample's image as its Hard says (spoil.Copy), around the face the detector
+// finds on the image itself; it returns nil when there is none. The draws depend only on the
+// file's name, as Degrade's do.
+func hardCopy(ctx context.Context, a *face.Analyzer, img *face.RGB, s *Sample) (*face.RGB, error) {
+	dets, err := a.Detect(ctx, img)
+	if err != nil || len(dets) == 0 {
+		return nil, err
+	}
+	best := slices.MaxFunc(dets, func(x, y face.Detection) int { return cmp.Compare(x.Score, y.Score) })
+	h := fnv.New64a()
+	h.Write([]byte(filepath.Base(s.Path)))
+	rng := rand.New(rand.NewPCG(h.Sum64(), uint64(slices.Index(spoil.Kinds, s.Hard))+1))
+	return spoil.Copy(s.Hard, img, best.Box, rng), nil
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Extract runs the service's pipeline (decode, detect, align, per-face models) on each sample's
-// image, or on its degraded copy, and keeps the largest face's features. It returns the samples
+// image, or on its degraded or hard copy, and keeps the largest face's features. It returns the samples
 // where a face was found, in their order, and how many had none.
 func Extract(ctx context.Context, a *face.Analyzer, samples []Sample, workers int) ([]Sample, int, error) {
 	found := make([]bool, len(samples))
@@ -71,9 +71,17 @@ func largestFace(ctx context.Context, a *face.Analyzer, s *Sample) (*face.Featur
 	if err != nil {
 		return nil, err
 	}
-	if s.Degraded {
+	switch {
+	case s.Degraded:
 		if img, err = Degrade(img, s.Path); err != nil {
 			return nil, err
+		}
+	case s.Hard != "":
+		if img, err = hardCopy(ctx, a, img, s); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Path, err)
+		}
+		if img == nil { // no face on the image itself: none to spoil
+			return nil, nil
 		}
 	}
 	faces, err := a.Analyze(ctx, img)

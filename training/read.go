@@ -1,5 +1,5 @@
 // Package training is where the trained models of face/score and face/attr are made and
-// measured: the labelled datasets, the degraded copies of their images, the feature extraction
+// measured: the labelled datasets, the degraded and hard copies of their images, the feature extraction
 // with the service's own pipeline, and what the two fits share. The fits, evaluations and model
 // cards are in training/attractiveness and training/attributes; cmd/train-models runs them. The
 // server links none of it.
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/training/spoil"
 )
 
 // The sources of labelled faces.
@@ -38,8 +39,13 @@ type Sample struct {
 	Rating float64
 	// Degraded says the features are of a low-resolution, recompressed copy of the image (Degrade).
 	Degraded bool
+	// Hard, when set, says they are of a copy of the image spoilt in that way (HardCopies).
+	Hard     spoil.Kind
 	Features *face.Features
 }
+
+// Original reports whether the features are of the image itself, not of a copy.
+func (s *Sample) Original() bool { return !s.Degraded && s.Hard == "" }
 
 // HasAge reports whether the sample's age is known.
 func (s *Sample) HasAge() bool { return s.Source == SourceUTKFace }

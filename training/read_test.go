@@ -1,6 +1,7 @@
 package training
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/face"
+	"github.com/hensachi/hensachi/training/spoil"
 )
 
 func TestReadUTKFace(t *testing.T) {
@@ -124,6 +126,32 @@ func TestReadSplit(t *testing.T) {
 		write("test.txt", bad)
 		if _, _, err := ReadSplit(dir); err == nil {
 			t.Errorf("no error for %q", bad)
+		}
+	}
+}
+
+// TestHardCopies: each sample gets one copy, labels and split kept, its kind drawn by the file's
+// name alone, every kind for about a sixth of the samples.
+func TestHardCopies(t *testing.T) {
+	var samples []Sample
+	for i := range 1200 {
+		samples = append(samples, Sample{Path: fmt.Sprintf("/data/%d_1_0_2017010%d.jpg", i%90, i), Age: i % 90, HeldOut: i%5 == 0})
+	}
+	copies := HardCopies(samples)
+	moved := HardCopies([]Sample{{Path: "elsewhere/" + filepath.Base(samples[7].Path)}})
+	if moved[0].Hard != copies[7].Hard {
+		t.Errorf("the kind depends on the directory: %s, %s", moved[0].Hard, copies[7].Hard)
+	}
+	count := map[spoil.Kind]int{}
+	for i, c := range copies {
+		if c.Path != samples[i].Path || c.Age != samples[i].Age || c.HeldOut != samples[i].HeldOut || c.Degraded {
+			t.Fatalf("copy %d %+v of %+v", i, c, samples[i])
+		}
+		count[c.Hard]++
+	}
+	for _, k := range spoil.Kinds {
+		if n := count[k]; n < 150 || n > 250 {
+			t.Errorf("%s: %d of 1200 copies, want about 200", k, n)
 		}
 	}
 }

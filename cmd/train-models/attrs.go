@@ -42,7 +42,7 @@ func runAttrs(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
-	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images and of a degraded copy of each…\n", len(utk), len(sc))
+	fmt.Fprintf(os.Stderr, "extracting features of %d UTKFace and %d SCUT-FBP5500 images and of a degraded and a hard copy of each…\n", len(utk), len(sc))
 	samples, missed, err := attributes.Extract(ctx, a, [][]training.Sample{utk, sc}, extractWorkers(ff))
 	if err != nil {
 		return err
@@ -52,8 +52,11 @@ func runAttrs(ctx context.Context, args []string) error {
 		return err
 	}
 	m.Training.WithoutFace = missed
+	if err := attributes.CompareWithoutHard(m, samples); err != nil {
+		return err
+	}
 	for _, src := range []string{training.SourceUTKFace, training.SourceSCUT} {
-		for kind, r := range map[string]*attr.Report{"": m.Test[src], ", degraded": m.TestDegraded[src]} {
+		for kind, r := range map[string]*attr.Report{"": m.Test[src], ", degraded": m.TestDegraded[src], ", hard copies": m.TestHard[src][attributes.AllHard]} {
 			fmt.Printf("%s held out%s: %d faces, gender %.4f (adults %.4f), adult age MAE %.2f, ECE %.4f\n",
 				src, kind, r.Overall.N, r.Overall.GenderAccuracy, r.Adults.GenderAccuracy, r.Adults.AgeMAE, r.GenderECE)
 		}

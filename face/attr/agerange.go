@@ -50,6 +50,10 @@ type AgeRangeCalibration struct {
 	// Served is the attribute model's evaluation on all these faces, analysed as the server
 	// analyses an upload, beside its own (Model.Test), which extracts as the training does.
 	Served *Report `json:"served"`
+	// Hard is what the ranges held on hard copies of these faces (training/spoil), analysed as the
+	// server analyses an upload, per kind of copy and "all" together; each measured with the ranges
+	// fitted on the other parts of the cross-fitting, none fitted on.
+	Hard map[string]RangeCoverage `json:"hard_copies,omitempty"`
 }
 
 // RangeCoverage is how the ranges did on a set of faces.

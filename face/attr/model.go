@@ -36,6 +36,12 @@ type Model struct {
 	// copies (training.Degrade).
 	Test         map[string]*Report `json:"test"`
 	TestDegraded map[string]*Report `json:"test_degraded"`
+	// TestHard is the evaluation on the hard copies of the held-out images (training.HardCopies),
+	// per source and kind of copy, "all" for every kind together. TestHardBefore is the same
+	// training's without the hard copies in the fit (the model as it was before they were): on
+	// the hard copies and, as "original", on the held-out images themselves.
+	TestHard       map[string]map[string]*Report `json:"test_hard,omitempty"`
+	TestHardBefore map[string]map[string]*Report `json:"test_hard_before,omitempty"`
 }
 
 // Training records how the model was fitted.
@@ -122,4 +128,6 @@ type Metrics struct {
 	AgeN           int     `json:"age_n,omitempty"`
 	AgeMAE         float64 `json:"age_mae,omitempty"`
 	AgeBias        float64 `json:"age_bias,omitempty"` // mean of predicted − true
+	// AgeInBand is the share of faces whose age is read in their ten-year band (0–9, …, 70+).
+	AgeInBand float64 `json:"age_in_band,omitempty"`
 }

@@ -22,9 +22,19 @@ func TestCalibrateAgeRanges(t *testing.T) {
 			Group: fmt.Sprint(i / 5)})
 		preds = append(preds, Prediction{Age: float64(truth) + 8*(2*rng.Float64()-1)})
 	}
-	r, err := CalibrateAgeRanges(&attr.Model{Name: "synthetic"}, samples, preds)
+	// hard copies of the first 1,000, read twice as far off: measured, never fitted on
+	hard := training.HardCopies(samples[:1000])
+	var hardPreds []Prediction
+	for _, s := range hard {
+		hardPreds = append(hardPreds, Prediction{Age: float64(s.Age) + 16*(2*rng.Float64()-1)})
+	}
+	r, err := CalibrateAgeRanges(&attr.Model{Name: "synthetic"}, samples, preds, hard, hardPreds)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the ranges hold ±6.5 of errors spread evenly over ±16: about 40 %
+	if h := r.Calibration.Hard[AllHard]; h.N != len(hard) || h.Coverage < 0.3 || h.Coverage > 0.5 {
+		t.Errorf("the hard copies: %+v, want about 0.4 of %d", h, len(hard))
 	}
 	if low, high := r.Range(45); high-low < 11 || high-low > 16 || low > 40 || high < 50 {
 		t.Errorf("the range of 45 is %d–%d, want about ±6.5 years", low, high)
@@ -54,7 +64,7 @@ func TestCalibrateAgeRanges(t *testing.T) {
 	}
 	// a degraded copy is not a calibration face
 	samples[0].Degraded = true
-	if _, err := CalibrateAgeRanges(&attr.Model{}, samples, preds); err == nil {
+	if _, err := CalibrateAgeRanges(&attr.Model{}, samples, preds, nil, nil); err == nil {
 		t.Error("calibrated on a degraded copy")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face/attr"
 	"github.com/hensachi/hensachi/training"
+	"github.com/hensachi/hensachi/training/spoil"
 )
 
 // AdultAge is the youngest age counted in a report's Adults.
@@ -30,8 +31,8 @@ type Prediction struct {
 }
 
 type accumulator struct {
-	n, right, ageN int
-	absErr, err    float64
+	n, right, ageN, inBand int
+	absErr, err            float64
 }
 
 func (a *accumulator) add(s *training.Sample, p Prediction) {
@@ -42,6 +43,9 @@ func (a *accumulator) add(s *training.Sample, p Prediction) {
 	if s.HasAge() {
 		e := p.Age - float64(s.Age)
 		a.ageN, a.absErr, a.err = a.ageN+1, a.absErr+math.Abs(e), a.err+e
+		if Band(int(math.Round(p.Age))) == Band(s.Age) {
+			a.inBand++
+		}
 	}
 }
 
@@ -52,6 +56,7 @@ func (a *accumulator) metrics() attr.Metrics {
 	}
 	if a.ageN > 0 {
 		m.AgeMAE, m.AgeBias = hensachi.Round(a.absErr/float64(a.ageN), 3), hensachi.Round(a.err/float64(a.ageN), 3)
+		m.AgeInBand = hensachi.Round(float64(a.inBand)/float64(a.ageN), 4)
 	}
 	return m
 }
@@ -103,10 +108,24 @@ func Measure(samples []training.Sample, preds []Prediction) *attr.Report {
 
 // Evaluate runs the model on a source's held-out samples, the originals or the degraded copies.
 func Evaluate(m *attr.Model, samples []training.Sample, source string, degraded bool) *attr.Report {
+	return evaluate(m, samples, func(s *training.Sample) bool {
+		return s.Source == source && s.Degraded == degraded && s.Hard == ""
+	})
+}
+
+// EvaluateHard runs the model on the hard copies of a source's held-out samples, those of one
+// kind, or all when kind is "".
+func EvaluateHard(m *attr.Model, samples []training.Sample, source string, kind spoil.Kind) *attr.Report {
+	return evaluate(m, samples, func(s *training.Sample) bool {
+		return s.Source == source && s.Hard != "" && (kind == "" || s.Hard == kind)
+	})
+}
+
+func evaluate(m *attr.Model, samples []training.Sample, keep func(*training.Sample) bool) *attr.Report {
 	var test []training.Sample
 	var preds []Prediction
 	for _, s := range samples {
-		if !s.HeldOut || s.Source != source || s.Degraded != degraded {
+		if !s.HeldOut || !keep(&s) {
 			continue
 		}
 		age, male, err := m.Attributes(s.Features)

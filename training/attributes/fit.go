@@ -1,18 +1,20 @@
 // Package attributes fits the age and gender model of face/attr on UTKFace and SCUT-FBP5500,
-// evaluates it on their held-out parts (and on degraded copies of them) and writes its model
-// cards.
+// evaluates it on their held-out parts (and on degraded and hard copies of them) and writes its
+// model cards.
 package attributes
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/face/attr"
 	"github.com/hensachi/hensachi/training"
+	"github.com/hensachi/hensachi/training/spoil"
 )
 
 // Folds is the number of cross-validation folds; samples are assigned by their group, so photos of
@@ -89,7 +91,8 @@ func forFolds(fn func(k int) error) error {
 
 // Fit trains the network on the samples that are not held out, its dropout chosen by grouped
 // k-fold cross-validation, and calibrates its outputs on the out-of-fold predictions at that
-// dropout: P(male) by a logistic fit on the logit, the age by an inverted isotonic fit.
+// dropout: P(male) by a logistic fit on the logit, the age by an inverted isotonic fit on the
+// faces that are not hard copies.
 func Fit(samples []training.Sample, r attr.Recipe) (*attr.Model, error) {
 	var train []training.Sample
 	for _, s := range samples {
@@ -159,7 +162,10 @@ func Fit(samples []training.Sample, r attr.Recipe) (*attr.Model, error) {
 	var raw, trueAge []float64
 	for i := range train {
 		logits[i], male[i] = []float64{logit[best][i]}, y[i].Male
-		if y[i].HasAge {
+		// The age calibration is of the faces most uploads show: a hard copy's age is pulled
+		// further towards the middle (the old read younger still), and a curve that took that
+		// out would read every sharp face of 50 and over years too old.
+		if y[i].HasAge && train[i].Hard == "" {
 			raw, trueAge = append(raw, attr.ClampAge(age[best][i])), append(trueAge, y[i].Age)
 		}
 	}
@@ -240,7 +246,7 @@ func Train(samples []training.Sample, r attr.Recipe) (*attr.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Name = "hensachi-age-gender-v3"
+	m.Name = "hensachi-age-gender-v4"
 	m.Features = "the gender-age model's 202 outputs (genderage_insightface2018_112.onnx), σ of each of its 100 age-pair differences, their sum and its log, and the 512-d embedding (face_embedding_512_faceplugin.onnx), on the YuNet-detected face aligned to the ArcFace 112×112 template"
 	if r.FaceRes {
 		m.Features += ", and FaceRes's 256 dense features, P(male), 100 age probabilities and their mean age (faceres_hse_deep.onnx) on a looser 160×160 crop"
@@ -255,16 +261,61 @@ func Train(samples []training.Sample, r attr.Recipe) (*attr.Model, error) {
 	for _, src := range []string{training.SourceUTKFace, training.SourceSCUT} {
 		m.Test[src], m.TestDegraded[src] = Evaluate(m, samples, src, false), Evaluate(m, samples, src, true)
 	}
+	if slices.ContainsFunc(samples, func(s training.Sample) bool { return s.Hard != "" }) {
+		m.TestHard = map[string]map[string]*attr.Report{}
+		for _, src := range []string{training.SourceUTKFace, training.SourceSCUT} {
+			m.TestHard[src] = hardReports(m, samples, src)
+		}
+	}
 	return m, nil
 }
 
-// Extract extracts the features of each source's images and of a degraded copy of each
-// (training.DegradedCopies), and counts the images without a face per set.
+// CompareWithoutHard fits the model again without the hard copies and records that model's figures
+// in m.TestHardBefore: what fitting on them changed. It doubles the training's time, which the
+// reproduction test (training's TestTrainingReproducesCommittedModels) does without.
+func CompareWithoutHard(m *attr.Model, samples []training.Sample) error {
+	var without []training.Sample
+	for _, s := range samples {
+		if s.Hard == "" {
+			without = append(without, s)
+		}
+	}
+	before, err := Fit(without, m.Recipe)
+	if err != nil {
+		return fmt.Errorf("the fit without hard copies: %w", err)
+	}
+	m.TestHardBefore = map[string]map[string]*attr.Report{}
+	for _, src := range []string{training.SourceUTKFace, training.SourceSCUT} {
+		m.TestHardBefore[src] = hardReports(before, samples, src)
+		m.TestHardBefore[src][Original] = Evaluate(before, samples, src, false)
+	}
+	return nil
+}
+
+// The keys of Model.TestHard besides the kinds of copy: every kind together, and the held-out
+// images themselves.
+const (
+	AllHard  = "all"
+	Original = "original"
+)
+
+// hardReports evaluates the model on the hard copies of a source's held-out images, per kind.
+func hardReports(m *attr.Model, samples []training.Sample, source string) map[string]*attr.Report {
+	out := map[string]*attr.Report{AllHard: EvaluateHard(m, samples, source, "")}
+	for _, k := range spoil.Kinds {
+		out[string(k)] = EvaluateHard(m, samples, source, k)
+	}
+	return out
+}
+
+// Extract extracts the features of each source's images, of a degraded copy of each
+// (training.DegradedCopies) and of a hard copy of each (training.HardCopies), and counts the
+// images without a face per set.
 func Extract(ctx context.Context, a *face.Analyzer, sources [][]training.Sample, workers int) ([]training.Sample, map[string]int, error) {
 	var samples []training.Sample
 	missed := map[string]int{}
 	for _, src := range sources {
-		for _, set := range [][]training.Sample{src, training.DegradedCopies(src)} {
+		for _, set := range [][]training.Sample{src, training.DegradedCopies(src), training.HardCopies(src)} {
 			got, n, err := training.Extract(ctx, a, set, workers)
 			if err != nil {
 				return nil, nil, err
@@ -278,8 +329,11 @@ func Extract(ctx context.Context, a *face.Analyzer, sources [][]training.Sample,
 // setName names the set of a sample as the model file counts them: its source, or its source's
 // degraded copies.
 func setName(s *training.Sample) string {
-	if s.Degraded {
+	switch {
+	case s.Degraded:
 		return s.Source + " (degraded copies)"
+	case s.Hard != "":
+		return s.Source + " (hard copies)"
 	}
 	return s.Source
 }

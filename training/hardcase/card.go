@@ -90,8 +90,10 @@ func WriteCard(w io.Writer, f *Figures) error {
 	b.WriteString("\n## Attributes on the faces found\n\n")
 	b.WriteString("Gender: the share of found faces whose more likely gender is the label's. Age (UTKFace faces only): the\n")
 	b.WriteString("share read in the right ten-year band (0–9, 10–19, …) and the mean absolute error in years. The faces are\n")
-	b.WriteString("from the fitted part, so the plain row is better than held-out faces fare (GENDER.md, AGE.md):\n")
-	b.WriteString("**what a kind costs is its difference from the plain row**, on the same faces.\n\n")
+	b.WriteString("from the fitted part, and the heads are fitted on hard copies of such faces too (other draws of the\n")
+	b.WriteString("same kinds, training/spoil), so every row is better than held-out faces fare: **what a kind costs is\n")
+	b.WriteString("its difference from the plain row**, on the same faces. What the heads do on hard copies of held-out\n")
+	b.WriteString("faces, before and after they were fitted on hard copies, is in GENDER.md and AGE.md.\n\n")
 	for _, p := range passes {
 		fmt.Fprintf(&b, "### %s\n\n", strings.ToUpper(p.name[:1])+p.name[1:])
 		b.WriteString("| kind | found | gender right | with an age | age in the right band | age MAE (years) |\n|---|---:|---:|---:|---:|---:|\n")

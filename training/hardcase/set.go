@@ -10,14 +10,13 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/color"
-	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
 
 	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/training"
+	"github.com/hensachi/hensachi/training/spoil"
 )
 
 // Kind is one way a face is hard to see.
@@ -26,15 +25,16 @@ type Kind string
 // The kinds, in the cards' order. Clean is each face's own image as the pool has it; Plain is the
 // control: the same faces pasted at an everyday size on the same backgrounds, so that what each
 // kind costs is its difference from Plain (and what pasting costs, Plain's from Clean).
+// The kinds that spoil a single face are spoil's.
 const (
 	Clean   Kind = "clean"
 	Plain   Kind = "plain"
-	Dark    Kind = "dark"
-	Motion  Kind = "motion"
-	Defocus Kind = "defocus"
-	Rotated Kind = "rotated"
-	Cut     Kind = "cut"
-	Covered Kind = "covered"
+	Dark         = Kind(spoil.Dark)
+	Motion       = Kind(spoil.Motion)
+	Defocus      = Kind(spoil.Defocus)
+	Rotated      = Kind(spoil.Rotated)
+	Cut          = Kind(spoil.Cut)
+	Covered      = Kind(spoil.Covered)
 	Small   Kind = "small"
 	Group   Kind = "group"
 )
@@ -188,27 +188,21 @@ type placed struct{ scale, angle, cx, cy float64 }
 // large as the face).
 func put(canvas *image.RGBA, s Source, p placed) face.Box {
 	b := s.Box
-	paste(canvas, feathered(s.Image), p.scale, p.angle, b.X+b.W/2, b.Y+b.H/2, p.cx, p.cy)
+	spoil.Paste(canvas, feathered(s.Image), p.scale, p.angle, b.X+b.W/2, b.Y+b.H/2, p.cx, p.cy)
 	w, h := b.W*p.scale, b.H*p.scale
 	return face.Box{X: p.cx - w/2, Y: p.cy - h/2, W: w, H: h}
 }
 
-// between draws uniformly from [lo, hi).
-func between(rng *rand.Rand, lo, hi float64) float64 { return lo + (hi-lo)*rng.Float64() }
-
 func singleScene(kind Kind, sources []Source, i int, backgrounds []*face.RGB, rng *rand.Rand) Scene {
 	s := sources[i]
 	canvas := background(backgrounds[rng.IntN(len(backgrounds))], sceneW, sceneH, rng)
-	width := between(rng, 80, 140)
+	width := spoil.Between(rng, 80, 140)
 	p := placed{scale: width / s.Box.W}
 	w, h := width, s.Box.H*p.scale
-	p.cx, p.cy = between(rng, w, sceneW-w), between(rng, h, sceneH-h)
+	p.cx, p.cy = spoil.Between(rng, w, sceneW-w), spoil.Between(rng, h, sceneH-h)
 	switch kind {
 	case Rotated:
-		p.angle = between(rng, 15, 45) * math.Pi / 180
-		if rng.IntN(2) == 0 {
-			p.angle = -p.angle
-		}
+		p.angle = spoil.Angle(rng)
 	case Cut: // the frame's edge through the face's middle: half of it visible
 		switch rng.IntN(4) {
 		case 0:
@@ -222,39 +216,12 @@ func singleScene(kind Kind, sources []Source, i int, backgrounds []*face.RGB, rn
 		}
 	}
 	box := put(canvas, s, p)
-	switch kind {
-	case Dark:
-		underexpose(canvas, between(rng, 0.12, 0.3), between(rng, 4, 10), rng)
-	case Motion:
-		canvas = convolve(canvas, motionKernel(int(between(rng, 0.08, 0.16)*width), between(rng, 0, math.Pi)))
-	case Defocus:
-		canvas = convolve(canvas, diskKernel(between(rng, 0.03, 0.06)*width))
-	case Covered:
-		covered(canvas, box, rng)
-	case Cut:
+	canvas = spoil.Apply(spoil.Kind(kind), canvas, box, rng)
+	if kind == Cut {
 		x, y, bw, bh := face.ClipBox(box, sceneW, sceneH)
 		box = face.Box{X: float64(x), Y: float64(y), W: float64(bw), H: float64(bh)}
 	}
-	return Scene{Kind: kind, Image: toRGB(canvas), Faces: []Truth{{Box: box, Source: i}}}
-}
-
-// covered hides 35–50 % of the face from one side: the lower face (a scarf, a mask), the upper
-// (a cap, a hand over the eyes) or one half (a hand, a microphone, another's head).
-func covered(canvas *image.RGBA, b face.Box, rng *rand.Rand) {
-	part := between(rng, 0.35, 0.5)
-	r := image.Rect(int(b.X), int(b.Y), int(b.X+b.W+0.5), int(b.Y+b.H+0.5))
-	switch rng.IntN(4) {
-	case 0:
-		r.Min.Y = r.Max.Y - int(part*b.H)
-	case 1:
-		r.Max.Y = r.Min.Y + int(part*b.H)
-	case 2:
-		r.Max.X = r.Min.X + int(part*b.W)
-	default:
-		r.Min.X = r.Max.X - int(part*b.W)
-	}
-	c := color.RGBA{uint8(rng.IntN(256)), uint8(rng.IntN(256)), uint8(rng.IntN(256)), 255}
-	cover(canvas, r, c)
+	return Scene{Kind: kind, Image: spoil.ToRGB(canvas), Faces: []Truth{{Box: box, Source: i}}}
 }
 
 func smallScene(sources []Source, from, to int, backgrounds []*face.RGB, rng *rand.Rand) Scene {
@@ -262,15 +229,15 @@ func smallScene(sources []Source, from, to int, backgrounds []*face.RGB, rng *ra
 	sc := Scene{Kind: Small}
 	for i := from; i < to; i++ {
 		s := sources[i]
-		width := between(rng, 24, 48)
+		width := spoil.Between(rng, 24, 48)
 		p := placed{scale: width / s.Box.W}
 		// each face in its own part of the picture, left or right, well inside the frame
 		slot := float64(largeW) / float64(to-from)
-		p.cx = slot*float64(i-from) + between(rng, 2*width, slot-2*width)
-		p.cy = between(rng, 2*width, largeH-2*width)
+		p.cx = slot*float64(i-from) + spoil.Between(rng, 2*width, slot-2*width)
+		p.cy = spoil.Between(rng, 2*width, largeH-2*width)
 		sc.Faces = append(sc.Faces, Truth{Box: put(canvas, s, p), Source: i})
 	}
-	sc.Image = toRGB(canvas)
+	sc.Image = spoil.ToRGB(canvas)
 	return sc
 }
 
@@ -279,17 +246,17 @@ func smallScene(sources []Source, from, to int, backgrounds []*face.RGB, rng *ra
 func groupScene(sources []Source, from, to int, backgrounds []*face.RGB, rng *rand.Rand) Scene {
 	canvas := background(backgrounds[rng.IntN(len(backgrounds))], largeW, largeH, rng)
 	sc := Scene{Kind: Group}
-	base := between(rng, 0.35, 0.65) * largeH
-	x := between(rng, 40, 120)
+	base := spoil.Between(rng, 0.35, 0.65) * largeH
+	x := spoil.Between(rng, 40, 120)
 	for i := from; i < to; i++ {
 		s := sources[i]
-		width := between(rng, 32, 100)
+		width := spoil.Between(rng, 32, 100)
 		p := placed{scale: width / s.Box.W}
 		p.cx = x + width/2
-		p.cy = base + between(rng, -0.4, 0.4)*width
-		x += width * between(rng, 1.25, 1.6)
+		p.cy = base + spoil.Between(rng, -0.4, 0.4)*width
+		x += width * spoil.Between(rng, 1.25, 1.6)
 		sc.Faces = append(sc.Faces, Truth{Box: put(canvas, s, p), Source: i})
 	}
-	sc.Image = toRGB(canvas)
+	sc.Image = spoil.ToRGB(canvas)
 	return sc
 }

@@ -46,12 +46,13 @@ func (f FaceFlags) AgeRanges() (*attr.AgeRanges, error) {
 	return r, err
 }
 
-// Analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer. With trained, it
-// loads the trained models from the bundle directory, runs FaceRes when the age and gender model
-// reads it and searches a photo with the quick pass first (the server); without (training, which makes those models), raw_score and score
-// are left out, age and gender come from the gender-age model alone, and faceRes says whether
-// FaceRes runs. edits change the configuration last (a measurement of the server without one of
-// its settings).
+// Analyzer initialises ONNX Runtime, checks the bundle and starts the analyzer, which takes a
+// second look at a photo in which it finds no face, as the server does. With trained, it loads the
+// trained models from the bundle directory, runs FaceRes when the age and gender model reads it
+// and searches a photo with the quick pass first (the server); without (training, which makes
+// those models), raw_score and score are left out, age and gender come from the gender-age model
+// alone, and faceRes says whether FaceRes runs. edits change the configuration last (a measurement
+// of the server without one of its settings).
 func (f FaceFlags) Analyzer(trained, faceRes bool, edits ...func(*face.Config)) (*face.Analyzer, error) {
 	if err := ort.Init(*f.ORTLib); err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func (f FaceFlags) Analyzer(trained, faceRes bool, edits ...func(*face.Config)) 
 	}
 	cfg := face.Config{
 		DetectorPath: b.Path(b.Detector()), GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()),
-		Workers: *f.Workers, IntraOpThreads: *f.Threads,
+		Workers: *f.Workers, IntraOpThreads: *f.Threads, SecondLook: true,
 	}
 	if trained {
 		p := filepath.Join(*f.ModelsDir, AttractivenessFile)
@@ -83,7 +84,7 @@ func (f FaceFlags) Analyzer(trained, faceRes bool, edits ...func(*face.Config)) 
 			return nil, err
 		}
 		cfg.Attributes, faceRes = at, at.FaceRes
-		cfg.QuickPass, cfg.SecondLook = true, true
+		cfg.QuickPass = true
 	}
 	if faceRes {
 		x := b.FaceRes()

@@ -25,8 +25,9 @@ type started struct {
 var extraction, serving, firstLook started
 
 // Analyzer returns an analyzer on the bundle of `make models`, with the committed attractiveness
-// and age-gender models, configured as the training extracts (no quick detection pass), which
-// training's tests need; like testenv, it skips without the inputs, except under CI=true.
+// and age-gender models, configured as the training extracts (no quick detection pass, a second
+// look when nothing is found), which training's tests need; like testenv, it skips without the
+// inputs, except under CI=true.
 func Analyzer(t testing.TB) *face.Analyzer { return extraction.get(t, false) }
 
 // ServingAnalyzer is Analyzer as the server configures it: the quick detection pass first and a
@@ -65,7 +66,7 @@ func start(lib, dir string, serving bool, edits ...func(*face.Config)) (*face.An
 		return nil, err
 	}
 	cfg := face.Config{DetectorPath: b.Path(b.Detector()), GenderAgePath: b.Path(b.GenderAge()), EmbeddingPath: b.Path(b.Embedding()),
-		Scorer: m, Attributes: at, QuickPass: serving, SecondLook: serving}
+		Scorer: m, Attributes: at, QuickPass: serving, SecondLook: true}
 	if at.FaceRes {
 		cfg.FaceResPath = b.Path(b.FaceRes())
 	}
