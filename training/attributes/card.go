@@ -165,11 +165,11 @@ var copyNames = func() [][2]string {
 func writeHardHeader(b *strings.Builder) {
 	b.WriteString("## Held out, hard copies: faces as photos taken in the wild show them\n\n")
 	b.WriteString("Each image also has a hard copy (training.HardCopies): its face scaled to 80–140 pixels wide and\n")
-	b.WriteString("spoilt one way, the way drawn per file name (a sixth each; training/spoil): **dark** (the light at\n")
-	b.WriteString("12–30 % on a gamma of 1.3, sensor noise of σ 4–10 grey levels), **motion** (blurred along a line of\n")
-	b.WriteString("8–16 % of the face's width), **defocus** (a disk of radius 3–6 %), **rotated** (turned 15–45° either\n")
-	b.WriteString("way), **cut** (the frame's edge through the face's centre: half of it left), **covered** (35–50 % of\n")
-	b.WriteString("the face's box painted over from one side). The copies are analysed as the server analyses a photo\n")
+	b.WriteString("spoilt one way, the way drawn per file name (a sixth each; training/spoil):\n\n")
+	for _, k := range spoil.Kinds {
+		fmt.Fprintf(b, "- **%s**: %s\n", k, spoil.How[k])
+	}
+	b.WriteString("\nThe copies are analysed as the server analyses a photo\n")
 	b.WriteString("(with its second look when nothing is found). Those of the fitted images are fitted on; those of the\n")
 	b.WriteString("held-out images, evaluated here, never are. **Before** is the same training without the hard copies\n")
 	b.WriteString("in the fit (the model as it was), **after** this model. Copies on which no face is found are not\n")

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/hensachi/hensachi/training/spoil"
 )
 
 // rows are the cards' rows in order: every kind, and the group scenes' small faces after Group.
@@ -14,12 +16,12 @@ var rows = append(append([]Kind{}, Kinds...), GroupSmall)
 var what = map[Kind]string{
 	Clean:      "the face's own image, as the pool has it (200×200 or 350×350)",
 	Plain:      "the face 80–140 px wide on a 640×480 window of a background (the control)",
-	Dark:       "as plain, then the light scaled to 12–30 % on a gamma of 1.3, Gaussian noise of σ 4–10 grey levels",
-	Motion:     "as plain, then blurred along a line of 8–16 % of the face's width at any angle",
-	Defocus:    "as plain, then blurred by a disk of radius 3–6 % of the face's width",
-	Rotated:    "as plain, turned by 15–45° either way",
-	Cut:        "as plain, the frame's edge (left, right, top or bottom) through the face's centre: half of it visible",
-	Covered:    "as plain, 35–50 % of the face's box painted over in a flat colour from one side (mask, cap, hand)",
+	Dark:       "as plain, then " + spoil.How[spoil.Dark],
+	Motion:     "as plain, then " + spoil.How[spoil.Motion],
+	Defocus:    "as plain, then " + spoil.How[spoil.Defocus],
+	Rotated:    "as plain, " + spoil.How[spoil.Rotated],
+	Cut:        "as plain, " + spoil.How[spoil.Cut],
+	Covered:    "as plain, " + spoil.How[spoil.Covered],
 	Small:      "24–48 px wide, two faces far apart in a 1,024×768 picture",
 	Group:      "five faces 32–100 px wide side by side in a row across a 1,024×768 picture, shoulders touching",
 	GroupSmall: "the group pictures' faces under 48 px",

@@ -33,6 +33,17 @@ const (
 // Kinds lists every kind in order.
 var Kinds = []Kind{Dark, Motion, Defocus, Rotated, Cut, Covered}
 
+// How says what each kind does to a face, as the cards of the sets spoilt with it tell it; the
+// figures are Apply's and Copy's draws.
+var How = map[Kind]string{
+	Dark:    "the light scaled to 12–30 % on a gamma of 1.3, Gaussian noise of σ 4–10 grey levels",
+	Motion:  "blurred along a line of 8–16 % of the face's width at any angle",
+	Defocus: "blurred by a disk of radius 3–6 % of the face's width",
+	Rotated: "turned by 15–45° either way",
+	Cut:     "the frame's edge (left, right, top or bottom) through the face's centre: half of it visible",
+	Covered: "35–50 % of the face's box painted over in a flat colour from one side (mask, cap, hand)",
+}
+
 // The face's width in a copy (Copy), as in an everyday photo: the detector's and the aligned crops'
 // view of a face of that size, not a portrait's.
 const minWidth, maxWidth = 80, 140
