@@ -68,6 +68,7 @@ type openFiles struct {
 	paths []string // the database's and its log's, absolute, as /proc names them
 
 	mu      sync.Mutex
+	now     func() time.Time // the clock of the interval between checks
 	checked time.Time
 	lost    error // once a file is lost, it stays lost: what was written to it is gone
 }
@@ -84,7 +85,7 @@ func newOpenFiles(path string) (*openFiles, error) {
 		return nil, err
 	}
 	db := filepath.Join(dir, filepath.Base(path))
-	return &openFiles{paths: []string{db, db + "-wal"}}, nil
+	return &openFiles{paths: []string{db, db + "-wal"}, now: time.Now}, nil
 }
 
 // check returns an error naming the store's files that this process has open but that are no
@@ -93,10 +94,10 @@ func newOpenFiles(path string) (*openFiles, error) {
 func (f *openFiles) check() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.lost != nil || time.Since(f.checked) < minCheckInterval {
+	if f.lost != nil || f.now().Sub(f.checked) < minCheckInterval {
 		return f.lost
 	}
-	f.checked = time.Now()
+	f.checked = f.now()
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		return nil

@@ -112,6 +112,16 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
+// SetClock makes the store read the time from now instead of time.Now: the times it records, and
+// the interval between two checks of its open files (Ping), so that a test advances a clock instead
+// of waiting. Call it before the store is in use.
+func (s *Store) SetClock(now func() time.Time) {
+	s.now = now
+	s.files.mu.Lock()
+	s.files.now = now
+	s.files.mu.Unlock()
+}
+
 func (s *Store) timestamp() string { return s.now().UTC().Format(time.RFC3339Nano) }
 
 func parseTime(ns sql.NullString) time.Time {

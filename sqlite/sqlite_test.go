@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 )
 
 func TestStore(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) hensachi.Store {
 		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"))
 		if err != nil {
@@ -27,6 +29,7 @@ func TestStore(t *testing.T) {
 
 // TestReopen: migrations run once, and data survives closing and reopening the file.
 func TestReopen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "test.db")
 	s, err := sqlite.Open(ctx, path)
@@ -60,6 +63,7 @@ func createAccount(t *testing.T, s *sqlite.Store, email string) {
 // write-ahead log is there (an empty store would drop every account), or when the file fails the
 // integrity check.
 func TestStartChecks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	orphan := filepath.Join(dir, "orphan.db")
@@ -103,8 +107,10 @@ func TestStartChecks(t *testing.T) {
 // TestLostFilesReported: deleting the database's write-ahead log or the database itself under a
 // running store makes Ping (which /readyz calls) fail, naming the file, and it stays failed.
 func TestLostFilesReported(t *testing.T) {
+	t.Parallel()
 	for _, suffix := range []string{"-wal", ""} {
 		t.Run("db"+suffix, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "test.db")
 			s, err := sqlite.Open(ctx, path)
@@ -112,6 +118,8 @@ func TestLostFilesReported(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
+			var clock fakeClock
+			s.SetClock(clock.Now)
 			createAccount(t, s, "before@example.com")
 			if err := s.Ping(ctx); err != nil {
 				t.Fatalf("with its files: %v", err)
@@ -119,16 +127,28 @@ func TestLostFilesReported(t *testing.T) {
 			if err := os.Remove(path + suffix); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(1100 * time.Millisecond) // Ping lists the open files once a second at most
+			if err := s.Ping(ctx); err != nil {
+				t.Fatalf("Ping listed the open files again within a second: %v", err)
+			}
+			clock.Advance(time.Second) // Ping lists the open files once a second at most
 			err = s.Ping(ctx)
 			if err == nil || !strings.Contains(err.Error(), "test.db"+suffix+" was deleted") {
 				t.Fatalf("after deleting test.db%s: %v", suffix, err)
 			}
 			createAccount(t, s, "after@example.com") // SQLite goes on, into the lost file
-			time.Sleep(1100 * time.Millisecond)
+			clock.Advance(time.Second)
 			if err := s.Ping(ctx); err == nil {
 				t.Error("the loss is forgotten")
 			}
 		})
 	}
 }
+
+// fakeClock stands still until Advance moves it, so that a test skips a wait instead of sleeping
+// through it.
+type fakeClock struct{ ahead atomic.Int64 }
+
+var clockStart = time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+
+func (c *fakeClock) Now() time.Time          { return clockStart.Add(time.Duration(c.ahead.Load())) }
+func (c *fakeClock) Advance(d time.Duration) { c.ahead.Add(int64(d)) }
