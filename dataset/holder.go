@@ -49,9 +49,10 @@ type Holder[T any] struct {
 	derive  func(*Dataset) T
 	current atomic.Pointer[Snapshot[T]]
 
-	mu      sync.Mutex // serialises reloads
-	stat    fileID     // the file as last loaded
-	refused fileID     // the file as last refused, not tried again until it changes
+	mu      sync.Mutex    // serialises reloads
+	stat    fileID        // the file as last loaded
+	refused fileID        // the file as last refused, not tried again until it changes
+	swapped chan struct{} // closed when a snapshot is made current, then replaced
 }
 
 // fileID tells whether the file at a path was replaced: an atomic rename gives a new inode.
@@ -75,7 +76,7 @@ func statFile(path string) (fileID, error) {
 
 // NewHolder maps the dataset at path and derives T from it; derive runs again on every swap.
 func NewHolder[T any](path string, derive func(*Dataset) T) (*Holder[T], error) {
-	h := &Holder[T]{path: path, derive: derive}
+	h := &Holder[T]{path: path, derive: derive, swapped: make(chan struct{})}
 	if _, err := h.Reload(); err != nil {
 		return nil, err
 	}
@@ -117,11 +118,21 @@ func (h *Holder[T]) Reload() (bool, error) {
 	next.refs.Store(1)
 	prev := h.current.Swap(next)
 	h.stat = id
+	close(h.swapped)
+	h.swapped = make(chan struct{})
 	if prev != nil {
 		prev.Release()
 	}
 	slog.Info("serving dataset", "file", h.path, "version", ds.Version, "municipalities", ds.Len())
 	return true, nil
+}
+
+// Swapped returns a channel closed the next time a reload makes a new snapshot current, for a
+// caller that waits for the watcher to pick up a file instead of asking again and again.
+func (h *Holder[T]) Swapped() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.swapped
 }
 
 // Watch reloads on SIGHUP and when the file is replaced, until ctx ends.

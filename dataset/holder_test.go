@@ -88,3 +88,43 @@ func TestHolderReferences(t *testing.T) {
 		t.Error("a retired snapshot could be acquired again")
 	}
 }
+
+// TestHolderSwapped: the channel Swapped returns is closed by the reload that swaps, not by one
+// that finds the file unchanged or refuses it.
+func TestHolderSwapped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dataset.arrow")
+	writeSmall(t, path, "2000-01-01")
+	h, err := NewHolder(path, func(ds *Dataset) string { return ds.Meta.DataUpdated })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	swapped := h.Swapped()
+	closed := func() bool {
+		select {
+		case <-swapped:
+			return true
+		default:
+			return false
+		}
+	}
+	if _, err := h.Reload(); err != nil || closed() {
+		t.Fatalf("closed by a reload of the same file (%v)", err)
+	}
+	if err := os.WriteFile(path+".tmp", []byte("not arrow"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(); err == nil || closed() {
+		t.Fatalf("closed by a refused file (%v)", err)
+	}
+	writeSmall(t, path, "2000-02-02")
+	if ok, err := h.Reload(); !ok || err != nil || !closed() {
+		t.Fatalf("a swap (%v, %v) left the channel open", ok, err)
+	}
+	if h.Swapped() == swapped {
+		t.Error("the next swap is waited for on the closed channel")
+	}
+}
