@@ -1,12 +1,14 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"image"
 	"image/png"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,10 +153,16 @@ func TestFaceBodiesBudgetCountsBytesSent(t *testing.T) {
 	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceBodies = &scriptedAnalyzer{}, 4*uploadbody.FirstHold })
 	addr := ts.listen(t)
 	for range 2 {
-		io.WriteString(dialRaw(t, addr), uploadHead(ts.freeKey, 10_000_000, "")+filePartHead+"first bytes")
+		// the server asks for the body (100 Continue) once the call is admitted, holding
+		// uploadbody.FirstHold of the budget
+		conn := dialRaw(t, addr)
+		io.WriteString(conn, uploadHead(ts.freeKey, 10_000_000, "Expect: 100-continue\r\n"))
+		if line, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+			t.Fatalf("a trickling upload is not asked for its body: %q (%v)", line, err)
+		}
+		io.WriteString(conn, filePartHead+"first bytes")
 	}
-	time.Sleep(200 * time.Millisecond) // both admitted, holding uploadbody.FirstHold each
-	img := noisePNG(t, 80, 80)         // about 25 KB, within its first 64 KiB; 128 KiB are left
+	img := noisePNG(t, 80, 80) // about 25 KB, within its first 64 KiB; 128 KiB are left
 	ct, body := multipartBody(t, [2]string{"file", string(img)})
 	if r := ts.post(t, ts.proKey, ct, body); r.status != http.StatusOK {
 		t.Errorf("beside two trickling 10 MB uploads: %d %s", r.status, r.body)

@@ -14,15 +14,21 @@ import (
 	"time"
 )
 
-// syncBuffer is a log destination the server's goroutines may write to while the test reads it.
+// syncBuffer is a log destination the server's goroutines may write to while the test reads it,
+// and waits on.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed by the next Write, then replaced
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
 	return s.b.Write(p)
 }
 
@@ -30,6 +36,29 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// waitFor waits until what was written contains text, or for at most wait; it reports whether
+// text came.
+func (s *syncBuffer) waitFor(text string, wait time.Duration) bool {
+	timeout := time.After(wait)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), text) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.written == nil {
+			s.written = make(chan struct{})
+		}
+		written := s.written
+		s.mu.Unlock()
+		select {
+		case <-written:
+		case <-timeout:
+			return false
+		}
+	}
 }
 
 // TestConnectionCap opens raw connections to a server capped at 3: a fourth and a fifth are not
@@ -89,10 +118,7 @@ func TestConnectionCap(t *testing.T) {
 	for _, c := range append(open[1:], fourth, fifth) {
 		c.Close()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(logs.String(), "connections below the cap again") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	logs.waitFor("connections below the cap again", 5*time.Second)
 	if !strings.Contains(logs.String(), "max_conns=3") || strings.Count(logs.String(), "connections below the cap again") != 1 {
 		t.Errorf("log:\n%s", logs.String())
 	}

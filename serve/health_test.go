@@ -79,7 +79,7 @@ func TestStoreFileLostNotReady(t *testing.T) {
 	if err := os.Remove(filepath.Join(ts.dir, "hensachi.db-wal")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond) // the store lists its open files once a second at most
+	ts.clock.Advance(time.Second) // the store lists its open files once a second at most
 	r := ts.do(t, "GET", "/readyz")
 	if r.status != 503 || !strings.Contains(string(r.body), "hensachi.db-wal was deleted or replaced") {
 		t.Errorf("/readyz after the log was deleted: %d %q", r.status, r.body)

@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -159,7 +161,8 @@ func TestCloseEndsLingering(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: refuse}
-	go srv.Serve(apiListener{ln})
+	watched := &lingerWatch{Listener: ln, lingering: make(chan struct{})}
+	go srv.Serve(apiListener{watched})
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -178,9 +181,14 @@ func TestCloseEndsLingering(t *testing.T) {
 	if _, err := r.ReadByte(); err != io.EOF {
 		t.Fatalf("after the answer: %v, want the server's FIN", err)
 	}
-	time.Sleep(100 * time.Millisecond) // the server is lingering now, reading the rest of the body
+	select {
+	case <-watched.lingering: // the server is lingering now, reading the rest of the body
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server does not read after its FIN")
+	}
 	srv.Close()
-	// while the server lingers, it reads what the client sends; once closed, a write fails
+	// while the server lingers, it reads what the client sends; once closed, a write fails, as soon
+	// as the kernel has the reset that the write before it drew
 	chunk := make([]byte, 1000)
 	for deadline := time.Now().Add(lingerTime / 2); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if _, err := conn.Write(chunk); err != nil {
@@ -188,4 +196,38 @@ func TestCloseEndsLingering(t *testing.T) {
 		}
 	}
 	t.Error("the connection still lingers after the server's Close")
+}
+
+// lingerWatch is a listener whose connections tell when the server starts lingering on one: its
+// first read after CloseWrite (the FIN).
+type lingerWatch struct {
+	net.Listener
+	lingering chan struct{} // closed then
+	once      sync.Once
+}
+
+func (l *lingerWatch) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &lingerWatchConn{Conn: c, l: l}, nil
+}
+
+type lingerWatchConn struct {
+	net.Conn
+	l          *lingerWatch
+	finWritten atomic.Bool
+}
+
+func (c *lingerWatchConn) CloseWrite() error {
+	c.finWritten.Store(true)
+	return c.Conn.(interface{ CloseWrite() error }).CloseWrite()
+}
+
+func (c *lingerWatchConn) Read(b []byte) (int, error) {
+	if c.finWritten.Load() {
+		c.l.once.Do(func() { close(c.l.lingering) })
+	}
+	return c.Conn.Read(b)
 }

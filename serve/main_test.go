@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,6 +122,7 @@ type testServer struct {
 	*wired
 	http      *httptest.Server
 	store     *sqlite.Store
+	clock     *aheadClock // the store's
 	dir       string
 	freeKey   string
 	proKey    string
@@ -131,6 +133,13 @@ type testServer struct {
 
 type serverOption func(*wiring)
 
+// aheadClock is the real time moved on by Advance, so that a test skips a wait instead of
+// sleeping through it.
+type aheadClock struct{ ahead atomic.Int64 }
+
+func (c *aheadClock) Now() time.Time          { return time.Now().Add(time.Duration(c.ahead.Load())) }
+func (c *aheadClock) Advance(d time.Duration) { c.ahead.Add(int64(d)) }
+
 func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
 	dir := t.TempDir()
@@ -139,7 +148,8 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{store: store, dir: dir}
+	ts := &testServer{store: store, clock: &aheadClock{}, dir: dir}
+	store.SetClock(ts.clock.Now)
 	var a hensachi.Account
 	ts.freeKey, a = storetest.CreateAccount(t, store, "free@example.com", hensachi.PlanFree)
 	ts.freeID = a.ID

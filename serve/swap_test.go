@@ -38,12 +38,20 @@ func TestSwapUnderLoad(t *testing.T) {
 	want := map[string]string{`"` + oldVersion + `"`: built.Meta.DataUpdated, `"` + newVersion + `"`: "2099-01-01"}
 
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
+	var wg, started sync.WaitGroup
 	var calls, sawNew atomic.Int64
+	enough := make(chan struct{}) // closed at the 20th response of the new version
 	for range 8 {
 		wg.Add(1)
+		started.Add(1)
 		go func() {
 			defer wg.Done()
+			first := true
+			defer func() {
+				if first { // a client that failed at once
+					started.Done()
+				}
+			}()
 			for {
 				select {
 				case <-stop:
@@ -68,14 +76,18 @@ func TestSwapUnderLoad(t *testing.T) {
 				if want[etag] != e.Data.DataUpdated {
 					t.Errorf("ETag %s with data_updated %s", etag, e.Data.DataUpdated)
 				}
-				if e.Data.DataUpdated == "2099-01-01" {
-					sawNew.Add(1)
+				if e.Data.DataUpdated == "2099-01-01" && sawNew.Add(1) == 20 {
+					close(enough)
 				}
 				calls.Add(1)
+				if first {
+					started.Done()
+					first = false
+				}
 			}
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	started.Wait() // every client has had an answer: the swap happens under load
 	// hold a reference across the swap, as a slow request would
 	inFlight := ts.datasets.Acquire()
 	if err := os.Rename(next, path); err != nil {
@@ -89,9 +101,9 @@ func TestSwapUnderLoad(t *testing.T) {
 		t.Errorf("old snapshot after the swap reads %q", m.Name)
 	}
 	inFlight.Release()
-	deadline := time.Now().Add(5 * time.Second)
-	for sawNew.Load() < 20 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-enough:
+	case <-time.After(5 * time.Second):
 	}
 	close(stop)
 	wg.Wait()
@@ -107,20 +119,20 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 	built := realdata.Built(t)
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
+	swapped := ts.datasets.Swapped()
 	if _, err := dataset.Write(ts.datasets.Path(), built.Municipalities, meta); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		s := ts.datasets.Acquire()
-		updated := s.Dataset.Meta.DataUpdated
-		s.Release()
-		if updated == "2099-02-02" {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-swapped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the replaced dataset was not loaded")
 	}
-	t.Fatal("the replaced dataset was not loaded")
+	s := ts.datasets.Acquire()
+	defer s.Release()
+	if updated := s.Dataset.Meta.DataUpdated; updated != "2099-02-02" {
+		t.Errorf("the watcher swapped in data of %s", updated)
+	}
 }
 
 // TestBadReplacementKeepsServing: a corrupt file does not replace a good dataset.
