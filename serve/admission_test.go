@@ -54,6 +54,7 @@ func startHeld(t *testing.T, ts *testServer, a *heldAnalyzer, key string, img []
 // 503 arrives while the client is still sending. (The analyzer's slots are taken only once a body
 // has arrived, so a full analyzer no longer refuses a body unread: a slow body holds no slot.)
 func TestFaceAdmissionBeforeTheBody(t *testing.T) {
+	t.Parallel()
 	a := newHeldAnalyzer()
 	// room for the held call's small body, not beside it for the first bytes of another
 	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlotsPerAccount, c.FaceBodies = a, 1, uploadbody.FirstHold })
@@ -92,6 +93,7 @@ func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 
 // TestFacePerAccountCap: one account cannot take every slot; another account still gets in.
 func TestFacePerAccountCap(t *testing.T) {
+	t.Parallel()
 	a := newHeldAnalyzer()
 	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlots, c.FaceSlotsPerAccount = a, 4, 1 })
 	img := encodePNGImage(t, 32, 32)
@@ -111,6 +113,7 @@ func TestFacePerAccountCap(t *testing.T) {
 // photo that does not fit while another is decoded waits its turn (503); one larger than the
 // whole budget is refused for good.
 func TestFaceMemoryBudget(t *testing.T) {
+	t.Parallel()
 	a := newHeldAnalyzer()
 	// 200×200 16-bit RGBA costs 200·200·(8+3) = 440,000 bytes
 	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceMemory = a, 600_000 })
@@ -150,6 +153,7 @@ func encodePNG16(t *testing.T, w, h int) []byte {
 // account's upload still fits beside them; an upload that outgrows what is left is refused part-way
 // (503) and leaves its bytes behind.
 func TestFaceBodiesBudgetCountsBytesSent(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceBodies = &scriptedAnalyzer{}, 4*uploadbody.FirstHold })
 	addr := ts.listen(t)
 	for range 2 {

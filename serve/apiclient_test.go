@@ -13,6 +13,7 @@ import (
 // generates from it (internal/testrig/apiclient) against a live server: the document has to be one that
 // generators understand, and the answers have to decode into what they generate.
 func TestGeneratedClient(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, withFaces(t))
 	ctx := t.Context()
 	newClient := func(key string) *apiclient.ClientWithResponses {

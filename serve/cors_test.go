@@ -14,6 +14,7 @@ import (
 // allowed, the site's cookie routes get no CORS, and an account's origin allow-list refuses calls
 // from other origins (and from no others: a call without Origin is not a browser page's).
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	const app, other = "https://app.example.com", "https://other.example"
 	preflight := func(path, method, headers string) []string {

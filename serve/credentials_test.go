@@ -44,6 +44,7 @@ func rawRequest(t *testing.T, addr, request string) (*http.Response, problem) {
 // TestAmbiguousCredentials sends two keys in one request, over a raw socket so both fields arrive
 // as sent: two different keys are a 400, whichever fields carry them; the same key twice is one key.
 func TestAmbiguousCredentials(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	addr := strings.TrimPrefix(ts.http.URL, "http://")
 	other, _ := hensachi.NewAPIKey()

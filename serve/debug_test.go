@@ -9,6 +9,7 @@ import (
 
 // TestDebugListener: the profiles are served on loopback only, and not on the API's router.
 func TestDebugListener(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{":0", "0.0.0.0:0", "192.0.2.1:6060", "localhost"} {
 		if ln, err := listenDebug(addr); err == nil {
 			ln.Close()

@@ -97,6 +97,7 @@ func scutImage(t testing.TB, name string) []byte {
 }
 
 func TestPredict(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, withFaces(t))
 	for _, name := range []string{"CF100.jpg", "AM100.jpg"} {
 		ct, body := multipartBody(t, [2]string{"note", "ignored"}, [2]string{"file", string(scutImage(t, name))})
@@ -143,6 +144,7 @@ func TestPredict(t *testing.T) {
 }
 
 func TestPredictNoFace(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, withFaces(t))
 	ct, body := multipartBody(t, [2]string{"file", string(encodePNGImage(t, 200, 150))})
 	r := ts.post(t, ts.freeKey, ct, body)
@@ -155,6 +157,7 @@ func TestPredictNoFace(t *testing.T) {
 }
 
 func TestPredictErrors(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, withFaces(t))
 	jpeg := scutImage(t, "AF1.jpg")
 	big := strings.Repeat("x", MaxUpload+1)
@@ -232,6 +235,7 @@ func crc(b []byte) []byte {
 
 // TestFaceDailyLimit: the face service has its own, smaller limit.
 func TestFaceDailyLimit(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, withFaces(t))
 	img := scutImage(t, "CM10.jpg")
 	for i := range 21 {

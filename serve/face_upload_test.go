@@ -48,6 +48,7 @@ func (u *memUploads) Save(_ []byte, ext string) (string, error) {
 }
 
 func TestPredictWithoutModels(t *testing.T) {
+	t.Parallel()
 	analyzer := &scriptedAnalyzer{faces: []face.Face{
 		{X: 10, Y: 20, W: 100, H: 120, Age: 31, Male: 0.87654, Scored: true, RawScore: 3.14159, Score: 61.26, Detection: face.Detection{Score: 0.912345}},
 		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44, Detection: face.Detection{Score: 0.7}},

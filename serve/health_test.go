@@ -29,6 +29,7 @@ func metricLine(t *testing.T, ts *testServer, name string) string {
 // each lost upload is counted in /metrics, and /readyz answers 200 "degraded" naming the cause,
 // from the start-up check on; once an upload is kept again, /readyz is "ready".
 func TestUploadsNotKeptAreVisible(t *testing.T) {
+	t.Parallel()
 	blocked := filepath.Join(t.TempDir(), "blocked")
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
 		t.Fatal(err)

@@ -36,6 +36,7 @@ func keyedRequest(key string) *http.Request {
 // requests repeat it and however many race; a key created meanwhile works once unknownKeyTTL has
 // passed; and a flood of distinct unknown keys does not push the known keys out of the cache.
 func TestUnknownKeysCachedNegatively(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hensachi.db"))
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // TestDailyLimitExactUnderConcurrency fires many more parallel calls than the remaining quota and
 // expects exactly the quota to succeed.
 func TestDailyLimitExactUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	// ten times as many parallel calls as the account has left
 	const before, parallel = 37, 10 * (100 - 37)
@@ -73,6 +74,7 @@ func TestDailyLimitExactUnderConcurrency(t *testing.T) {
 }
 
 func TestRateLimitHeaders(t *testing.T) {
+	t.Parallel()
 	// 23:59:30 in Tokyo: 30 seconds to the reset
 	now := time.Date(2026, 11, 22, 23, 59, 30, 0, hensachi.Tokyo)
 	ts := newTestServer(t, func(c *wiring) { c.Now = func() time.Time { return now } })
@@ -114,6 +116,7 @@ func TestRateLimitHeaders(t *testing.T) {
 
 // TestRestartKeepsCounts stops the server (which flushes) and starts a new one on the same store.
 func TestRestartKeepsCounts(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for range 7 {
 		ts.get(t, "/town/v1/meta")
@@ -133,6 +136,7 @@ func TestRestartKeepsCounts(t *testing.T) {
 // TestPlanChange: a plan set by the operator applies to the next call (the tests' key cache TTL is
 // a nanosecond; in production it is a few seconds).
 func TestPlanChange(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	if err := ts.store.SetPlan(context.Background(), ts.freeID, hensachi.PlanPro); err != nil {
 		t.Fatal(err)
@@ -145,6 +149,7 @@ func TestPlanChange(t *testing.T) {
 
 // TestStoreDownIs503 checks that a key lookup against an unreachable store is a 503 with Retry-After.
 func TestStoreDownIs503(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	ts.store.Close()
 	r := ts.get(t, "/town/v1/meta")
@@ -160,6 +165,7 @@ func TestStoreDownIs503(t *testing.T) {
 // TestHeadDoesNotCount: a HEAD on a keyed resource answers the GET's headers, RateLimit saying
 // where the account stands, but counts nothing; at the limit it is refused as the GET is.
 func TestHeadDoesNotCount(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 23, 59, 30, 0, hensachi.Tokyo)
 	ts := newTestServer(t, func(c *wiring) { c.Now = func() time.Time { return now } })
 	ts.get(t, "/town/v1/meta")

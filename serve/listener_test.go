@@ -19,6 +19,7 @@ import (
 // TestNetHTTPErrorsAreProblems sends requests that net/http refuses before any handler runs and
 // checks that each answer is a problem document, through the listener ListenAndServe uses.
 func TestNetHTTPErrorsAreProblems(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	srv := httptest.NewUnstartedServer(ts.Handler())
 	srv.Listener = apiListener{srv.Listener}
@@ -63,6 +64,7 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 // TestNetHTTPErrorShape checks the parser that every write to a connection passes through: only
 // net/http's own error head matches, never a handler's response or a part of one.
 func TestNetHTTPErrorShape(t *testing.T) {
+	t.Parallel()
 	const own = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large"
 	status, reason, message, ok := netHTTPError([]byte(own))
 	if !ok || status != 431 || string(reason) != "Request Header Fields Too Large" || string(message) != "431 Request Header Fields Too Large" {
@@ -104,6 +106,7 @@ func refusingServer(t *testing.T) string {
 // for longer than net/http waits before closing: it must be able to finish and read the 503, where
 // a close with unread data would have reset the connection and dropped the answer.
 func TestRefusedUploadIsAnswered(t *testing.T) {
+	t.Parallel()
 	conn, err := net.Dial("tcp", refusingServer(t))
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +136,7 @@ func TestRefusedUploadIsAnswered(t *testing.T) {
 // TestLingeringIsBounded is a client that sends far more than any request body may be after its
 // answer: the server stops reading and closes, so the client's writes fail.
 func TestLingeringIsBounded(t *testing.T) {
+	t.Parallel()
 	conn, err := net.Dial("tcp", refusingServer(t))
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +160,7 @@ func TestLingeringIsBounded(t *testing.T) {
 // TestCloseEndsLingering: http.Server's Close, from another goroutine, ends a lingering connection
 // at once instead of waiting for the client.
 func TestCloseEndsLingering(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -111,6 +111,7 @@ func (env *loginEnv) call(t testing.TB, key string) (int, envelope, string) {
 // key on the API at once, even with a long key cache. The pages' own behaviour (terms, mails,
 // cookies, CSRF, refused callbacks) is tested beside them, in package web/account.
 func TestLoginKeyOnAPI(t *testing.T) {
+	t.Parallel()
 	env := newLoginEnv(t)
 	b, oldKey := webclient.Login(t, env.URL, env.smtp, "newcomer@example.com")
 	status, e, _ := env.call(t, oldKey)
@@ -139,6 +140,7 @@ func TestLoginKeyOnAPI(t *testing.T) {
 // TestAPIWithoutLogin: without a client id the API works with the operator's keys (the login
 // pages saying so is tested in package web/account).
 func TestAPIWithoutLogin(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	if r := ts.do(t, http.MethodGet, "/login"); r.status != http.StatusServiceUnavailable {
 		t.Errorf("GET /login: %d", r.status)

@@ -8,6 +8,7 @@ import (
 
 // TestMetricsBoundedByClientInput: made-up request methods must not each create a series.
 func TestMetricsBoundedByClientInput(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for i := range 300 {
 		ts.do(t, fmt.Sprintf("MADEUP%d", i), "/town/v1/meta", "X-API-Key", ts.proKey)

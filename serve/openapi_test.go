@@ -87,6 +87,7 @@ var routePattern = regexp.MustCompile(`:([a-z]+)`)
 // TestOpenAPIRoutes checks that every registered route is documented, and every documented
 // route exists.
 func TestOpenAPIRoutes(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, withFaces(t))
 	doc := loadOpenAPI(t)
 	registered := map[string]bool{}
@@ -124,6 +125,7 @@ func registeredRoutes(s *Server) []route {
 // TestResponsesMatchOpenAPI validates real responses, successes and problems, against the schemas
 // the document gives for their path and status.
 func TestResponsesMatchOpenAPI(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	doc := loadOpenAPI(t)
 	cases := []struct{ path, template string }{
@@ -184,6 +186,7 @@ func validateSchema(t testing.TB, ref string, body []byte) error {
 // operation, a type beside every enum and const, a format on every number, the 5-digit pattern on
 // every municipality code, and 405 and 500 documented everywhere.
 func TestOpenAPIDocumentRules(t *testing.T) {
+	t.Parallel()
 	var doc map[string]any
 	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
 		t.Fatal(err)
@@ -239,6 +242,7 @@ func TestOpenAPIDocumentRules(t *testing.T) {
 // TestOpenAPIExamples checks the document's examples, which /docs shows: every response with a
 // body has at least one, and each is valid against the schema of its media type.
 func TestOpenAPIExamples(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Paths      map[string]map[string]struct{ Responses map[string]exampleResponse }
 		Components struct{ Responses map[string]exampleResponse }

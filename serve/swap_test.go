@@ -20,6 +20,7 @@ import (
 // and consistent: its ETag names the version whose data it carries. The reference counts behind it
 // are checked in dataset.TestHolderReferences.
 func TestSwapUnderLoad(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, func(c *wiring) { c.KeyCacheTTL = time.Minute })
 	built := realdata.Built(t)
 	path := ts.datasets.Path()
@@ -115,6 +116,7 @@ func TestSwapUnderLoad(t *testing.T) {
 
 // TestWatchPicksUpReplacement: the watcher notices a replaced file without a signal.
 func TestWatchPicksUpReplacement(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, func(c *wiring) { c.WatchInterval = 20 * time.Millisecond })
 	built := realdata.Built(t)
 	meta := built.Meta
@@ -137,6 +139,7 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 
 // TestBadReplacementKeepsServing: a corrupt file does not replace a good dataset.
 func TestBadReplacementKeepsServing(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	if err := writeFileAtomic(ts.datasets.Path(), []byte("not arrow")); err != nil {
 		t.Fatal(err)
@@ -163,6 +166,7 @@ func writeFileAtomic(path string, b []byte) error {
 // copies are damaged: refused while the previous version keeps serving. HENSACHI_SOAK multiplies
 // the overwrites.
 func TestOverwriteInPlaceUnderLoad(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, func(c *wiring) {
 		c.KeyCacheTTL = time.Minute
 		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}

@@ -16,6 +16,7 @@ import (
 // (net/http would close without a word): both are answered 408 request_timeout, a problem document
 // with a request id, the one the X-Request-Id header gives.
 func TestSlowHeadersAre408(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	srv := httptest.NewUnstartedServer(ts.Handler())
 	srv.Listener = apiListener{srv.Listener}

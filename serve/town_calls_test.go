@@ -16,6 +16,7 @@ import (
 // TestNewCallsBadParameters: every bad value of the export, similar, compare and search
 // parameters is a problem naming the parameter (or the unknown code), and none counts.
 func TestNewCallsBadParameters(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	tests := []struct {
 		name, path string
@@ -74,6 +75,7 @@ func TestNewCallsBadParameters(t *testing.T) {
 // TestExportCall: each format with its headers, gzip when accepted, the JSON envelope's usage, and
 // 304 for the version the client holds, which does not count.
 func TestExportCall(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	key := ts.freeKey
 	identity := func(path string) response {
@@ -148,6 +150,7 @@ func gunzip(t *testing.T, b []byte) []byte {
 }
 
 func TestSimilarCall(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	type similar struct {
 		Data struct {
@@ -185,6 +188,7 @@ func TestSimilarCall(t *testing.T) {
 }
 
 func TestCompareCall(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	r := ts.get(t, "/town/v1/compare?codes=47201,01100,13101")
 	c := decode[struct {
@@ -212,6 +216,7 @@ func TestCompareCall(t *testing.T) {
 }
 
 func TestSearchCall(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	type list struct {
 		Data struct {
@@ -246,6 +251,7 @@ func TestSearchCall(t *testing.T) {
 
 // TestNewCallsNotModified: the dataset's ETag validates every new call; a 304 does not count.
 func TestNewCallsNotModified(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	paths := []string{"/town/v1/municipalities/13101/similar", "/town/v1/compare?codes=13101,13102",
 		"/town/v1/municipalities?q=%E5%AE%9D%E5%A1%9A", "/town/v1/export?format=parquet&pref=13"}

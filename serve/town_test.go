@@ -23,6 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 // TestGolden compares the data of a few responses with the files in testdata/golden.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	cases := map[string]string{
 		"municipality_01100.json":    "/town/v1/municipalities/01100", // 札幌市, a designated city
@@ -77,6 +78,7 @@ func firstDiff(got, want string) string {
 
 // TestSpecShapes checks field order, types and the documented decisions on real responses.
 func TestSpecShapes(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	r := ts.get(t, "/town/v1/municipalities/01100")
 	body := string(r.body)
@@ -159,6 +161,7 @@ func checkOrder(t *testing.T, body string, keys []string) {
 
 // TestErrors covers every failure path of the statistics service with its status and code.
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	revokedKey, a := storetest.CreateAccount(t, ts.store, "revoked@example.com", hensachi.PlanFree)
 	if _, err := ts.store.RevokeKeys(context.Background(), a.ID); err != nil {
@@ -246,6 +249,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestETag(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	first := ts.get(t, "/town/v1/municipalities/13101")
 	etag := first.header.Get("ETag")
@@ -271,6 +275,7 @@ func TestETag(t *testing.T) {
 }
 
 func TestPanicIsAProblem(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	h := ts.instrument("/panic", func(http.ResponseWriter, *http.Request, httprouter.Params) { panic("boom") })
 	rec := httptest.NewRecorder()
@@ -286,6 +291,7 @@ func TestPanicIsAProblem(t *testing.T) {
 
 // TestHead: every GET resource answers HEAD with GET's status and headers and no body.
 func TestHead(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t)
 	for _, path := range []string{"/town/v1/municipalities/13101", "/town/v1/municipalities", "/town/v1/rankings/income",
 		"/town/v1/meta", "/town/municipalities/13101", "/healthz", "/openapi.json", "/problems/not_found", "/town/v1/municipalities/99999",

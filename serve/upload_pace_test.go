@@ -105,6 +105,7 @@ func readProblem(t *testing.T, r *bufio.Reader) (*http.Response, problem) {
 // problem with a request id, as soon as it falls behind — while the client still sends — and its
 // call gives back the account's share; an upload at a phone's pace, longer than the grace, succeeds.
 func TestSlowUploadIs408(t *testing.T) {
+	t.Parallel()
 	pace := UploadPace{Grace: 300 * time.Millisecond, Window: 300 * time.Millisecond, Bytes: 4 << 10, Limit: 10 * time.Second}
 	ts := newTestServer(t, func(c *wiring) {
 		c.Faces, c.FaceSlotsPerAccount, c.UploadPace = &scriptedAnalyzer{}, 1, pace
@@ -148,6 +149,7 @@ func TestSlowUploadIs408(t *testing.T) {
 // but the 429 at once, with the RateLimit fields; under the limit it gets the 100 Continue and,
 // after its body, its answer.
 func TestExpectContinueRefusedAtLimit(t *testing.T) {
+	t.Parallel()
 	limits := hensachi.DefaultLimits()
 	limits[hensachi.PlanFree][hensachi.ServiceFace] = 1
 	ts := newTestServer(t, func(c *wiring) { c.Faces, c.Limits = &scriptedAnalyzer{}, limits })
