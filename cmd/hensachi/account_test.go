@@ -13,6 +13,7 @@ import (
 // TestAccountOrigins runs `hensachi account origins` as the operator does: it shows the list,
 // sets it in the store in the form browsers send, refuses what is not an origin, and clears it.
 func TestAccountOrigins(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "h.db")
 	run := func(wantOK bool, args ...string) string {
 		t.Helper()

@@ -17,6 +17,7 @@ import (
 // "Log in" leads to the development provider's page, and the key its form leads to works on the
 // API of the same process (the pages' own test, web/account.TestDevLogin, has no API).
 func TestServeDevLogin(t *testing.T) {
+	t.Parallel()
 	r := startServer(t, os.Args[0], "-dev-login", "-db", filepath.Join(t.TempDir(), "h.db"), "-dataset", fixtureDataset(t),
 		"-services", "town", "-uploads", "", "-access-log=false")
 	b := webclient.New(t)
@@ -43,6 +44,7 @@ func TestServeDevLogin(t *testing.T) {
 // identity provider (flags or environment, as a shell that exports them to `make serve` does) or
 // off loopback.
 func TestServeDevLoginRefused(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		args, env []string
@@ -57,6 +59,7 @@ func TestServeDevLoginRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var out strings.Builder
 			args := append([]string{"serve", "-dev-login", "-db", filepath.Join(t.TempDir(), "h.db"), "-dataset", "/nonexistent/dataset.arrow",
 				"-services", "town", "-uploads", ""}, c.args...)
@@ -84,6 +87,7 @@ func TestServeDevLoginRefused(t *testing.T) {
 // TestStartDevLoginRefused: the development login does not start beside a real identity provider,
 // or where others could reach the server; an empty public URL is the one -public-url defaults to.
 func TestStartDevLoginRefused(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, addr, publicURL string
 		login                 account.Config

@@ -9,6 +9,7 @@ import (
 // TestIngestOutputs: the report goes beside -out unless -report says otherwise, and the
 // directories are made before the build (ingest failed where data/ did not exist).
 func TestIngestOutputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "a", "b", "dataset.arrow")
 	report, err := ingestOutputs(out, "")

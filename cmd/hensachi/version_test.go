@@ -13,6 +13,7 @@ import (
 )
 
 func TestBuildVersion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		info *debug.BuildInfo
 		want string
@@ -33,6 +34,7 @@ func TestBuildVersion(t *testing.T) {
 // TestWriteVersion: the dataset's version as the server logs it, the models' files, and absent
 // files said so rather than failing.
 func TestWriteVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out bytes.Buffer
 	writeVersion(&out, &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Version: "v1.0.0"}}, filepath.Join(dir, "none.arrow"), dir)
