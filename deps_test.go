@@ -46,6 +46,7 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/internal/negotiate", []string{mod + "/serve", mod + "/web"}, "content negotiation is shared by the API and the pages and knows neither"},
 		{mod + "/internal/uploadbody", []string{mod + "/serve", mod + "/web", mod + "/facecall", mod + "/face"}, "reading an upload's body is shared by the API and the demo page and knows neither, nor what the bytes are"},
 		{mod + "/facecall", []string{"net/http", mod + "/serve", mod + "/web", mod + "/uploads", mod + "/sqlite", mod + "/postgres"}, "a face call is the same whichever transport brings it, over the stores it is given"},
+		{mod + "/app", []string{mod + "/sqlite", mod + "/postgres", mod + "/face/ort", mod + "/uploads", mod + "/devidp", mod + "/cmd", mod + "/training"}, "the assembly is given the store, the face analyzer and the upload store, which only the command opens, so that the tests build the server as the command does"},
 		// gonum/stat, which compute uses, imports optimize/convex/lp, so only the optimiser itself is named
 		{mod + "/cmd/hensachi", []string{"=gonum.org/v1/gonum/optimize", mod + "/training"}, "the server links no training: the trained models are files it loads"},
 		{mod + "/face/...", []string{"=gonum.org/v1/gonum/optimize", mod + "/training"}, "the models' inference needs none of their training"},

@@ -12,14 +12,12 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/cmd/internal/cli"
 	"github.com/hensachi/hensachi/facecall"
-	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/serve"
-	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/uploads"
 	"github.com/hensachi/hensachi/web/account"
-	"github.com/hensachi/hensachi/web/site"
 )
 
 func runServe(ctx context.Context, args []string) error {
@@ -32,9 +30,10 @@ func runServe(ctx context.Context, args []string) error {
 }
 
 // Main is the serve command, after benbjohnson/wtf's cmd/wtfd: ParseFlags reads its settings, Run
-// builds every part of the server — the store, the quota, the key cache, the dataset's read
-// model, the face analyzer and its calls, the upload store, the web front, the development login
-// — and serves, and Close closes the parts in the reverse of the order they were built in.
+// builds the parts only the command has — the face analyzer, the upload store, the store, the
+// development login — and hands them to app.Build, which makes the rest (the dataset's read
+// model, the quota, the key cache, the web front, the face calls, the server) as the tests do, and
+// serves; Close closes the parts in the reverse of the order they were built in.
 type Main struct {
 	Addr, PublicURL, DebugAddr string
 	DatasetPath                string // empty: no statistics service
@@ -151,47 +150,16 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		m.onClose(func() { idp.Close() })
 	}
-	var towns *town.Holder
-	if m.DatasetPath != "" {
-		if towns, err = town.Open(m.DatasetPath, m.PublicURL); err != nil {
-			return err
-		}
-		m.onClose(towns.Close)
-	}
-	enforcer, err := quota.New(ctx, store, m.Limits, time.Now)
-	if err != nil {
-		return fmt.Errorf("load usage counts: %w", err)
-	}
-	q, keys := serve.NewQuota(enforcer), serve.NewKeyCache(store, m.KeyCacheTTL)
-	siteDeps := site.Deps{PublicURL: m.PublicURL, OpenAPI: serve.OpenAPI()}
-	if towns != nil {
-		siteDeps.Towns = towns
-	}
-	public, err := site.New(siteDeps)
+	srv, err := app.Build(ctx, app.Config{
+		Server: serve.Config{Addr: m.Addr, PublicURL: m.PublicURL, Store: store, AccessLog: m.AccessLog, Limits: m.Limits,
+			DebugAddr: m.DebugAddr, MaxConns: m.MaxConns},
+		DatasetPath: m.DatasetPath, KeyCacheTTL: m.KeyCacheTTL, Faces: faces, Login: m.Login})
 	if err != nil {
 		return err
 	}
-	accountDeps := account.Deps{PublicURL: m.PublicURL, Accounts: hensachi.Accounts{Store: store, Now: time.Now},
-		Usage: q, Limits: m.Limits, ForgetKeys: keys.Forget, Credit: public.Credit, Now: time.Now}
-	var calls *facecall.Service
-	if faces.Analyzer != nil {
-		faces.Quota = q
-		calls = facecall.New(faces)
-		accountDeps.Faces = account.FaceCalls{Calls: calls, Limits: m.Limits}
-	}
-	accounts, err := account.New(m.Login, accountDeps)
-	if err != nil {
-		return err
-	}
-	m.onClose(accounts.Close)
-	srv, err := serve.New(serve.Config{Addr: m.Addr, PublicURL: m.PublicURL, Store: store, Keys: keys, Quota: q,
-		Towns: towns, Faces: calls, Pages: []serve.Pages{public, accounts}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr,
-		MaxConns: m.MaxConns})
-	if err != nil {
-		return err
-	}
+	m.onClose(srv.Close)
 	slog.Info("store", "db", m.db)
-	return srv.ListenAndServe(ctx)
+	return srv.Server.ListenAndServe(ctx)
 }
 
 // defaultPublicURL is where a browser on this machine reaches a server listening on addr.
