@@ -225,6 +225,14 @@ func (s *Service) UploadsNotKept() (int64, error) {
 	return s.notKept, s.uploadsErr
 }
 
+// errCallEnded answers a call whose request ended (the client went away, or its deadline passed)
+// before the analysis did.
+var errCallEnded = hensachi.Errorf(hensachi.EUnavailable, "the call ended before its analysis did")
+
+func callEnded(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
 // analyze reads the image's header, holds its decoding budget, decodes it and runs the models; ext
 // is the format's file name extension.
 func (s *Service) analyze(ctx context.Context, ticket *ticket, data []byte) (_ *face.Photo, _ []Face, ext string, _ error) {
@@ -238,10 +246,10 @@ func (s *Service) analyze(ctx context.Context, ticket *ticket, data []byte) (_ *
 	// decoded at the scale the detector needs; the analyzer decodes finer pixels where a face needs them
 	// decoding is bounded by Inspect's budgets (pixels, scans) and not started once ctx is done
 	photo, err := face.DecodePhotoContext(ctx, data, header)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return nil, nil, "", hensachi.Errorf(hensachi.EUnavailable, "the client went away")
-	}
-	if err != nil {
+	switch {
+	case callEnded(err):
+		return nil, nil, "", errCallEnded
+	case err != nil:
 		return nil, nil, "", err
 	}
 	found, err := s.cfg.Analyzer.AnalyzePhoto(ctx, photo)
@@ -250,8 +258,8 @@ func (s *Service) analyze(ctx context.Context, ticket *ticket, data []byte) (_ *
 		return nil, nil, "", errBusy
 	case errors.Is(err, face.ErrClosed):
 		return nil, nil, "", hensachi.Errorf(hensachi.EUnavailable, "the face service is shutting down; retry shortly").RetryIn(time.Second)
-	case errors.Is(err, context.Canceled):
-		return nil, nil, "", hensachi.Errorf(hensachi.EUnavailable, "the client went away")
+	case callEnded(err):
+		return nil, nil, "", errCallEnded
 	case err != nil:
 		return nil, nil, "", err
 	}

@@ -126,18 +126,11 @@ func netHTTPError(b []byte) (status int, reason, message []byte, ok bool) {
 	return status, reason, message, ok
 }
 
-// Codes of the statuses net/http answers by itself; /problems/<code> explains each.
-const (
-	codeBadRequest        = "bad_request"
-	codeHeaderTooLarge    = "request_header_too_large"
-	codeVersionNotHandled = "http_version_not_supported"
-	codeHTTPError         = "http_error"
-)
-
+// netHTTPCodes are the codes of the statuses net/http answers by itself.
 var netHTTPCodes = map[int]string{
-	http.StatusBadRequest:                  codeBadRequest,
-	http.StatusRequestHeaderFieldsTooLarge: codeHeaderTooLarge,
-	http.StatusHTTPVersionNotSupported:     codeVersionNotHandled,
+	http.StatusBadRequest:                  hensachi.EBadRequest,
+	http.StatusRequestHeaderFieldsTooLarge: hensachi.EHeaderTooLarge,
+	http.StatusHTTPVersionNotSupported:     hensachi.EHTTPVersion,
 	http.StatusRequestTimeout:              hensachi.ERequestTimeout,
 }
 
@@ -162,14 +155,14 @@ func (c *apiConn) Write(b []byte) (int, error) {
 func (c *apiConn) refuse(status int, reason, message string) error {
 	code, ok := netHTTPCodes[status]
 	if !ok {
-		code = codeHTTPError
+		code = hensachi.EHTTPError
 	}
 	detail := "The request was refused before it reached the API: " + message + "."
 	if status == http.StatusRequestTimeout {
 		detail = "The request's headers did not arrive within the time the server waits for them; send it again, without pauses."
 	}
 	id := newRequestID()
-	body, _ := json.Marshal(problem{Type: "/problems/" + code, Title: http.StatusText(status), Status: status,
+	body, _ := json.Marshal(problem{Type: "/problems/" + code, Title: hensachi.KindOf(code).Title, Status: status,
 		Detail: detail, Code: code, RequestID: id})
 	var out bytes.Buffer
 	out.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + reason + "\r\n")

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/hensachi/hensachi"
 )
 
 // openAPI is the part of openapi.json the tests read: responses, either inline or a reference
@@ -273,5 +276,32 @@ type exampleResponse struct {
 	Ref     string `json:"$ref"`
 	Content map[string]struct {
 		Examples map[string]struct{ Value json.RawMessage }
+	}
+}
+
+// TestProblemCodesDocumented checks that the document's list of problem codes is the domain's
+// table of them (hensachi.Kinds), but for conflict, which only the operator's commands meet.
+func TestProblemCodesDocumented(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				ProblemCode struct{ Enum []string } `json:"ProblemCode"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, k := range hensachi.Kinds {
+		if k.Code != hensachi.EConflict {
+			want = append(want, k.Code)
+		}
+	}
+	got := doc.Components.Schemas.ProblemCode.Enum
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("ProblemCode lists %v, the table %v", got, want)
 	}
 }

@@ -188,35 +188,28 @@ func readDemoUpload(r *http.Request, w *Pages, sess session, held, most int, hol
 	}
 }
 
-// demoError says in the page's words what went wrong, with the status the page answers.
+// demoMessages say in the page's words what went wrong with an analysis, by error code.
+var demoMessages = map[string]string{
+	hensachi.EMissingFile:        "JPEG か PNG の写真を選んでください。",
+	hensachi.EInvalidImage:       "画像を読めませんでした（壊れているか、画素数が多すぎます）。",
+	hensachi.EUnsupportedMedia:   "JPEG か PNG の写真を選んでください。",
+	hensachi.EFileTooLarge:       "10 MiB までの写真を選んでください。",
+	hensachi.EDailyLimitExceeded: "今日の顔分析の回数の上限に達しました。0 時（日本時間）に戻ります。",
+	hensachi.EOverloaded:         "混み合っています。少し待ってからもう一度お試しください。",
+	hensachi.EUnavailable:        "混み合っています。少し待ってからもう一度お試しください。",
+	hensachi.ERequestTimeout:     "写真の送信が遅すぎました。通信状態のよいところでもう一度お試しください。",
+}
+
+// demoError is the status the page answers an analysis's error with (its code's) and what it says.
 func demoError(err error) (int, string) {
-	if err == nil {
-		return http.StatusOK, ""
-	}
 	if errors.Is(err, errFormRefused) {
 		return http.StatusForbidden, "フォームの有効期限が切れています。ページを読み込み直してください。"
 	}
-	var e *hensachi.Error
-	if !errors.As(err, &e) {
-		return http.StatusInternalServerError, ""
+	kind := hensachi.KindOf(hensachi.ErrorCode(err))
+	if msg, ok := demoMessages[kind.Code]; ok || err == nil {
+		return hensachi.StatusOf(err), msg
 	}
-	switch e.Code {
-	case hensachi.EMissingFile:
-		return http.StatusBadRequest, "JPEG か PNG の写真を選んでください。"
-	case hensachi.EInvalidImage:
-		return http.StatusBadRequest, "画像を読めませんでした（壊れているか、画素数が多すぎます）。"
-	case hensachi.EUnsupportedMedia:
-		return http.StatusUnsupportedMediaType, "JPEG か PNG の写真を選んでください。"
-	case hensachi.EFileTooLarge:
-		return http.StatusRequestEntityTooLarge, "10 MiB までの写真を選んでください。"
-	case hensachi.EDailyLimitExceeded:
-		return http.StatusTooManyRequests, "今日の顔分析の回数の上限に達しました。0 時（日本時間）に戻ります。"
-	case hensachi.EOverloaded, hensachi.EUnavailable:
-		return http.StatusServiceUnavailable, "混み合っています。少し待ってからもう一度お試しください。"
-	case hensachi.ERequestTimeout:
-		return http.StatusRequestTimeout, "写真の送信が遅すぎました。通信状態のよいところでもう一度お試しください。"
-	}
-	return http.StatusInternalServerError, ""
+	return kind.Status, kind.Heading
 }
 
 func (p *faceDemoPage) setResult(a *FaceAnalysis) {

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -132,6 +133,26 @@ type messagePage struct {
 func Message(w http.ResponseWriter, r *http.Request, status int, title, msg string, again bool) {
 	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: title}, Message: msg,
 		RequestID: reqinfo.ID(r.Context()), Again: again})
+}
+
+// Error answers a page that failed with the message page: the status and heading of err's code
+// (hensachi.Kinds), and the message of a hensachi.Error, which is written for the page's reader. Any
+// other error is internal: the reader sees a general message and the log gets the error.
+func Error(w http.ResponseWriter, r *http.Request, err error) {
+	kind := hensachi.KindOf(hensachi.ErrorCode(err))
+	var e *hensachi.Error
+	if !errors.As(err, &e) || kind.Code == hensachi.EInternal {
+		slog.ErrorContext(r.Context(), "page failed", "err", err, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
+		Message(w, r, kind.Status, kind.Heading, "このページを表示できませんでした。", false)
+		return
+	}
+	if e.Cause != nil {
+		slog.WarnContext(r.Context(), "page refused", "code", kind.Code, "cause", e.Cause, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
+	}
+	if e.RetryAfter > 0 {
+		RetryAfter(w, e.RetryAfter)
+	}
+	Message(w, r, kind.Status, kind.Heading, e.Message, false)
 }
 
 // Fail logs why a page failed, with the request id, and shows the user a message without it.

@@ -125,24 +125,17 @@ type pageHandler func(c *town.Catalog, r *http.Request, ps httprouter.Params) (n
 type catalogHandler func(c *town.Catalog, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error
 
 // withCatalog wraps a public route: the catalog of the dataset being served, and one place for
-// failures: a bad parameter is a 400 page, an unknown thing a 404 page, anything else a 500 page
-// (logged).
+// failures, which page.Error answers with the status of their code.
 func (s *Site) withCatalog(h catalogHandler) httprouter.Handle {
 	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		c, err := s.deps.Towns.Catalog()
 		if err != nil {
-			page.Fail(rw, r, http.StatusServiceUnavailable, "一時的に利用できません", "データを読み込めません。しばらくしてからもう一度お試しください。", "catalog", err)
-			return
+			err = &hensachi.Error{Code: hensachi.EUnavailable, Message: "データを読み込めません。しばらくしてからもう一度お試しください。", Cause: err}
+		} else {
+			err = h(c, rw, r, ps)
 		}
-		err = h(c, rw, r, ps)
-		switch hensachi.ErrorCode(err) {
-		case "":
-		case hensachi.ENotFound:
-			page.Message(rw, r, http.StatusNotFound, "見つかりません", err.Error(), false)
-		case hensachi.EInvalidParameter:
-			page.Message(rw, r, http.StatusBadRequest, "指定が正しくありません", err.Error(), false)
-		default:
-			page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "public page", err)
+		if err != nil {
+			page.Error(rw, r, err)
 		}
 	}
 }

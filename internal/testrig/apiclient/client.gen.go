@@ -212,6 +212,7 @@ const (
 	ProblemCodeRevokedApiKey           ProblemCode = "revoked_api_key"
 	ProblemCodeUnavailable             ProblemCode = "unavailable"
 	ProblemCodeUnsupportedMediaType    ProblemCode = "unsupported_media_type"
+	ProblemCodeUriTooLong              ProblemCode = "uri_too_long"
 )
 
 // Valid indicates whether the value is a known member of the ProblemCode enum.
@@ -256,6 +257,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeUnavailable:
 		return true
 	case ProblemCodeUnsupportedMediaType:
+		return true
+	case ProblemCodeUriTooLong:
 		return true
 	default:
 		return false
