@@ -113,6 +113,9 @@ type Error struct {
 	Code    string
 	Message string
 	Param   string // the one parameter at fault, if any
+	// Japanese is the message for the pages, where it says more than the kind's heading; empty:
+	// Message, which is written for the API's readers.
+	Japanese string
 	// RetryAfter, when set, is how long the client should wait before trying again (429, 503).
 	RetryAfter time.Duration
 	// Cause is what went wrong underneath, for the log; its text is never shown to the client.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/internal/uploadbody"
 )
 
@@ -131,7 +132,7 @@ type faceJSON struct {
 // JSON the document specifies, at its precision. A call refused before the body is read is
 // answered without reading it, and so without a 100 Continue to a client that asked for one.
 func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
-	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
+	if _, err := param.ParseAPI(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
 	boundary, size, err := uploadRequest(c.r)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -159,7 +160,7 @@ func (s *Server) routes() {
 		if corsPath(req.URL.Path) && req.Header.Get("Origin") != "" {
 			allowCORS(w.Header()) // a page's script sees why its call failed
 		}
-		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, truncateParam(req.URL.Path)))
+		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, param.Truncate(req.URL.Path)))
 	}))
 	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		writeError(w, req, hensachi.Errorf(hensachi.EMethodNotAllowed, "%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))

@@ -152,7 +152,11 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 	if e.RetryAfter > 0 {
 		RetryAfter(w, e.RetryAfter)
 	}
-	Message(w, r, kind.Status, kind.Heading, e.Message, false)
+	msg := e.Japanese
+	if msg == "" {
+		msg = e.Message
+	}
+	Message(w, r, kind.Status, kind.Heading, msg, false)
 }
 
 // Fail logs why a page failed, with the request id, and shows the user a message without it.
