@@ -156,15 +156,13 @@ func (s *Server) routes() {
 	r.GlobalOPTIONS = unrouted(s.instrument("(options)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		preflight(w, req)
 	}))
-	r.NotFound = unrouted(s.instrument("(none)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		if corsPath(req.URL.Path) && req.Header.Get("Origin") != "" {
-			allowCORS(w.Header()) // a page's script sees why its call failed
-		}
+	// a page's script sees why its call failed, a route missing or a method refused
+	r.NotFound = unrouted(s.instrument("(none)", corsRefusal(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, param.Truncate(req.URL.Path)))
-	}))
-	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+	})))
+	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", corsRefusal(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		writeError(w, req, hensachi.Errorf(hensachi.EMethodNotAllowed, "%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
-	}))
+	})))
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, p any) {
 		// only reached for panics outside instrument, which recovers its own
 		slog.Error("panic outside a route", "panic", p)
