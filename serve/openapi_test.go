@@ -107,18 +107,13 @@ func TestOpenAPIRoutes(t *testing.T) {
 	}
 }
 
-type route struct{ method, path string }
-
-// registeredRoutes lists the routes the router knows among every method and path the server could
-// register.
+// registeredRoutes lists the routes the server registered, and the preflight of every path other
+// origins may call.
 func registeredRoutes(s *Server) []route {
-	var out []route
-	for _, r := range []route{{"GET", "/town/v1/municipalities/:code"}, {"GET", "/town/v1/municipalities"}, {"GET", "/town/v1/rankings/:axis"},
-		{"GET", "/town/v1/municipalities/:code/similar"}, {"GET", "/town/v1/compare"}, {"GET", "/town/v1/export"},
-		{"GET", "/town/v1/meta"}, {"GET", "/healthz"}, {"GET", "/readyz"}, {"GET", "/metrics"}, {"GET", "/openapi.json"},
-		{"GET", "/problems/:code"}, {"GET", "/town/municipalities/:code"}, {"POST", "/face/v1/predict"}} {
-		if h, _, _ := s.router.Lookup(r.method, routePattern.ReplaceAllString(r.path, "x")); h != nil {
-			out = append(out, r)
+	out := slices.Clone(s.registered)
+	for _, r := range s.registered {
+		if corsPath(r.path) {
+			out = append(out, route{http.MethodOptions, r.path})
 		}
 	}
 	return out

@@ -81,7 +81,12 @@ type Server struct {
 	policies sync.Map // daily limit → its RateLimit-Policy header value
 	// storeDown: the store's last check failed (a database away, a file of it lost)
 	storeDown atomic.Bool
+	// registered lists the routes in the order they were registered, HEAD left out (every GET
+	// answers it) and OPTIONS too (the router answers it for every path), for the document's tests
+	registered []route
 }
+
+type route struct{ method, path string }
 
 // New builds the routes over the parts in cfg.
 func New(cfg Config) (*Server, error) {
@@ -115,6 +120,7 @@ func (s *Server) routes() {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	handle := func(method, path string, h httprouter.Handle) {
+		s.registered = append(s.registered, route{method, path})
 		h = s.instrument(path, h)
 		r.Handle(method, path, h)
 		if method == http.MethodGet { // RFC 9110 §9.3.2: HEAD is GET without the body, which net/http drops
