@@ -41,6 +41,7 @@ func TestConnectionCap(t *testing.T) {
 	defer slog.SetDefault(quiet)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
 	srv.Listener = apiListener{newCappedListener(srv.Listener, 3)}
+	withConnHooks(srv.Config)
 	srv.Start()
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()

@@ -274,7 +274,7 @@ func (s *Server) Run(ctx context.Context) {
 // httpServer is the HTTP server ListenAndServe runs, with its limits; it serves apiListener's
 // connections.
 func (s *Server) httpServer() *http.Server {
-	return &http.Server{
+	return withConnHooks(&http.Server{
 		Addr:              s.cfg.Addr,
 		Handler:           s.handler,
 		ReadHeaderTimeout: 5 * time.Second,  // slow-loris clients cannot hold a connection
@@ -283,7 +283,7 @@ func (s *Server) httpServer() *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
-	}
+	})
 }
 
 // ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets
