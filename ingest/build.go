@@ -99,7 +99,7 @@ func checkSources(rawDir string, log *slog.Logger) (*Manifest, []HashMismatch, e
 // parsedSources is every source file, parsed: the code list, the tables the axes and statistics
 // are derived from, and the hometown-tax tables.
 type parsedSources struct {
-	codes                                               *CodeList
+	codeList                                            *CodeList
 	fields                                              fieldTables
 	furusatoDetail, furusatoHistory, furusatoDeductions *Table
 	deductionSource                                     DeductionSource
@@ -110,11 +110,11 @@ type tableParser func(file string, r io.Reader, cl *CodeList) (*Table, error)
 
 // parseSources parses the code list, then every other source against it, in the manifest's order.
 func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSources, error) {
-	codes, err := parseSource(rawDir, man.Source("codes"), log, ParseCodeList, func(cl *CodeList) int { return len(cl.Entries) })
+	cl, err := parseSource(rawDir, man.Source("codes"), log, ParseCodeList, func(cl *CodeList) int { return len(cl.Entries) })
 	if err != nil {
 		return nil, err
 	}
-	p := &parsedSources{codes: codes}
+	p := &parsedSources{codeList: cl}
 	tables := []struct {
 		id    string // the source's id in the manifest
 		into  **Table
@@ -132,7 +132,7 @@ func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSource
 		}},
 	}
 	for _, t := range tables {
-		parse := func(file string, r io.Reader) (*Table, error) { return t.parse(file, r, codes) }
+		parse := func(file string, r io.Reader) (*Table, error) { return t.parse(file, r, cl) }
 		if *t.into, err = parseSource(rawDir, man.Source(t.id), log, parse, (*Table).Len); err != nil {
 			return nil, err
 		}
@@ -168,13 +168,13 @@ func parseSource[T any](rawDir string, s Source, log *slog.Logger, parse func(fi
 func assemble(man *Manifest, parsed *parsedSources, log *slog.Logger) (*Result, error) {
 	start := time.Now()
 	axes, stats := parsed.fields.axes(), parsed.fields.stats()
-	fu, err := newFurusatoSources(man, parsed.furusatoDetail, parsed.furusatoHistory, parsed.furusatoDeductions, parsed.deductionSource)
+	fu, err := newFurusatoTables(man, parsed.furusatoDetail, parsed.furusatoHistory, parsed.furusatoDeductions, parsed.deductionSource)
 	if err != nil {
 		return nil, err
 	}
-	report := newReport(parsed.codes)
+	report := newReport(parsed.codeList)
 	res := &Result{Report: report}
-	for _, e := range parsed.codes.Entries {
+	for _, e := range parsed.codeList.Entries {
 		m := hensachi.Municipality{
 			Code: e.Code, Name: e.Name, Kana: e.Kana, Prefecture: e.Prefecture,
 			Scores: make([]hensachi.Score, len(axes)),
@@ -189,7 +189,7 @@ func assemble(man *Manifest, parsed *parsedSources, log *slog.Logger) (*Result, 
 		m.Furusato = fu.municipality(e.Code, report)
 		res.Municipalities = append(res.Municipalities, m)
 	}
-	res.Meta = meta(man, parsed.codes, axes, stats, fu)
+	res.Meta = meta(man, parsed.codeList, axes, stats, fu)
 	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(start))
 	return res, nil
 }
