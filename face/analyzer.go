@@ -40,9 +40,9 @@ type Config struct {
 	// QuickPass first searches a photo at no more than quickSide pixels a side, never enlarged, and
 	// keeps what that pass finds when every face on its image is at least quickFaceSide: a portrait
 	// or a photo of a few large faces then costs the detector a quarter of the main pass, and
-	// anything else gets the passes as before. The server sets it; the training extraction does
-	// not, so that the features the committed models were fitted on stay the main pass's to the
-	// bit (training.TestTrainingReproducesCommittedModels).
+	// anything else then gets the passes it would get without it. The server sets it; the
+	// training extraction does not, so that the features the committed models were fitted on stay
+	// the main pass's to the bit (training.TestTrainingReproducesCommittedModels).
 	QuickPass bool
 	// SecondLook analyses a photo in which no face was found once more, smoothed and with its
 	// contrast stretched (Photo.secondLook): the faces of a dark, grainy photo are then found, and
