@@ -282,11 +282,11 @@ func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
 	reqinfo.SetAccount(r.Context(), account.ID)
 	w.jar.setSession(rw, account.ID, w.cfg.SessionTTL, now)
 	if key != "" {
-		slog.InfoContext(r.Context(), "account created at first login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
+		slog.InfoContext(r.Context(), "account created at first login")
 		w.issue(rw, r, account, key, true)
 		return
 	}
-	slog.InfoContext(r.Context(), "login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
+	slog.InfoContext(r.Context(), "login")
 	http.Redirect(rw, r, "/account", http.StatusSeeOther)
 }
 
@@ -299,7 +299,7 @@ func (w *Pages) issue(rw http.ResponseWriter, r *http.Request, a hensachi.Accoun
 		err := w.cfg.Mailer.Send(ctx, keyMail(a.Email, key, strings.TrimSuffix(w.deps.PublicURL, "/"), first))
 		cancel()
 		if err != nil {
-			slog.ErrorContext(r.Context(), "mail the API key", "account", a.ID, "err", err, "request_id", reqinfo.ID(r.Context()))
+			slog.ErrorContext(r.Context(), "mail the API key", "err", err)
 		}
 		k.Mailed = err == nil
 	}
@@ -385,7 +385,7 @@ func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess sess
 			stored[u.Service] = u.Count
 		}
 	} else {
-		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", reqinfo.ID(r.Context()))
+		slog.WarnContext(r.Context(), "account page: stored usage", "err", err)
 	}
 	p := accountPage{Base: w.base("アカウント", "", "/account"), Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
 		Day: day, CSRF: w.jar.csrfToken(sess), Mails: w.cfg.Mailer != nil, Origins: originsText,
@@ -437,7 +437,7 @@ func (w *Pages) rotate(rw http.ResponseWriter, r *http.Request) {
 	}
 	// this process stops accepting the old keys at once; others within their key cache TTL
 	w.deps.ForgetKeys(revoked)
-	slog.InfoContext(r.Context(), "key rotated from the account page", "account", a.ID, "request_id", reqinfo.ID(r.Context()))
+	slog.InfoContext(r.Context(), "key rotated from the account page")
 	w.issue(rw, r, a, key, false)
 }
 
@@ -463,7 +463,7 @@ func (w *Pages) origins(rw http.ResponseWriter, r *http.Request) {
 	if keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID); err == nil {
 		w.deps.ForgetKeys(keys)
 	}
-	slog.InfoContext(r.Context(), "origins set from the account page", "account", a.ID, "request_id", reqinfo.ID(r.Context()))
+	slog.InfoContext(r.Context(), "origins set from the account page")
 	http.Redirect(rw, r, "/account#origins", http.StatusSeeOther)
 }
 

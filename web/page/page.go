@@ -49,7 +49,7 @@ type Base struct {
 func Render(w http.ResponseWriter, r *http.Request, t *template.Template, status int, name string, data any) {
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
-		slog.ErrorContext(r.Context(), "render page", "page", name, "err", err, "request_id", reqinfo.ID(r.Context()))
+		slog.ErrorContext(r.Context(), "render page", "page", name, "err", err)
 		http.Error(w, "internal error; request id "+reqinfo.ID(r.Context()), http.StatusInternalServerError)
 		return
 	}
@@ -142,12 +142,12 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 	kind := hensachi.KindOf(hensachi.ErrorCode(err))
 	var e *hensachi.Error
 	if !errors.As(err, &e) || kind.Code == hensachi.EInternal {
-		slog.ErrorContext(r.Context(), "page failed", "err", err, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
+		slog.ErrorContext(r.Context(), "page failed", "err", err, "path", r.URL.Path)
 		Message(w, r, kind.Status, kind.Heading, "このページを表示できませんでした。", false)
 		return
 	}
 	if e.Cause != nil {
-		slog.WarnContext(r.Context(), "page refused", "code", kind.Code, "cause", e.Cause, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
+		slog.WarnContext(r.Context(), "page refused", "code", kind.Code, "cause", e.Cause, "path", r.URL.Path)
 	}
 	if e.RetryAfter > 0 {
 		RetryAfter(w, e.RetryAfter)
@@ -174,7 +174,7 @@ func fail(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg
 	if status >= 500 && status != http.StatusBadGateway && status != http.StatusServiceUnavailable {
 		level = slog.LevelError
 	}
-	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
+	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "path", r.URL.Path)
 	Message(w, r, status, title, msg, again && status != http.StatusTooManyRequests)
 }
 
