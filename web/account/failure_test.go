@@ -1,58 +1,19 @@
 package account
 
 import (
-	"bytes"
-	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/hensachi/hensachi/internal/reqinfo"
+	"github.com/hensachi/hensachi/internal/testrig/logtest"
 	"github.com/hensachi/hensachi/internal/testrig/webclient"
 )
-
-// lockedBuffer is a log the server's goroutines write to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// line returns the log's line that holds every one of parts, or "".
-func (l *lockedBuffer) line(parts ...string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-next:
-	for line := range strings.Lines(l.b.String()) {
-		for _, p := range parts {
-			if !strings.Contains(line, p) {
-				continue next
-			}
-		}
-		return line
-	}
-	return ""
-}
 
 // TestFailurePages: a page that fails answers with its code's status and the page's own heading and
 // message, the request id, and for a step of logging in the button to log in again; the log line
 // has the cause and, from the request's context (reqinfo.Handler), the request id the page shows.
 func TestFailurePages(t *testing.T) {
-	var logs lockedBuffer
-	defer slog.SetDefault(slog.Default())
-	slog.SetDefault(slog.New(reqinfo.NewHandler(slog.NewTextHandler(&logs, nil))))
+	logs := logtest.Capture(t)
 	env := newLoginEnv(t)
 	again := `<a class="button" href="/login">ログイン</a>`
 	shownID := func(p webclient.Page) string {
@@ -71,7 +32,7 @@ func TestFailurePages(t *testing.T) {
 		!strings.Contains(p.Body, "10 分以上かかりました") || !strings.Contains(p.Body, again) {
 		t.Errorf("callback without a login: %d\n%s", p.Status, p.Body)
 	}
-	if l := logs.line("level=WARN", "page refused", "code=invalid_parameter", "callback without a valid login cookie",
+	if l := logs.Line("level=WARN", "page refused", "code=invalid_parameter", "callback without a valid login cookie",
 		"request_id="+shownID(p)); l == "" {
 		t.Errorf("no log line with the cause and the request id:\n%s", logs.String())
 	}
@@ -84,7 +45,7 @@ func TestFailurePages(t *testing.T) {
 		!strings.Contains(p.Body, "今はアカウントを読み込めません。") || strings.Contains(p.Body, again) {
 		t.Errorf("account page without a store: %d\n%s", p.Status, p.Body)
 	}
-	if l := logs.line("level=ERROR", "page failed", "account page", "request_id="+shownID(p)); l == "" {
+	if l := logs.Line("level=ERROR", "page failed", "account page", "request_id="+shownID(p)); l == "" {
 		t.Errorf("no error line with the request id:\n%s", logs.String())
 	}
 }
