@@ -373,15 +373,15 @@ func (w *Pages) loggedIn(h accountHandler) handler {
 			return nil
 		}
 		if err != nil {
-			return errAccountUnread(fmt.Errorf("account page: %w", err))
+			return accountUnread(fmt.Errorf("account page: %w", err))
 		}
 		reqinfo.SetAccount(r.Context(), a.ID)
 		return h(rw, r, sess, a)
 	}
 }
 
-// errAccountUnread is the failure of a page that could not read the account.
-func errAccountUnread(cause error) error {
+// accountUnread is the failure of an account page that could not read the account.
+func accountUnread(cause error) error {
 	return failure(hensachi.EInternal, "アカウントを表示できません", "今はアカウントを読み込めません。しばらくしてからお試しください。", cause)
 }
 
@@ -396,7 +396,7 @@ func (w *Pages) account(rw http.ResponseWriter, r *http.Request, sess session, a
 func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account, status int, originsText, originsErr string) error {
 	keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID)
 	if err != nil {
-		return errAccountUnread(fmt.Errorf("account page: keys: %w", err))
+		return accountUnread(fmt.Errorf("account page: keys: %w", err))
 	}
 	now := w.deps.Now()
 	day := hensachi.Day(now)
