@@ -16,7 +16,6 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face"
-	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
 )
 
@@ -207,7 +206,7 @@ func (s *Service) keep(ctx context.Context, data []byte, ext string) {
 	}
 	_, err := s.cfg.Uploads.Save(data, ext)
 	if err != nil {
-		slog.ErrorContext(ctx, "upload not kept: the call is answered and counted", "err", err, "request_id", reqinfo.ID(ctx))
+		slog.ErrorContext(ctx, "upload not kept: the call is answered and counted", "err", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -274,8 +274,17 @@ type exampleResponse struct {
 	}
 }
 
+// notAPICodes are the codes of the domain's table (hensachi.Kinds) that the API never answers
+// with, and who does.
+var notAPICodes = map[string]string{
+	hensachi.EConflict:        "the operator's commands (an account that exists already)",
+	hensachi.EForbidden:       "the login and account pages (a refused login, a form without its token)",
+	hensachi.ETooManyRequests: "the login pages (too many attempts from one address)",
+	hensachi.EBadGateway:      "the login pages (the identity provider failed)",
+}
+
 // TestProblemCodesDocumented checks that the document's list of problem codes is the domain's
-// table of them (hensachi.Kinds), but for conflict, which only the operator's commands meet.
+// table of them (hensachi.Kinds) but for the codes only other layers answer with (notAPICodes).
 func TestProblemCodesDocumented(t *testing.T) {
 	var doc struct {
 		Components struct {
@@ -289,8 +298,13 @@ func TestProblemCodesDocumented(t *testing.T) {
 	}
 	var want []string
 	for _, k := range hensachi.Kinds {
-		if k.Code != hensachi.EConflict {
+		if _, ok := notAPICodes[k.Code]; !ok {
 			want = append(want, k.Code)
+		}
+	}
+	for code := range notAPICodes {
+		if hensachi.KindOf(code).Code != code {
+			t.Errorf("%s, listed as not the API's, is not in the table", code)
 		}
 	}
 	got := doc.Components.Schemas.ProblemCode.Enum

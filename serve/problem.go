@@ -35,11 +35,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &e) && code != hensachi.EInternal {
 		p.Detail, p.Param = e.Message, e.Param
 		if e.Cause != nil {
-			slog.InfoContext(r.Context(), "refused", "code", code, "cause", e.Cause, "request_id", p.RequestID)
+			slog.InfoContext(r.Context(), "refused", "code", code, "cause", e.Cause)
 		}
 	} else {
 		p.Detail = "The server failed to answer this request; quote the request id when reporting it."
-		slog.ErrorContext(r.Context(), "internal error", "err", err, "request_id", p.RequestID, "path", r.URL.Path)
+		slog.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path)
 	}
 	h := w.Header()
 	switch status {
