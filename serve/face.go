@@ -19,7 +19,7 @@ import (
 )
 
 const (
-	// MaxUpload is the largest image accepted (spec §8: 10 MB, enforced as 10 MiB).
+	// MaxUpload is the largest image accepted (the documented 10 MB, enforced as 10 MiB).
 	MaxUpload = facecall.MaxUpload
 	// maxBody leaves room for the multipart framing and small extra fields around the image.
 	maxBody  = facecall.MaxBody

@@ -12,7 +12,8 @@ import (
 	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
-// problem is an RFC 9457 problem document with the members DESIGN.md adds.
+// problem is an RFC 9457 problem document with the members every error of this API carries:
+// success false, the stable code, the request id, and the parameter at fault if one is.
 type problem struct {
 	Success   bool   `json:"success"`
 	Type      string `json:"type"`

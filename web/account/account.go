@@ -36,7 +36,7 @@ type Config struct {
 	// SessionSecret signs the session and login cookies; at least 32 bytes. Empty: a random one
 	// per process, so sessions do not survive a restart or span replicas.
 	SessionSecret []byte
-	TermsVersion  string // recorded as accepted at each login (spec §5); required with a ClientID
+	TermsVersion  string // recorded as accepted at each login; required with a ClientID
 	TermsURL      string // optional link to the terms
 	// Mailer sends keys to the verified address; nil: keys are only shown.
 	Mailer mail.Sender

@@ -14,7 +14,7 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
-// scatterBudget is the most a scatter page may weigh uncompressed (issue 23).
+// scatterBudget is the most a scatter page may weigh uncompressed.
 const scatterBudget = 300_000
 
 // measureKeys are the keys of the six axes and the sixteen statistics.
