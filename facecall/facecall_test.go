@@ -172,12 +172,13 @@ func TestAnalyzeFailures(t *testing.T) {
 		retry bool
 	}{
 		{"not an image", []byte("not an image"), nil, nil, hensachi.EUnsupportedMedia, false},
-		// issue 24: refused from the header, before the decoding budget is held or a pixel decoded
+		// refused from the header, before the decoding budget is held or a pixel decoded
 		{"1,000 scans", jpegtest.ManyScans(2000, 2000, 1000), nil, nil, hensachi.EInvalidImage, false},
 		{"20,000 scans", jpegtest.ManyScans(2000, 2000, 20_000), nil, nil, hensachi.EInvalidImage, false},
 		{"overloaded", img, face.ErrOverloaded, nil, hensachi.EOverloaded, true},
 		{"closed", img, face.ErrClosed, nil, hensachi.EUnavailable, true},
 		{"client gone", img, context.Canceled, nil, hensachi.EUnavailable, false},
+		{"deadline passed", img, context.DeadlineExceeded, nil, hensachi.EUnavailable, false},
 		// the API promises a score; an analyzer without its attractiveness model is a fault
 		{"no score", img, nil, []face.Face{{X: 1, Y: 1, W: 40, H: 40, Age: 30, Male: 0.9}}, hensachi.EInternal, false},
 	} {

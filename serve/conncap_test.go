@@ -2,74 +2,25 @@ package serve
 
 import (
 	"bufio"
-	"bytes"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hensachi/hensachi/internal/testrig/logtest"
 )
-
-// syncBuffer is a log destination the server's goroutines may write to while the test reads it,
-// and waits on.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	written chan struct{} // closed by the next Write, then replaced
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.written != nil {
-		close(s.written)
-		s.written = nil
-	}
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor waits until what was written contains text, or for at most wait; it reports whether
-// text came.
-func (s *syncBuffer) waitFor(text string, wait time.Duration) bool {
-	timeout := time.After(wait)
-	for {
-		s.mu.Lock()
-		if strings.Contains(s.b.String(), text) {
-			s.mu.Unlock()
-			return true
-		}
-		if s.written == nil {
-			s.written = make(chan struct{})
-		}
-		written := s.written
-		s.mu.Unlock()
-		select {
-		case <-written:
-		case <-timeout:
-			return false
-		}
-	}
-}
 
 // TestConnectionCap opens raw connections to a server capped at 3: a fourth and a fifth are not
 // answered while three are open, the fourth is once one of them closes, and the cap is logged once
 // for the burst, not once per waiting connection, and its end once.
 func TestConnectionCap(t *testing.T) {
-	var logs syncBuffer
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-	defer slog.SetDefault(quiet)
+	logs := logtest.Capture(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
 	srv.Listener = apiListener{newCappedListener(srv.Listener, 3)}
+	withConnHooks(srv.Config)
 	srv.Start()
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
@@ -118,7 +69,7 @@ func TestConnectionCap(t *testing.T) {
 	for _, c := range append(open[1:], fourth, fifth) {
 		c.Close()
 	}
-	logs.waitFor("connections below the cap again", 5*time.Second)
+	logs.WaitFor("connections below the cap again", 5*time.Second)
 	if !strings.Contains(logs.String(), "max_conns=3") || strings.Count(logs.String(), "connections below the cap again") != 1 {
 		t.Errorf("log:\n%s", logs.String())
 	}

@@ -10,17 +10,21 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/negotiate"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
 // getExport answers GET /town/v1/export: every municipality, or one prefecture's, as a file built
 // once per dataset version (town.Export), so a call writes bytes and compresses nothing.
 func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(c.r.URL.RawQuery, "format", "pref")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref")
 	if err != nil {
 		return nil, err
 	}
-	format, ok := q["format"]
+	format, ok, err := q.One("format")
+	if err != nil {
+		return nil, err
+	}
 	if !ok || !slices.Contains(town.Formats, town.Format(format)) {
 		names := make([]string, len(town.Formats))
 		for i, f := range town.Formats {
@@ -31,12 +35,12 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 		}
 		return nil, hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(names, ", "), format)
 	}
-	pref, err := prefecture(c.town, q)
+	pref, err := param.Prefecture(c.town, q)
 	if err != nil {
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		c.export, _ = c.town.Export(town.Format(format), pref)
+		c.export, _ = c.town.Export(town.Format(format), param.PrefectureCode(pref))
 		return nil, nil
 	})
 }

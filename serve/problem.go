@@ -12,28 +12,8 @@ import (
 	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
-// statusOf maps an error code to its HTTP status; this is the one place where that happens.
-var statusOf = map[string]int{
-	hensachi.EInvalidParameter:   http.StatusBadRequest,
-	hensachi.EMissingFile:        http.StatusBadRequest,
-	hensachi.EInvalidImage:       http.StatusBadRequest,
-	hensachi.EMissingAPIKey:      http.StatusUnauthorized,
-	hensachi.EInvalidAPIKey:      http.StatusUnauthorized,
-	hensachi.ERevokedAPIKey:      http.StatusForbidden,
-	hensachi.EOriginNotAllowed:   http.StatusForbidden,
-	hensachi.ENotFound:           http.StatusNotFound,
-	hensachi.EMethodNotAllowed:   http.StatusMethodNotAllowed,
-	hensachi.EConflict:           http.StatusConflict,
-	hensachi.EFileTooLarge:       http.StatusRequestEntityTooLarge,
-	hensachi.EUnsupportedMedia:   http.StatusUnsupportedMediaType,
-	hensachi.ERequestTimeout:     http.StatusRequestTimeout,
-	hensachi.EDailyLimitExceeded: http.StatusTooManyRequests,
-	hensachi.EInternal:           http.StatusInternalServerError,
-	hensachi.EOverloaded:         http.StatusServiceUnavailable,
-	hensachi.EUnavailable:        http.StatusServiceUnavailable,
-}
-
-// problem is an RFC 9457 problem document with the members DESIGN.md adds.
+// problem is an RFC 9457 problem document with the members every error of this API carries:
+// success false, the stable code, the request id, and the parameter at fault if one is.
 type problem struct {
 	Success   bool   `json:"success"`
 	Type      string `json:"type"`
@@ -48,23 +28,19 @@ type problem struct {
 // writeError answers with the problem document for err. Errors that are not hensachi.Error are
 // internal: the client sees a generic message, the log gets the error with the request id.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code := hensachi.ErrorCode(err)
-	status, ok := statusOf[code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	p := problem{Type: "/problems/" + code, Title: http.StatusText(status), Status: status, Code: code,
+	kind := hensachi.KindOf(hensachi.ErrorCode(err))
+	code, status := kind.Code, kind.Status
+	p := problem{Type: "/problems/" + code, Title: kind.Title, Status: status, Code: code,
 		RequestID: reqinfo.ID(r.Context())}
 	var e *hensachi.Error
 	if errors.As(err, &e) && code != hensachi.EInternal {
 		p.Detail, p.Param = e.Message, e.Param
 		if e.Cause != nil {
-			slog.InfoContext(r.Context(), "refused", "code", code, "cause", e.Cause, "request_id", p.RequestID)
+			slog.InfoContext(r.Context(), "refused", "code", code, "cause", e.Cause)
 		}
 	} else {
-		p.Code, p.Type = hensachi.EInternal, "/problems/"+hensachi.EInternal
 		p.Detail = "The server failed to answer this request; quote the request id when reporting it."
-		slog.ErrorContext(r.Context(), "internal error", "err", err, "request_id", p.RequestID, "path", r.URL.Path)
+		slog.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path)
 	}
 	h := w.Header()
 	switch status {

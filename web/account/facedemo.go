@@ -74,8 +74,9 @@ type faceDemoPage struct {
 }
 
 // faceDemo shows the upload form to a logged-in user and, after a POST, the photo with the boxes
-// and fields of every face.
-func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
+// and fields of every face. What the form or the photo did wrong it shows on the form; a failure of
+// the server it returns.
+func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) error {
 	p := faceDemoPage{Base: w.base("顔分析デモ", "写真をアップロードして顔分析 API の結果を見る。", "/demo/face")}
 	p.Credit = w.credit()
 	rw.Header().Set("Cache-Control", "no-store")
@@ -107,18 +108,17 @@ func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
 			status, p.Error = demoError(err)
 			if err == nil {
 				p.setResult(&a)
-			} else if status >= 500 && status != http.StatusServiceUnavailable {
-				page.Fail(rw, r, status, "解析できません", "解析に失敗しました。", "face demo", err)
-				return
+			} else if status == http.StatusInternalServerError {
+				return failure(hensachi.EInternal, "解析できません", "解析に失敗しました。", fmt.Errorf("face demo: %w", err))
 			}
 		}
 	}
 	var body strings.Builder
 	if err := templates.ExecuteTemplate(&body, "face-demo", p); err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render face demo", err)
-		return
+		return fmt.Errorf("render face demo: %w", err)
 	}
 	writeDemoPage(rw, r, status, []byte(body.String()))
+	return nil
 }
 
 // demoUpload is the demo form's upload as the API reads its own: at the upload's pace, into a buffer
@@ -188,35 +188,28 @@ func readDemoUpload(r *http.Request, w *Pages, sess session, held, most int, hol
 	}
 }
 
-// demoError says in the page's words what went wrong, with the status the page answers.
+// demoMessages say in the page's words what went wrong with an analysis, by error code.
+var demoMessages = map[string]string{
+	hensachi.EMissingFile:        "JPEG か PNG の写真を選んでください。",
+	hensachi.EInvalidImage:       "画像を読めませんでした（壊れているか、画素数が多すぎます）。",
+	hensachi.EUnsupportedMedia:   "JPEG か PNG の写真を選んでください。",
+	hensachi.EFileTooLarge:       "10 MiB までの写真を選んでください。",
+	hensachi.EDailyLimitExceeded: "今日の顔分析の回数の上限に達しました。0 時（日本時間）に戻ります。",
+	hensachi.EOverloaded:         "混み合っています。少し待ってからもう一度お試しください。",
+	hensachi.EUnavailable:        "混み合っています。少し待ってからもう一度お試しください。",
+	hensachi.ERequestTimeout:     "写真の送信が遅すぎました。通信状態のよいところでもう一度お試しください。",
+}
+
+// demoError is the status the page answers an analysis's error with (its code's) and what it says.
 func demoError(err error) (int, string) {
-	if err == nil {
-		return http.StatusOK, ""
-	}
 	if errors.Is(err, errFormRefused) {
 		return http.StatusForbidden, "フォームの有効期限が切れています。ページを読み込み直してください。"
 	}
-	var e *hensachi.Error
-	if !errors.As(err, &e) {
-		return http.StatusInternalServerError, ""
+	kind := hensachi.KindOf(hensachi.ErrorCode(err))
+	if msg, ok := demoMessages[kind.Code]; ok || err == nil {
+		return hensachi.StatusOf(err), msg
 	}
-	switch e.Code {
-	case hensachi.EMissingFile:
-		return http.StatusBadRequest, "JPEG か PNG の写真を選んでください。"
-	case hensachi.EInvalidImage:
-		return http.StatusBadRequest, "画像を読めませんでした（壊れているか、画素数が多すぎます）。"
-	case hensachi.EUnsupportedMedia:
-		return http.StatusUnsupportedMediaType, "JPEG か PNG の写真を選んでください。"
-	case hensachi.EFileTooLarge:
-		return http.StatusRequestEntityTooLarge, "10 MiB までの写真を選んでください。"
-	case hensachi.EDailyLimitExceeded:
-		return http.StatusTooManyRequests, "今日の顔分析の回数の上限に達しました。0 時（日本時間）に戻ります。"
-	case hensachi.EOverloaded, hensachi.EUnavailable:
-		return http.StatusServiceUnavailable, "混み合っています。少し待ってからもう一度お試しください。"
-	case hensachi.ERequestTimeout:
-		return http.StatusRequestTimeout, "写真の送信が遅すぎました。通信状態のよいところでもう一度お試しください。"
-	}
-	return http.StatusInternalServerError, ""
+	return kind.Status, kind.Heading
 }
 
 func (p *faceDemoPage) setResult(a *FaceAnalysis) {

@@ -3,12 +3,14 @@ package site
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/negotiate"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -18,35 +20,28 @@ import (
 // compare page reads it). The site has no API key, so this is a public route of its own. Its
 // validator is the dataset version, gzipped or not (their tags differ), and a conditional or HEAD
 // request is answered by net/http.
-func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	q := r.URL.Query()
+func (s *Site) csvDownload(c *town.Catalog, q param.Query, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var body, gzipped []byte
 	var filename string
 	if q.Has("codes") {
 		if q.Has("pref") {
-			return hensachi.ParamError("pref", "pref と codes はどちらか一方だけを指定してください。")
+			return &hensachi.Error{Code: hensachi.EInvalidParameter, Param: "pref", Message: "give pref or codes, not both",
+				Japanese: "pref と codes はどちらか一方だけを指定してください。"}
 		}
-		codes, err := comparedCodes(q)
+		towns, err := param.Compared(c, q)
 		if err != nil {
 			return err
 		}
-		if _, err := comparedTowns(c, codes); err != nil {
-			return err
-		}
-		if body, err = c.ExportCSV(codes); err != nil {
+		if body, err = c.ExportCSV(strings.Split(codeList(towns), ",")); err != nil {
 			return err
 		}
 		filename = "hensachi-compare-" + c.Meta.DataUpdated + ".csv"
 	} else {
-		pref, err := prefParam(c, q.Get("pref"))
+		pref, err := param.Prefecture(c, q)
 		if err != nil {
 			return err
 		}
-		code := ""
-		if pref != nil {
-			code = pref.Code
-		}
-		e, ok := c.Export(town.CSV, code)
+		e, ok := c.Export(town.CSV, param.PrefectureCode(pref))
 		if !ok {
 			return hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 		}

@@ -1,0 +1,164 @@
+package site
+
+import (
+	"fmt"
+	"html/template"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
+	"github.com/hensachi/hensachi/town"
+	"github.com/hensachi/hensachi/web/page"
+)
+
+type scoreRow struct{ Label, Description, Hensachi, Value, Rank string }
+
+type statRow struct{ Label, Value, Median string }
+
+type furusatoBlock struct {
+	ReceiptsYear, Receipts, ReceiptsRank, Count string
+	TaxYear, Deductions, Donors                 string
+	Balance, BalanceRank                        string
+	Updated                                     string
+	Chart                                       template.HTML
+}
+
+type similarRow struct{ Code, Name, Pref, Distance, Differences string }
+
+type municipalityPage struct {
+	page.Base
+	Town       *hensachi.Municipality
+	ScoreChart template.HTML
+	Scores     []scoreRow
+	Similar    []similarRow
+	CompareAll string // the compare page of the municipality and its nearest
+	CompareN   int    // how many of the nearest CompareAll shows
+	Scatter    string // the default scatter with the municipality's prefecture picked out
+	Stats      []statRow
+	Furusato   furusatoBlock
+	Prev, Next *hensachi.Municipality
+	Sources    []string
+	Method     string
+	Updated    string
+}
+
+func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params) (string, any, error) {
+	m, err := param.Municipality(c, "code", ps.ByName("code"))
+	if err != nil {
+		return "", nil, err
+	}
+	p := municipalityPage{Town: m, Method: c.Meta.Method, Updated: c.Meta.DataUpdated,
+		Base: s.base(c, m.Name+"（"+m.Prefecture.Name+"）の偏差値と統計",
+			m.Prefecture.Name+m.Name+"の 6 軸の偏差値と全国順位、16 の統計、ふるさと納税の実績。", "/town/municipalities/"+m.Code)}
+	var bars []scoreBar
+	for a, s := range m.Scores {
+		axis := hensachi.Axes[a]
+		row := scoreRow{Label: axis.Label, Description: axis.Description, Hensachi: "—", Value: "—", Rank: "—"}
+		if s.Value.Valid {
+			row.Hensachi = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
+			row.Value = number(s.Value.V, axis.Decimals) + " " + axis.Unit
+			row.Rank = strconv.Itoa(s.Rank) + " / " + strconv.Itoa(c.RankTotal(a)) + " 位"
+		}
+		p.Scores = append(p.Scores, row)
+		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
+	}
+	p.ScoreChart = scoreChart("score-chart", "偏差値（50が全国の真ん中）", bars)
+	if err := similarOf(c, m, &p); err != nil {
+		return "", nil, err
+	}
+	for s, v := range m.Stats {
+		stat := hensachi.Stats[s]
+		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
+	}
+	p.Furusato = furusatoOf(m, c)
+	towns := c.InPrefecture(m.Prefecture.Code)
+	for i, t := range towns {
+		if t.Code == m.Code {
+			if i > 0 {
+				p.Prev = towns[i-1]
+			}
+			if i+1 < len(towns) {
+				p.Next = towns[i+1]
+			}
+		}
+	}
+	seen := map[string]bool{}
+	add := func(label, source string) {
+		if source != "" && !seen[label+source] {
+			seen[label+source] = true
+			p.Sources = append(p.Sources, label+"："+source)
+		}
+	}
+	for _, a := range c.Meta.Axes {
+		add(a.Label, a.Source)
+	}
+	for _, s := range c.Meta.Stats {
+		add(s.Label, s.Source)
+	}
+	f := c.Meta.Furusato
+	add("ふるさと納税の受入額（"+f.Receipts.FiscalYear+"）", f.Receipts.Source)
+	add("住民税控除額（"+f.Deductions.TaxYear+"）", f.Deductions.Source)
+	add("受入額の推移", f.History.Source)
+	return "municipality", p, nil
+}
+
+// similarShown is how many similar municipalities a municipality page lists.
+const similarShown = 10
+
+// similarOf lists the municipalities nearest to m, with the axes they differ on most, and the
+// links to compare m with the nearest and to see it on a scatter.
+func similarOf(c *town.Catalog, m *hensachi.Municipality, p *municipalityPage) error {
+	near, err := c.Similar(m.Code, similarShown)
+	if err != nil {
+		return err
+	}
+	codes := []string{m.Code}
+	for _, n := range near {
+		var diffs []string
+		for _, d := range n.Differences {
+			diffs = append(diffs, fmt.Sprintf("%s %+.1f", hensachi.Axes[d.Axis].Label, d.Difference))
+		}
+		if len(codes) < param.MaxCompared {
+			codes = append(codes, n.Municipality.Code)
+		}
+		p.Similar = append(p.Similar, similarRow{Code: n.Municipality.Code, Name: n.Municipality.Name, Pref: n.Municipality.Prefecture.Name,
+			Distance: strconv.FormatFloat(n.Distance, 'f', 1, 64), Differences: strings.Join(diffs, "、")})
+	}
+	if len(codes) > 1 {
+		p.CompareAll, p.CompareN = "/town/compare?codes="+strings.Join(codes, ","), len(codes)-1
+	}
+	p.Scatter = "/town/scatter?" + url.Values{"x": {defaultX}, "y": {defaultY}, "pref": {m.Prefecture.Code}}.Encode()
+	return nil
+}
+
+func furusatoOf(m *hensachi.Municipality, c *town.Catalog) furusatoBlock {
+	f, meta := m.Furusato, c.Meta.Furusato
+	b := furusatoBlock{ReceiptsYear: meta.Receipts.FiscalYear, TaxYear: meta.Deductions.TaxYear,
+		Receipts: yen(f.ReceiptsYen), Deductions: yen(f.DeductionsYen), Balance: yen(f.BalanceYen),
+		Count: count(f.ReceiptsCount, "件"), Donors: count(f.DeductionDonors, "人が他の自治体へ寄附"),
+		Updated: meta.DataUpdated}
+	if f.ReceiptsYen.Valid {
+		b.ReceiptsRank = "全国 " + strconv.Itoa(f.ReceiptsRank) + " 位"
+	}
+	if f.BalanceYen.Valid {
+		b.BalanceRank = "全国 " + strconv.Itoa(f.BalanceRank) + " 位"
+	}
+	var years []yearBar
+	for i, v := range f.HistoryThousandYen {
+		year := ""
+		if i < len(meta.History.FiscalYears) {
+			year = meta.History.FiscalYears[i]
+		}
+		bar := yearBar{Year: year, Label: shortEra(year), Amount: "—", ThousandYen: v.V, Valid: v.Valid}
+		if v.Valid {
+			bar.Amount = compactYen(v.V * 1000)
+		}
+		years = append(years, bar)
+	}
+	b.Chart = historyChart(years)
+	return b
+}
