@@ -38,13 +38,13 @@ type Config struct {
 	Login account.Config
 }
 
-// App is a server and the parts Build made for it, which Close closes.
+// App is a server and the parts Build made for it, which Close closes once the server has stopped.
 type App struct {
-	Server *serve.Server
-	Towns  *town.Holder // nil: no statistics service
-	Quota  *serve.Quota
-	Keys   *serve.KeyCache
-	Faces  *facecall.Service // nil: no face service
+	*serve.Server
+	Towns *town.Holder // nil: no statistics service
+	Quota *serve.Quota
+	Keys  *serve.KeyCache
+	Faces *facecall.Service // nil: no face service
 
 	closers []func()
 }

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/face"
 	"github.com/hensachi/hensachi/internal/uploadbody"
 )
@@ -57,7 +58,9 @@ func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 	t.Parallel()
 	a := newHeldAnalyzer()
 	// room for the held call's small body, not beside it for the first bytes of another
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlotsPerAccount, c.FaceBodies = a, 1, uploadbody.FirstHold })
+	ts := newTestServer(t, func(c *app.Config) {
+		c.Faces.Analyzer, c.Faces.SlotsPerAccount, c.Faces.Bodies = a, 1, uploadbody.FirstHold
+	})
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.proKey, encodePNGImage(t, 32, 32), &held)
 	for _, c := range []struct{ name, key string }{
@@ -86,7 +89,7 @@ func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 	}
 	close(a.release)
 	held.Wait()
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 0 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceFace); used != 0 {
 		t.Errorf("the refused call counted: %d", used)
 	}
 }
@@ -95,7 +98,7 @@ func TestFaceAdmissionBeforeTheBody(t *testing.T) {
 func TestFacePerAccountCap(t *testing.T) {
 	t.Parallel()
 	a := newHeldAnalyzer()
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceSlots, c.FaceSlotsPerAccount = a, 4, 1 })
+	ts := newTestServer(t, func(c *app.Config) { c.Faces.Analyzer, c.Faces.Slots, c.Faces.SlotsPerAccount = a, 4, 1 })
 	img := encodePNGImage(t, 32, 32)
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.freeKey, img, &held)
@@ -116,7 +119,7 @@ func TestFaceMemoryBudget(t *testing.T) {
 	t.Parallel()
 	a := newHeldAnalyzer()
 	// 200×200 16-bit RGBA costs 200·200·(8+3) = 440,000 bytes
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceMemory = a, 600_000 })
+	ts := newTestServer(t, func(c *app.Config) { c.Faces.Analyzer, c.Faces.Memory = a, 600_000 })
 	deep := encodePNG16(t, 200, 200)
 	var held sync.WaitGroup
 	startHeld(t, ts, a, ts.proKey, deep, &held)
@@ -154,7 +157,7 @@ func encodePNG16(t *testing.T, w, h int) []byte {
 // (503) and leaves its bytes behind.
 func TestFaceBodiesBudgetCountsBytesSent(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.FaceBodies = &scriptedAnalyzer{}, 4*uploadbody.FirstHold })
+	ts := newTestServer(t, func(c *app.Config) { c.Faces.Analyzer, c.Faces.Bodies = &scriptedAnalyzer{}, 4*uploadbody.FirstHold })
 	addr := ts.listen(t)
 	for range 2 {
 		// the server asks for the body (100 Continue) once the call is admitted, holding

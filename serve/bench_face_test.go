@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/internal/testrig/storetest"
 )
 
@@ -51,9 +52,9 @@ func benchImages(b *testing.B) map[string][]byte {
 // calls, and the successful calls per second with four clients on four accounts with the share
 // refused; face's BenchmarkAnalyze compares the pipeline with the bare inference floor.
 func BenchmarkPredict(b *testing.B) {
-	ts := newTestServer(b, withFaces(b), func(c *wiring) {
+	ts := newTestServer(b, withFaces(b), func(c *app.Config) {
 		c.KeyCacheTTL = time.Hour
-		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceFace: 1 << 40, hensachi.ServiceTown: 1 << 40}}
+		c.Server.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceFace: 1 << 40, hensachi.ServiceTown: 1 << 40}}
 	})
 	for _, name := range []string{"one-face", "many-face"} {
 		data := benchImages(b)[name]

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"net/http"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 )
 
 // BenchmarkMunicipality measures one keyed call through the whole handler in process (request id,
@@ -18,9 +19,9 @@ import (
 // bare one. Both write into benchResponse, so what is measured is the handlers, not a recorder's
 // buffer. The load comparison with nginx and net/http over loopback is scripts/bench-town.sh.
 func BenchmarkMunicipality(b *testing.B) {
-	ts := newTestServer(b, func(c *wiring) {
+	ts := newTestServer(b, func(c *app.Config) {
 		c.KeyCacheTTL = 1 << 62
-		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
+		c.Server.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})
 	h := ts.Handler()
 	newRequest := func() *http.Request {
@@ -116,9 +117,9 @@ func BenchmarkMunicipalityPage(b *testing.B) {
 // of server time for the whole country), similar municipalities (goal: under 50 µs), a comparison of
 // ten and a name search.
 func BenchmarkTownCalls(b *testing.B) {
-	ts := newTestServer(b, func(c *wiring) {
+	ts := newTestServer(b, func(c *app.Config) {
 		c.KeyCacheTTL = 1 << 62
-		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
+		c.Server.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})
 	h := ts.Handler()
 	request := func(path, acceptEncoding string) *http.Request {

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"context"

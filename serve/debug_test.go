@@ -1,22 +1,24 @@
-package serve
+package serve_test
 
 import (
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/hensachi/hensachi/serve"
 )
 
 // TestDebugListener: the profiles are served on loopback only, and not on the API's router.
 func TestDebugListener(t *testing.T) {
 	t.Parallel()
 	for _, addr := range []string{":0", "0.0.0.0:0", "192.0.2.1:6060", "localhost"} {
-		if ln, err := listenDebug(addr); err == nil {
+		if ln, err := serve.ListenDebug(addr); err == nil {
 			ln.Close()
 			t.Errorf("debug listener on %q", addr)
 		}
 	}
-	ln, err := listenDebug("127.0.0.1:0")
+	ln, err := serve.ListenDebug("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

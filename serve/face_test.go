@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -12,17 +12,19 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/internal/testrig/facetest"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/serve"
 	"github.com/hensachi/hensachi/uploads"
 )
 
 func withFaces(t testing.TB) serverOption {
 	a, ranges := facetest.ServingAnalyzer(t), facetest.AgeRanges(t)
 	dir := t.TempDir()
-	return func(c *wiring) {
-		c.Faces, c.FaceSlots, c.AgeRanges = a, a.Capacity(), ranges // as Main wires them
-		c.Uploads = &uploads.Store{Dir: dir, Retention: 24 * time.Hour}
+	return func(c *app.Config) {
+		c.Faces.Analyzer, c.Faces.Slots, c.Faces.AgeRanges = a, a.Capacity(), ranges // as Main wires them
+		c.Faces.Uploads = &uploads.Store{Dir: dir, Retention: 24 * time.Hour}
 	}
 }
 
@@ -132,7 +134,7 @@ func TestPredict(t *testing.T) {
 		`"face_id"`, `"score"`, `"raw_score"`, `"age"`, `"gender"`, `"gender_prob"`, `"bbox"`, `"x"`, `"y"`, `"width"`, `"height"`, `"detection_score"`, `"age_range"`, `"usage"`})
 	// the upload was kept, content-addressed
 	var stored int
-	filepath.WalkDir(ts.wiring.Uploads.(*uploads.Store).Dir, func(_ string, d os.DirEntry, _ error) error {
+	filepath.WalkDir(ts.config.Faces.Uploads.(*uploads.Store).Dir, func(_ string, d os.DirEntry, _ error) error {
 		if d != nil && !d.IsDir() {
 			stored++
 		}
@@ -151,7 +153,7 @@ func TestPredictNoFace(t *testing.T) {
 	if r.status != 200 || !strings.Contains(string(r.body), `"faces_detected":0,"results":[]`) {
 		t.Fatalf("no face: %d %s", r.status, r.body)
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
 		t.Errorf("a successful analysis without faces counted %d, want 1", used)
 	}
 }
@@ -160,7 +162,7 @@ func TestPredictErrors(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, withFaces(t))
 	jpeg := scutImage(t, "AF1.jpg")
-	big := strings.Repeat("x", MaxUpload+1)
+	big := strings.Repeat("x", serve.MaxUpload+1)
 	tests := []struct {
 		name   string
 		ct     string
@@ -206,7 +208,7 @@ func TestPredictErrors(t *testing.T) {
 			}
 		})
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 0 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceFace); used != 0 {
 		t.Errorf("failed uploads counted %d", used)
 	}
 	if r := ts.do(t, "GET", "/face/v1/predict", "X-API-Key", ts.freeKey); r.status != 405 {

@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/face"
 )
 
@@ -54,7 +55,9 @@ func TestPredictWithoutModels(t *testing.T) {
 		{X: 150, Y: 30, W: 40, H: 48, Age: 8, Male: 0.2, Scored: true, RawScore: 2.5, Score: 44.44, Detection: face.Detection{Score: 0.7}},
 	}}
 	store := &memUploads{saved: map[string]int{}}
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.Uploads, c.AgeRanges = analyzer, store, tenYears{} })
+	ts := newTestServer(t, func(c *app.Config) {
+		c.Faces.Analyzer, c.Faces.Uploads, c.Faces.AgeRanges = analyzer, store, tenYears{}
+	})
 
 	ct, body := multipartBody(t, [2]string{"file", string(encodePNGImage(t, 320, 200))})
 	r := ts.post(t, ts.freeKey, ct, body)
@@ -73,7 +76,7 @@ func TestPredictWithoutModels(t *testing.T) {
 	if store.saved["png"] != 1 {
 		t.Errorf("uploads saved %v, want one png", store.saved)
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
 		t.Errorf("used %d after one success", used)
 	}
 
@@ -98,7 +101,7 @@ func TestPredictWithoutModels(t *testing.T) {
 	if r := ts.post(t, ts.freeKey, ct, body); r.status != http.StatusInternalServerError || decode[problem](t, r.body).Code != hensachi.EInternal {
 		t.Errorf("face without a score: %d %s, want 500 internal_error", r.status, r.body)
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
 		t.Errorf("used %d after failed analyses, want 1", used)
 	}
 	if store.saved["png"] != 1 {

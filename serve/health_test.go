@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/internal/testrig/logtest"
 	"github.com/hensachi/hensachi/uploads"
 )
@@ -34,8 +35,8 @@ func TestUploadsNotKeptAreVisible(t *testing.T) {
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, func(c *wiring) {
-		c.Faces, c.Uploads = &scriptedAnalyzer{}, &uploads.Store{Dir: filepath.Join(blocked, "uploads"), Retention: time.Hour}
+	ts := newTestServer(t, func(c *app.Config) {
+		c.Faces.Analyzer, c.Faces.Uploads = &scriptedAnalyzer{}, &uploads.Store{Dir: filepath.Join(blocked, "uploads"), Retention: time.Hour}
 	})
 	if r := ts.do(t, "GET", "/readyz"); r.status != 200 || !strings.HasPrefix(string(r.body), "degraded\nuploads: ") {
 		t.Errorf("/readyz after a failed start-up check: %d %q", r.status, r.body)
@@ -46,7 +47,7 @@ func TestUploadsNotKeptAreVisible(t *testing.T) {
 			t.Fatalf("a call whose upload cannot be kept: %d %s", r.status, r.body)
 		}
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 2 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceFace); used != 2 {
 		t.Errorf("%d calls counted, want 2", used)
 	}
 	if got := metricLine(t, ts, "hensachi_face_uploads_not_kept_total"); got != "hensachi_face_uploads_not_kept_total 2" {

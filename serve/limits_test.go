@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 )
 
 // TestDailyLimitExactUnderConcurrency fires many more parallel calls than the remaining quota and
@@ -77,7 +78,7 @@ func TestRateLimitHeaders(t *testing.T) {
 	t.Parallel()
 	// 23:59:30 in Tokyo: 30 seconds to the reset
 	now := time.Date(2026, 11, 22, 23, 59, 30, 0, hensachi.Tokyo)
-	ts := newTestServer(t, func(c *wiring) { c.Now = func() time.Time { return now } })
+	ts := newTestServer(t, func(c *app.Config) { c.Server.Now = func() time.Time { return now } })
 	r := ts.get(t, "/town/v1/meta")
 	if got := r.header.Get("RateLimit-Policy"); got != `"daily";q=100;w=86400` {
 		t.Errorf("RateLimit-Policy %q", got)
@@ -92,7 +93,7 @@ func TestRateLimitHeaders(t *testing.T) {
 			t.Errorf("%s: status %d, RateLimit %q, RateLimit-Policy %q", path, r.status, r.header.Get("RateLimit"), r.header.Get("RateLimit-Policy"))
 		}
 	}
-	used := ts.quota.Used(ts.freeID, hensachi.ServiceTown)
+	used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown)
 	for range 100 - used {
 		ts.get(t, "/town/v1/meta")
 	}
@@ -122,7 +123,7 @@ func TestRestartKeepsCounts(t *testing.T) {
 		ts.get(t, "/town/v1/meta")
 	}
 	ts.stop()
-	ts.start(t, ts.datasets.Path())
+	ts.start(t, ts.Towns.Path())
 	r := ts.get(t, "/town/v1/meta")
 	if got := decode[envelope](t, r.body).Usage.UsedToday; got != 8 {
 		t.Fatalf("after a restart used_today = %d, want 8", got)
@@ -167,7 +168,7 @@ func TestStoreDownIs503(t *testing.T) {
 func TestHeadDoesNotCount(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 23, 59, 30, 0, hensachi.Tokyo)
-	ts := newTestServer(t, func(c *wiring) { c.Now = func() time.Time { return now } })
+	ts := newTestServer(t, func(c *app.Config) { c.Server.Now = func() time.Time { return now } })
 	ts.get(t, "/town/v1/meta")
 	paths := []string{"/town/v1/meta", "/town/v1/municipalities/13101", "/town/v1/municipalities", "/town/v1/rankings/income"}
 	for i := range 25 {
@@ -181,7 +182,7 @@ func TestHeadDoesNotCount(t *testing.T) {
 	if r := ts.get(t, "/town/v1/meta"); decode[envelope](t, r.body).Usage.UsedToday != 2 {
 		t.Errorf("after 25 HEADs between two GETs used_today = %d, want 2", decode[envelope](t, r.body).Usage.UsedToday)
 	}
-	for range 100 - ts.quota.Used(ts.freeID, hensachi.ServiceTown) {
+	for range 100 - ts.Quota.Used(ts.freeID, hensachi.ServiceTown) {
 		ts.get(t, "/town/v1/meta")
 	}
 	r := ts.do(t, "HEAD", "/town/v1/meta", "X-API-Key", ts.freeKey)

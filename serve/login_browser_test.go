@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"net/http"
@@ -21,9 +21,8 @@ import (
 // browser tests of the pages: it is an end-to-end test of the whole server, whose assertions
 // cross from the pages to the API and back (the key shown works on the API, the account page shows
 // the call the API counted, the rotated key is refused by the API at once despite the key cache).
-// Those need the real router, quota and key cache, which serve's test wiring (newWired, built as
-// cmd/hensachi's Main builds them) gives in-process, with the test identity provider and SMTP
-// server of newLoginEnv; cmd/hensachi's tests run the command as a process, configured by flags,
+// Those need the real router, quota and key cache, which app.Build (the wiring cmd/hensachi's Main
+// uses) gives in-process, with the test identity provider and SMTP server of newLoginEnv; cmd/hensachi's tests run the command as a process, configured by flags,
 // and add nothing to this path but the flag parsing they test themselves.
 func TestBrowserNewcomer(t *testing.T) {
 	env := newLoginEnv(t)

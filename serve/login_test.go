@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"context"
@@ -15,10 +15,12 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/testidp"
 	"github.com/hensachi/hensachi/internal/testrig/testsmtp"
 	"github.com/hensachi/hensachi/internal/testrig/webclient"
+	"github.com/hensachi/hensachi/serve"
 	"github.com/hensachi/hensachi/sqlite"
 	"github.com/hensachi/hensachi/web/account"
 )
@@ -26,7 +28,7 @@ import (
 // loginEnv is a server with login configured against a test identity provider, mailing keys
 // through a test SMTP server (STARTTLS and AUTH, as a real submission server), on the real dataset.
 type loginEnv struct {
-	*Server
+	*app.App
 	URL   string
 	store *sqlite.Store
 	idp   *testidp.IDP
@@ -35,7 +37,7 @@ type loginEnv struct {
 
 const termsVersion = "2026-11"
 
-func newLoginEnv(t testing.TB, mods ...func(*wiring)) *loginEnv {
+func newLoginEnv(t testing.TB, mods ...func(*app.Config)) *loginEnv {
 	t.Helper()
 	dir := t.TempDir()
 	dataset := realdata.Write(t, dir)
@@ -48,7 +50,7 @@ func newLoginEnv(t testing.TB, mods ...func(*wiring)) *loginEnv {
 	env := &loginEnv{URL: publicURL, store: store}
 	providers := webclient.NewProviders(t, env.URL)
 	env.idp, env.smtp = providers.IDP, providers.SMTP
-	cfg := wiring{Config: Config{PublicURL: env.URL, Store: store, WatchInterval: time.Hour}, DatasetPath: dataset,
+	cfg := app.Config{Server: serve.Config{PublicURL: env.URL, Store: store, WatchInterval: time.Hour}, DatasetPath: dataset,
 		// a long key cache: rotation from the account page must not depend on it expiring
 		KeyCacheTTL: time.Hour,
 		Login: account.Config{Issuer: env.idp.URL, ClientID: webclient.ClientID, ClientSecret: webclient.ClientSecret,
@@ -57,7 +59,7 @@ func newLoginEnv(t testing.TB, mods ...func(*wiring)) *loginEnv {
 	for _, m := range mods {
 		m(&cfg)
 	}
-	env.Server = serveOn(t, ln, cfg)
+	env.App = serveOn(t, ln, cfg)
 	return env
 }
 
@@ -72,10 +74,10 @@ func listenLoopback(t testing.TB) (net.Listener, string) {
 	return ln, "http://" + ln.Addr().String()
 }
 
-// serveOn runs a server wired from cfg on ln, with its background work, until the test ends.
-func serveOn(t testing.TB, ln net.Listener, cfg wiring) *Server {
+// serveOn runs a server built from cfg on ln, with its background work, until the test ends.
+func serveOn(t testing.TB, ln net.Listener, cfg app.Config) *app.App {
 	t.Helper()
-	s, err := newWired(cfg)
+	s, err := app.Build(context.Background(), cfg)
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
@@ -86,7 +88,7 @@ func serveOn(t testing.TB, ln net.Listener, cfg wiring) *Server {
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	t.Cleanup(func() { srv.Close(); cancel(); <-done; s.Close() })
-	return s.Server
+	return s
 }
 
 // call makes an API call with a key and returns the status and the problem code, if any.

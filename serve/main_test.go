@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"context"
@@ -15,14 +15,11 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/storetest"
-	"github.com/hensachi/hensachi/quota"
+	"github.com/hensachi/hensachi/serve"
 	"github.com/hensachi/hensachi/sqlite"
-	"github.com/hensachi/hensachi/town"
-	"github.com/hensachi/hensachi/web/account"
-	"github.com/hensachi/hensachi/web/site"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -32,94 +29,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// wiring is what the tests vary in a server and in the parts around it, which newWired builds as
-// cmd/hensachi's Main does for the real server.
-type wiring struct {
-	Config // the server's own settings; newWired adds the parts
-	// DatasetPath is the dataset the statistics service serves; empty: no statistics service.
-	DatasetPath string
-	KeyCacheTTL time.Duration
-	// Faces, Uploads, AgeRanges, FaceSlots, FaceSlotsPerAccount, FaceBodies and FaceMemory make the face
-	// calls (facecall.Config); a nil Faces runs no face service.
-	Faces               facecall.Analyzer
-	Uploads             facecall.UploadStore
-	AgeRanges           facecall.AgeRanges
-	FaceSlots           int
-	FaceSlotsPerAccount int
-	FaceBodies          int64
-	FaceMemory          int64
-	Login               account.Config
-}
+// problem is the problem document the API answers a failure with.
+type problem = serve.Problem
 
-// wired is a server with the parts newWired built for it, which Close closes.
-type wired struct {
-	*Server
-	wiring  wiring
-	closers []func()
-}
-
-// newWired builds the parts of w and a server over them, in the order Main builds them.
-func newWired(w wiring) (_ *wired, err error) {
-	s := &wired{wiring: w}
-	defer func() {
-		if err != nil {
-			s.Close()
-		}
-	}()
-	cfg := w.Config
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Limits == nil {
-		cfg.Limits = hensachi.DefaultLimits()
-	}
-	if w.DatasetPath != "" {
-		if cfg.Towns, err = town.Open(w.DatasetPath, cfg.PublicURL); err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, cfg.Towns.Close)
-	}
-	enforcer, err := quota.New(context.Background(), cfg.Store, cfg.Limits, cfg.Now)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Quota, cfg.Keys = NewQuota(enforcer), NewKeyCache(cfg.Store, w.KeyCacheTTL)
-	siteDeps := site.Deps{PublicURL: cfg.PublicURL, OpenAPI: OpenAPI()}
-	if cfg.Towns != nil {
-		siteDeps.Towns = cfg.Towns
-	}
-	public, err := site.New(siteDeps)
-	if err != nil {
-		return nil, err
-	}
-	accountDeps := account.Deps{PublicURL: cfg.PublicURL, Accounts: hensachi.Accounts{Store: cfg.Store, Now: cfg.Now},
-		Usage: cfg.Quota, Limits: cfg.Limits, ForgetKeys: cfg.Keys.Forget, Credit: public.Credit, Now: cfg.Now}
-	if w.Faces != nil {
-		cfg.Faces = facecall.New(facecall.Config{Analyzer: w.Faces, Quota: cfg.Quota, Uploads: w.Uploads, AgeRanges: w.AgeRanges,
-			Slots: w.FaceSlots, SlotsPerAccount: w.FaceSlotsPerAccount, Bodies: w.FaceBodies, Memory: w.FaceMemory})
-		accountDeps.Faces = account.FaceCalls{Calls: cfg.Faces, Limits: cfg.Limits}
-	}
-	accounts, err := account.New(w.Login, accountDeps)
-	if err != nil {
-		return nil, err
-	}
-	s.closers = append(s.closers, accounts.Close)
-	cfg.Pages = []Pages{public, accounts}
-	s.Server, err = New(cfg)
-	return s, err
-}
-
-// Close closes the parts, the last built first.
-func (s *wired) Close() {
-	for i := len(s.closers) - 1; i >= 0; i-- {
-		s.closers[i]()
-	}
-	s.closers = nil
-}
-
-// testServer is a server on the real dataset with a fresh store, and one account per plan.
+// testServer is a server on the real dataset with a fresh store, and one account per plan, built
+// by app.Build as cmd/hensachi builds the real one.
 type testServer struct {
-	*wired
+	*app.App
+	config    app.Config // what Build was given
 	http      *httptest.Server
 	store     *sqlite.Store
 	clock     *aheadClock // the store's
@@ -131,7 +48,8 @@ type testServer struct {
 	runDone   chan struct{}
 }
 
-type serverOption func(*wiring)
+// serverOption changes what the test server is built from.
+type serverOption func(*app.Config)
 
 // aheadClock is the real time moved on by Advance, so that a test skips a wait instead of
 // sleeping through it.
@@ -161,20 +79,20 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 
 func (ts *testServer) start(t testing.TB, dataset string, opts ...serverOption) {
 	t.Helper()
-	w := wiring{Config: Config{PublicURL: "https://hensachi.example", Store: ts.store, WatchInterval: time.Hour},
+	cfg := app.Config{Server: serve.Config{PublicURL: "https://hensachi.example", Store: ts.store, WatchInterval: time.Hour},
 		DatasetPath: dataset, KeyCacheTTL: time.Nanosecond}
 	for _, o := range opts {
-		o(&w)
+		o(&cfg)
 	}
-	s, err := newWired(w)
+	a, err := app.Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.wired = s
-	ts.http = httptest.NewServer(s.Handler())
+	ts.App, ts.config = a, cfg
+	ts.http = httptest.NewServer(a.Handler())
 	ctx, cancel := context.WithCancel(context.Background())
 	ts.cancelRun, ts.runDone = cancel, make(chan struct{})
-	go func() { s.Run(ctx); close(ts.runDone) }()
+	go func() { a.Run(ctx); close(ts.runDone) }()
 }
 
 // stop shuts the server down as ListenAndServe and Main would: stop serving, flush counts, close
@@ -186,7 +104,7 @@ func (ts *testServer) stop() {
 	ts.http.Close()
 	ts.cancelRun()
 	<-ts.runDone
-	ts.wired.Close()
+	ts.App.Close()
 	ts.http = nil
 }
 

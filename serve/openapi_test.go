@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/serve"
 )
 
 // openAPI is the part of openapi.json the tests read: responses, either inline or a reference
@@ -36,7 +37,7 @@ type docResponse struct {
 func loadOpenAPI(t testing.TB) openAPI {
 	t.Helper()
 	var doc openAPI
-	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+	if err := json.Unmarshal(serve.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	return doc
@@ -94,11 +95,11 @@ func TestOpenAPIRoutes(t *testing.T) {
 	ts := newTestServer(t, withFaces(t))
 	doc := loadOpenAPI(t)
 	registered := map[string]bool{}
-	for _, route := range registeredRoutes(ts.Server) {
-		p := routePattern.ReplaceAllString(route.path, "{$1}")
+	for _, route := range serve.RegisteredRoutes(ts.Server) {
+		p := routePattern.ReplaceAllString(route.Path, "{$1}")
 		registered[p] = true
-		if _, ok := doc.Paths[p][strings.ToLower(route.method)]; !ok {
-			t.Errorf("route %s %s is not in openapi.json", route.method, p)
+		if _, ok := doc.Paths[p][strings.ToLower(route.Method)]; !ok {
+			t.Errorf("route %s %s is not in openapi.json", route.Method, p)
 		}
 	}
 	for p := range doc.Paths {
@@ -106,18 +107,6 @@ func TestOpenAPIRoutes(t *testing.T) {
 			t.Errorf("openapi.json documents %s, which is not a route", p)
 		}
 	}
-}
-
-// registeredRoutes lists the routes the server registered, and the preflight of every path other
-// origins may call.
-func registeredRoutes(s *Server) []route {
-	out := slices.Clone(s.registered)
-	for _, r := range s.registered {
-		if corsPath(r.path) {
-			out = append(out, route{http.MethodOptions, r.path})
-		}
-	}
-	return out
 }
 
 // TestResponsesMatchOpenAPI validates real responses, successes and problems, against the schemas
@@ -162,7 +151,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 func validateSchema(t testing.TB, ref string, body []byte) error {
 	t.Helper()
 	c := jsonschema.NewCompiler()
-	raw, err := jsonschema.UnmarshalJSON(bytes.NewReader(openAPIDoc))
+	raw, err := jsonschema.UnmarshalJSON(bytes.NewReader(serve.OpenAPI()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +175,7 @@ func validateSchema(t testing.TB, ref string, body []byte) error {
 func TestOpenAPIDocumentRules(t *testing.T) {
 	t.Parallel()
 	var doc map[string]any
-	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+	if err := json.Unmarshal(serve.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	var walk func(at string, v any)
@@ -245,7 +234,7 @@ func TestOpenAPIExamples(t *testing.T) {
 		Paths      map[string]map[string]struct{ Responses map[string]exampleResponse }
 		Components struct{ Responses map[string]exampleResponse }
 	}
-	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+	if err := json.Unmarshal(serve.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	escape := strings.NewReplacer("~", "~0", "/", "~1").Replace
@@ -298,7 +287,7 @@ func TestProblemCodesDocumented(t *testing.T) {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	if err := json.Unmarshal(openAPIDoc, &doc); err != nil {
+	if err := json.Unmarshal(serve.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	var want []string

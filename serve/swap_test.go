@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/dataset"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
@@ -21,10 +22,10 @@ import (
 // are checked in dataset.TestHolderReferences.
 func TestSwapUnderLoad(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, func(c *wiring) { c.KeyCacheTTL = time.Minute })
+	ts := newTestServer(t, func(c *app.Config) { c.KeyCacheTTL = time.Minute })
 	built := realdata.Built(t)
-	path := ts.datasets.Path()
-	v1 := ts.datasets.Acquire()
+	path := ts.Towns.Path()
+	v1 := ts.Towns.Acquire()
 	oldVersion := v1.Dataset.Version
 	v1.Release()
 
@@ -90,11 +91,11 @@ func TestSwapUnderLoad(t *testing.T) {
 	}
 	started.Wait() // every client has had an answer: the swap happens under load
 	// hold a reference across the swap, as a slow request would
-	inFlight := ts.datasets.Acquire()
+	inFlight := ts.Towns.Acquire()
 	if err := os.Rename(next, path); err != nil {
 		t.Fatal(err)
 	}
-	if swapped, err := ts.datasets.Reload(); err != nil || !swapped {
+	if swapped, err := ts.Towns.Reload(); err != nil || !swapped {
 		t.Fatalf("reload: swapped %v, %v", swapped, err)
 	}
 	// the old mapping stays readable while referenced
@@ -117,12 +118,12 @@ func TestSwapUnderLoad(t *testing.T) {
 // TestWatchPicksUpReplacement: the watcher notices a replaced file without a signal.
 func TestWatchPicksUpReplacement(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, func(c *wiring) { c.WatchInterval = 20 * time.Millisecond })
+	ts := newTestServer(t, func(c *app.Config) { c.Server.WatchInterval = 20 * time.Millisecond })
 	built := realdata.Built(t)
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
-	swapped := ts.datasets.Swapped()
-	if _, err := dataset.Write(ts.datasets.Path(), built.Municipalities, meta); err != nil {
+	swapped := ts.Towns.Swapped()
+	if _, err := dataset.Write(ts.Towns.Path(), built.Municipalities, meta); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -130,7 +131,7 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the replaced dataset was not loaded")
 	}
-	s := ts.datasets.Acquire()
+	s := ts.Towns.Acquire()
 	defer s.Release()
 	if updated := s.Dataset.Meta.DataUpdated; updated != "2099-02-02" {
 		t.Errorf("the watcher swapped in data of %s", updated)
@@ -141,10 +142,10 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 func TestBadReplacementKeepsServing(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
-	if err := writeFileAtomic(ts.datasets.Path(), []byte("not arrow")); err != nil {
+	if err := writeFileAtomic(ts.Towns.Path(), []byte("not arrow")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.datasets.Reload(); err == nil {
+	if _, err := ts.Towns.Reload(); err == nil {
 		t.Fatal("a corrupt dataset loaded")
 	}
 	if r := ts.get(t, "/town/v1/meta"); r.status != 200 {
@@ -167,12 +168,12 @@ func writeFileAtomic(path string, b []byte) error {
 // the overwrites.
 func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 	t.Parallel()
-	ts := newTestServer(t, func(c *wiring) {
+	ts := newTestServer(t, func(c *app.Config) {
 		c.KeyCacheTTL = time.Minute
-		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
+		c.Server.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})
 	built := realdata.Built(t)
-	path := ts.datasets.Path()
+	path := ts.Towns.Path()
 	versions := make([][]byte, 2)
 	for i, updated := range []string{"2099-03-03", "2099-04-04"} {
 		meta := built.Meta
@@ -209,7 +210,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		})
 	}
 	serving := func() string {
-		s := ts.datasets.Acquire()
+		s := ts.Towns.Acquire()
 		defer s.Release()
 		return s.Dataset.Version
 	}
@@ -223,7 +224,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 			if err := os.WriteFile(path, damaged, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ts.datasets.Reload(); err == nil {
+			if _, err := ts.Towns.Reload(); err == nil {
 				t.Fatalf("overwrite %d: a damaged file was accepted", i)
 			}
 			if now := serving(); now != before {
@@ -237,16 +238,16 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		b := versions[i%2]
 		// written in two halves, so a reload may meet a half-written file
 		f.Write(b[:len(b)/2])
-		ts.datasets.Reload() // a half-written file is refused; the previous dataset keeps serving
+		ts.Towns.Reload() // a half-written file is refused; the previous dataset keeps serving
 		f.Write(b[len(b)/2:])
 		f.Close()
-		if _, err := ts.datasets.Reload(); err != nil {
+		if _, err := ts.Towns.Reload(); err != nil {
 			t.Fatalf("overwrite %d: %v", i, err)
 		}
 	}
 	close(stop)
 	readers.Wait()
-	s := ts.datasets.Acquire()
+	s := ts.Towns.Acquire()
 	defer s.Release()
 	if got := s.Dataset.Meta.DataUpdated; got != "2099-04-04" {
 		t.Errorf("after the overwrites the server serves data of %s", got)

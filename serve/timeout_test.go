@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/hensachi/hensachi/serve"
 )
 
 // TestSlowHeadersAre408 sends a request's headers more slowly than the server waits for them, over
@@ -19,9 +21,9 @@ func TestSlowHeadersAre408(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	srv := httptest.NewUnstartedServer(ts.Handler())
-	srv.Listener = apiListener{srv.Listener}
+	srv.Listener = serve.APIListener(srv.Listener)
 	srv.Config.ReadHeaderTimeout = 300 * time.Millisecond
-	withConnHooks(srv.Config)
+	serve.WithConnHooks(srv.Config)
 	srv.Start()
 	defer srv.Close()
 	for _, c := range []struct{ name, sent string }{

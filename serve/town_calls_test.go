@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ func TestNewCallsBadParameters(t *testing.T) {
 			}
 		})
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 0 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != 0 {
 		t.Errorf("%d calls counted for bad parameters", used)
 	}
 }
@@ -83,7 +83,7 @@ func TestExportCall(t *testing.T) {
 	identity := func(path string) response {
 		return ts.do(t, "GET", path, "X-API-Key", key, "Accept-Encoding", "identity")
 	}
-	catalog, err := ts.datasets.Catalog()
+	catalog, err := ts.Towns.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestExportCall(t *testing.T) {
 			t.Errorf("If-None-Match %s: %d", etag, r.status)
 		}
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 6 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != 6 {
 		t.Errorf("used %d after six exports and two 304s, want 6", used)
 	}
 }
@@ -267,7 +267,7 @@ func TestNewCallsNotModified(t *testing.T) {
 			t.Errorf("%s If-None-Match: %d", path, r.status)
 		}
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != int64(len(paths)) {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != int64(len(paths)) {
 		t.Errorf("used %d after %d answers and as many 304s", used, len(paths))
 	}
 }

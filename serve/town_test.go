@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bytes"
@@ -243,7 +243,7 @@ func TestErrors(t *testing.T) {
 		})
 	}
 	// none of the failures counted
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 1 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != 1 {
 		t.Errorf("used_today = %d after one success and many failures, want 1", used)
 	}
 }
@@ -265,7 +265,7 @@ func TestETag(t *testing.T) {
 	if r := ts.do(t, "GET", "/town/v1/meta", "X-API-Key", ts.freeKey, "If-None-Match", `"stale"`); r.status != 200 {
 		t.Errorf("stale tag: status %d", r.status)
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != 2 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != 2 {
 		t.Errorf("used %d after two 200s and three 304s, want 2", used)
 	}
 	// a 304 still needs a valid key
@@ -277,7 +277,7 @@ func TestETag(t *testing.T) {
 func TestPanicIsAProblem(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
-	h := ts.instrument("/panic", func(http.ResponseWriter, *http.Request, httprouter.Params) { panic("boom") })
+	h := ts.Instrument("/panic", func(http.ResponseWriter, *http.Request, httprouter.Params) { panic("boom") })
 	rec := httptest.NewRecorder()
 	h(rec, httptest.NewRequest("GET", "/panic", nil), nil)
 	if rec.Code != 500 {

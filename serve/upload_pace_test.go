@@ -1,4 +1,4 @@
-package serve
+package serve_test
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
+	"github.com/hensachi/hensachi/serve"
 )
 
 // noisePNG is a w×h PNG of random pixels, which do not compress: about 4 bytes a pixel.
@@ -41,8 +43,7 @@ func (ts *testServer) listen(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := ts.httpServer()
-	go srv.Serve(apiListener{newCappedListener(ln, DefaultMaxConns)})
+	srv := serve.ServeAsListenAndServe(ts.Server, ln)
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String()
 }
@@ -106,9 +107,9 @@ func readProblem(t *testing.T, r *bufio.Reader) (*http.Response, problem) {
 // call gives back the account's share; an upload at a phone's pace, longer than the grace, succeeds.
 func TestSlowUploadIs408(t *testing.T) {
 	t.Parallel()
-	pace := UploadPace{Grace: 300 * time.Millisecond, Window: 300 * time.Millisecond, Bytes: 4 << 10, Limit: 10 * time.Second}
-	ts := newTestServer(t, func(c *wiring) {
-		c.Faces, c.FaceSlotsPerAccount, c.UploadPace = &scriptedAnalyzer{}, 1, pace
+	pace := serve.UploadPace{Grace: 300 * time.Millisecond, Window: 300 * time.Millisecond, Bytes: 4 << 10, Limit: 10 * time.Second}
+	ts := newTestServer(t, func(c *app.Config) {
+		c.Faces.Analyzer, c.Faces.SlotsPerAccount, c.Server.UploadPace = &scriptedAnalyzer{}, 1, pace
 	})
 	addr := ts.listen(t)
 	body := multipartFile(noisePNG(t, 100, 100)) // about 40 KB
@@ -139,7 +140,7 @@ func TestSlowUploadIs408(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || time.Since(start) < pace.Grace {
 		t.Errorf("a body at 40 KB/s (%d bytes): %d %+v after %v", len(body), resp.StatusCode, p, time.Since(start))
 	}
-	if used := ts.quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceFace); used != 1 {
 		t.Errorf("%d calls counted, want the one that arrived", used)
 	}
 }
@@ -152,12 +153,12 @@ func TestExpectContinueRefusedAtLimit(t *testing.T) {
 	t.Parallel()
 	limits := hensachi.DefaultLimits()
 	limits[hensachi.PlanFree][hensachi.ServiceFace] = 1
-	ts := newTestServer(t, func(c *wiring) { c.Faces, c.Limits = &scriptedAnalyzer{}, limits })
+	ts := newTestServer(t, func(c *app.Config) { c.Faces.Analyzer, c.Server.Limits = &scriptedAnalyzer{}, limits })
 	free, err := ts.store.Account(context.Background(), ts.freeID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ts.quota.Reserve(context.Background(), free, hensachi.ServiceFace)
+	res, err := ts.Quota.Reserve(context.Background(), free, hensachi.ServiceFace)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.onClose(srv.Close)
 	slog.Info("store", "db", m.db)
-	return srv.Server.ListenAndServe(ctx)
+	return srv.ListenAndServe(ctx)
 }
 
 // defaultPublicURL is where a browser on this machine reaches a server listening on addr.
