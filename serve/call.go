@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/town"
@@ -28,12 +29,17 @@ type call struct {
 	service hensachi.Service
 	town    *town.Catalog // the dataset snapshot this call reads, for the statistics service
 	res     *quota.Reservation
-	// export, when set by the handler, is written instead of the envelope of its members
-	export *town.Export
+	// file or jsonExport, when set by the handler, is written instead of the envelope of its
+	// members (export.go)
+	file       *export.File
+	jsonExport *jsonExport
 	// values of the fields every keyed answer sets, held here so they need no allocation of their
 	// own: net/http copies them when the header is written
 	rateLimit, contentLength, etag [1]string
 }
+
+// bodies are the encoded answers of the call's catalog.
+func (c *call) bodies() *bodies { return catalogBodies.Of(c.town) }
 
 // errNotModified ends a call with 304; it is not an error the client sees.
 var errNotModified = errors.New("not modified")
@@ -171,7 +177,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			used = s.quota.Used(account.ID, service)
 		}
 		c.setRateLimit(limit, used, 0)
-		if c.export != nil {
+		if c.file != nil || c.jsonExport != nil {
 			c.writeExport(used, limit)
 			return
 		}
@@ -219,10 +225,13 @@ var (
 // two more writes through the response.
 var successBodies = sync.Pool{New: func() any { return new([]byte) }}
 
+// envelopeHead is how the success envelope starts, before the members of the answer.
+const envelopeHead = `{"success":true,`
+
 // writeSuccess writes {"success":true,<members>,"usage":{…}}.
 func (c *call) writeSuccess(members []byte, used, limit int64) {
 	bp := successBodies.Get().(*[]byte)
-	b := append((*bp)[:0], town.EnvelopeHead...)
+	b := append((*bp)[:0], envelopeHead...)
 	b = append(b, members...)
 	b = c.appendUsage(b, used, limit)
 	h := c.w.Header()

@@ -21,7 +21,7 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return c.town.MunicipalityData(i), nil })
+	return c.serve(func() ([]byte, error) { return c.bodies().municipalityData(i), nil })
 }
 
 // municipalityRow validates a municipality code given as param and returns its row: a malformed
@@ -50,7 +50,7 @@ func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return c.town.SimilarData(code, limit) })
+	return c.serve(func() ([]byte, error) { return c.bodies().similarData(code, limit) })
 }
 
 // maxCompared is how many municipalities one comparison takes.
@@ -82,7 +82,13 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return c.serve(func() ([]byte, error) { return c.town.CompareData(codes) })
+	return c.serve(func() ([]byte, error) {
+		cmp, err := c.town.Compare(codes)
+		if err != nil {
+			return nil, err
+		}
+		return c.bodies().compareData(cmp), nil
+	})
 }
 
 func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
@@ -117,7 +123,9 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return c.town.RankingData(a, order, pref, offset, limit), nil })
+	return c.serve(func() ([]byte, error) {
+		return c.bodies().rankingData(c.town.RankingPage(a, order, pref, offset, limit)), nil
+	})
 }
 
 func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error) {
@@ -134,16 +142,16 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 		return nil, hensachi.ParamError("q", "q has no words; give a name or reading such as 宝塚 or たからづか")
 	}
 	if search {
-		return c.serve(func() ([]byte, error) { return c.town.SearchData(query, pref), nil })
+		return c.serve(func() ([]byte, error) { return searchData(c.town.SearchList(query, pref)), nil })
 	}
-	return c.serve(func() ([]byte, error) { return c.town.ListData(pref), nil })
+	return c.serve(func() ([]byte, error) { return c.bodies().listData(pref), nil })
 }
 
 func (s *Server) getMeta(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return c.town.MetaData(), nil })
+	return c.serve(func() ([]byte, error) { return c.bodies().meta, nil })
 }
 
 // prefecture validates a pref parameter and returns its code; absent gives "", the whole country.

@@ -3,10 +3,13 @@ package serve
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -262,4 +265,104 @@ func TestNewCallsNotModified(t *testing.T) {
 	if used := ts.quota.Used(ts.freeID, hensachi.ServiceTown); used != int64(len(paths)) {
 		t.Errorf("used %d after %d answers and as many 304s", used, len(paths))
 	}
+}
+
+// TestExportCSVAgreesWithJSON: every cell of the national CSV export is what the JSON export, whose
+// items are the single call's objects, gives for that municipality, for all of them, in code order.
+func TestExportCSVAgreesWithJSON(t *testing.T) {
+	ts := newTestServer(t)
+	get := func(path string) []byte {
+		r := ts.do(t, "GET", path, "X-API-Key", ts.proKey, "Accept-Encoding", "identity")
+		if r.status != 200 {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+		return r.body
+	}
+	records, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(get("/town/v1/export?format=csv"), []byte("\uFEFF")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := decode[struct {
+		Data struct{ Items []json.RawMessage }
+	}](t, get("/town/v1/export?format=json")).Data.Items
+	header := records[0]
+	if len(records)-1 != len(items) || len(items) != 1741 {
+		t.Fatalf("%d rows, %d items", len(records)-1, len(items))
+	}
+	firstYear := slices.IndexFunc(header, func(name string) bool { return strings.HasPrefix(name, "furusato_history_") })
+	for r, row := range records[1:] {
+		cells := municipalityCells(t, items[r])
+		for k, name := range header {
+			key := name
+			if k >= firstYear { // the JSON names the year in its own member
+				key = "history " + strconv.Itoa(k-firstYear)
+			}
+			want, ok := cells[key]
+			if !ok {
+				t.Fatalf("column %s is not in the JSON of %s", name, row[0])
+			}
+			if row[k] != want {
+				t.Errorf("%s %s: CSV %q, JSON %q", row[0], name, row[k], want)
+			}
+		}
+		if r > 0 && records[r][0] >= row[0] {
+			t.Errorf("%s after %s: not in code order", row[0], records[r][0])
+		}
+	}
+	for _, k := range []int{0, 1000, 1740} {
+		single := decode[envelope](t, get("/town/v1/municipalities/"+records[k+1][0]))
+		if !bytes.Equal(single.Data, items[k]) {
+			t.Errorf("item %d of the JSON export is not the single call's %s", k, records[k+1][0])
+		}
+	}
+}
+
+// municipalityCells flattens the JSON of GET /town/v1/municipalities/{code} into the export's
+// columns, each number as the JSON has it, "" for null.
+func municipalityCells(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m struct {
+		Code       string
+		Name       string
+		Prefecture hensachi.Prefecture
+		Scores     map[string]map[string]any
+		Stats      map[string]map[string]any
+		Furusato   struct {
+			Receipts   map[string]any
+			Deductions map[string]any
+			Balance    map[string]any
+			History    []map[string]any
+		}
+	}
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	text := func(v any) string {
+		if v == nil {
+			return ""
+		}
+		return string(v.(json.Number))
+	}
+	out := map[string]string{"code": m.Code, "name": m.Name, "prefecture_code": m.Prefecture.Code, "prefecture_name": m.Prefecture.Name}
+	for axis, s := range m.Scores {
+		for _, f := range []string{"hensachi", "value", "rank", "rank_total"} {
+			out[axis+"_"+f] = text(s[f])
+		}
+	}
+	for key, s := range m.Stats {
+		out[key] = text(s["value"])
+	}
+	for block, fields := range map[string]map[string]any{"receipts": m.Furusato.Receipts, "deductions": m.Furusato.Deductions, "balance": m.Furusato.Balance} {
+		for f, v := range fields {
+			if _, isNumber := v.(json.Number); isNumber || v == nil {
+				out["furusato_"+block+"_"+f] = text(v)
+			}
+		}
+	}
+	for k, h := range m.Furusato.History {
+		out["history "+strconv.Itoa(k)] = text(h["amount_thousand_yen"])
+	}
+	return out
 }

@@ -8,11 +8,12 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/town"
 )
 
-// csvDownload serves municipalities as the API's CSV export (town.Export: UTF-8 with a byte-order
+// csvDownload serves municipalities as the API's CSV export (package export: UTF-8 with a byte-order
 // mark for spreadsheets, a header row, one row per municipality), for the pages' download links:
 // all of them, one prefecture's (?pref=) or the compared ones in their order (?codes=, as the
 // compare page reads it). The site has no API key, so this is a public route of its own. Its
@@ -33,10 +34,11 @@ func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Requ
 		if _, err := comparedTowns(c, codes); err != nil {
 			return err
 		}
-		if body, err = c.ExportCSV(codes); err != nil {
+		f, err := export.OfCodes(c, export.CSV, codes)
+		if err != nil {
 			return err
 		}
-		filename = "hensachi-compare-" + c.Meta.DataUpdated + ".csv"
+		body, filename = f.Body, f.Filename
 	} else {
 		pref, err := prefParam(c, q.Get("pref"))
 		if err != nil {
@@ -46,11 +48,11 @@ func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Requ
 		if pref != nil {
 			code = pref.Code
 		}
-		e, ok := c.Export(town.CSV, code)
+		f, ok := export.Of(c, export.CSV, code)
 		if !ok {
 			return hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 		}
-		body, gzipped, filename = e.Body, e.Gzip, e.Filename
+		body, gzipped, filename = f.Body, f.Gzipped(), f.Filename
 	}
 	h := rw.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
