@@ -27,7 +27,7 @@ type call struct {
 	now     time.Time // read once when the call starts, for its key lookup and its headers
 	account hensachi.Account
 	service hensachi.Service
-	town    *town.Catalog // the dataset snapshot this call reads, for the statistics service
+	town    *town.Catalog // the catalog this call reads, for the statistics service
 	res     *quota.Reservation
 	// file or jsonExport, when set by the handler, is written instead of the envelope of its
 	// members (export.go)
@@ -138,14 +138,13 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		}
 		limit := s.cfg.Limits.Daily(account.Plan, service)
 		if service == hensachi.ServiceTown {
-			snap := s.datasets.Acquire()
-			if snap == nil {
+			// the catalog holds its own copies: the call keeps reading it, and its ETag names what it
+			// reads, when a new dataset swaps in meanwhile
+			if c.town, err = s.datasets.Catalog(); err != nil {
 				c.setRateLimit(limit, s.quota.Used(account.ID, service), 0)
-				writeError(w, r, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down").RetryIn(time.Second))
+				writeError(w, r, err)
 				return
 			}
-			defer snap.Release()
-			c.town = snap.Derived
 		}
 		defer func() {
 			if c.res != nil {

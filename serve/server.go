@@ -193,10 +193,8 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	var problems []string
 	if s.datasets != nil {
-		if snap := s.datasets.Acquire(); snap == nil {
+		if _, err := s.datasets.Catalog(); err != nil {
 			problems = append(problems, "dataset: not loaded")
-		} else {
-			snap.Release()
 		}
 	}
 	if err := s.checkStore(); err != nil {

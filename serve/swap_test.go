@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -236,4 +237,18 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		t.Errorf("after the overwrites the server serves data of %s", got)
 	}
 	t.Logf("%d calls during %d in-place overwrites, some damaged", calls.Load(), overwrites)
+}
+
+// TestClosedDatasetUnavailable: once the dataset is closed (the server shutting down), a statistics
+// call is a 503 to retry, with where the account stands, and /readyz says the dataset is not loaded.
+func TestClosedDatasetUnavailable(t *testing.T) {
+	ts := newTestServer(t)
+	ts.datasets.Close()
+	r := ts.get(t, "/town/v1/meta")
+	if p := decode[problem](t, r.body); r.status != 503 || p.Code != hensachi.EUnavailable || r.header.Get("Retry-After") == "" || r.header.Get("RateLimit") == "" {
+		t.Errorf("a call after the dataset closed: %d %v %s", r.status, r.header, r.body)
+	}
+	if r := ts.do(t, "GET", "/readyz"); r.status != 503 || !strings.Contains(string(r.body), "dataset: not loaded") {
+		t.Errorf("/readyz: %d %s", r.status, r.body)
+	}
 }

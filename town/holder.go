@@ -1,6 +1,8 @@
 package town
 
 import (
+	"time"
+
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/dataset"
 )
@@ -25,7 +27,7 @@ func Open(path, baseURL string) (*Holder, error) {
 func (h *Holder) Catalog() (*Catalog, error) {
 	snap := h.Acquire()
 	if snap == nil {
-		return nil, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down")
+		return nil, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down").RetryIn(time.Second)
 	}
 	defer snap.Release()
 	return snap.Derived, nil
