@@ -27,7 +27,7 @@ type call struct {
 	now     time.Time // read once when the call starts, for its key lookup and its headers
 	account hensachi.Account
 	service hensachi.Service
-	town    *town.Catalog // the catalog this call reads, for the statistics service
+	catalog *town.Catalog // the catalog this call reads, for the statistics service
 	res     *quota.Reservation
 	// file or jsonExport, when set by the handler, is written instead of the envelope of its
 	// members (export.go)
@@ -39,17 +39,17 @@ type call struct {
 }
 
 // bodies are the encoded answers of the call's catalog.
-func (c *call) bodies() *bodies { return catalogBodies.Of(c.town) }
+func (c *call) bodies() *bodies { return catalogBodies.Of(c.catalog) }
 
 // errNotModified ends a call with 304; it is not an error the client sees.
 var errNotModified = errors.New("not modified")
 
-// serve answers a conditional read of the call's dataset: 304 when the client holds its version,
+// serve answers a conditional read of the call's catalog: 304 when the client holds its version,
 // which does not count, else it reserves quota and produces the payload.
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
-	c.etag[0] = c.town.ETag
+	c.etag[0] = c.catalog.ETag
 	c.w.Header()["Etag"] = c.etag[:]
-	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.town.ETag) {
+	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.catalog.ETag) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {
@@ -140,7 +140,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		if service == hensachi.ServiceTown {
 			// the catalog holds its own copies: the call keeps reading it, and its ETag names what it
 			// reads, when a new dataset swaps in meanwhile
-			if c.town, err = s.datasets.Catalog(); err != nil {
+			if c.catalog, err = s.catalogs.Catalog(); err != nil {
 				c.setRateLimit(limit, s.quota.Used(account.ID, service), 0)
 				writeError(w, r, err)
 				return

@@ -50,7 +50,7 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 		}
 		return nil, hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(exportFormats, ", "), format)
 	}
-	pref, err := prefecture(c.town, q)
+	pref, err := prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 		if format == jsonFormat {
 			c.jsonExport = c.bodies().jsonExport(pref)
 		} else {
-			c.file, _ = export.Of(c.town, export.FormatNamed(format), pref)
+			c.file, _ = export.Of(c.catalog, export.FormatNamed(format), pref)
 		}
 		return nil, nil
 	})
@@ -101,7 +101,7 @@ func (c *call) writeExport(used, limit int64) {
 		h["Content-Encoding"] = []string{"gzip"}
 		// the compressed bytes are another representation of the version: a weak tag, which
 		// If-None-Match still matches (weak comparison)
-		h["Etag"] = []string{"W/" + c.town.ETag}
+		h["Etag"] = []string{"W/" + c.catalog.ETag}
 	}
 	n := 0
 	for _, p := range parts {

@@ -119,7 +119,7 @@ func TestRestartKeepsCounts(t *testing.T) {
 		ts.get(t, "/town/v1/meta")
 	}
 	ts.stop()
-	ts.start(t, ts.datasets.Path())
+	ts.start(t, ts.catalogs.Path())
 	r := ts.get(t, "/town/v1/meta")
 	if got := decode[envelope](t, r.body).Usage.UsedToday; got != 8 {
 		t.Fatalf("after a restart used_today = %d, want 8", got)

@@ -73,10 +73,10 @@ func newWired(w wiring) (_ *wired, err error) {
 		cfg.Limits = hensachi.DefaultLimits()
 	}
 	if w.DatasetPath != "" {
-		if cfg.Towns, err = town.Open(w.DatasetPath, cfg.PublicURL); err != nil {
+		if cfg.Catalogs, err = town.Open(w.DatasetPath, cfg.PublicURL); err != nil {
 			return nil, err
 		}
-		s.closers = append(s.closers, cfg.Towns.Close)
+		s.closers = append(s.closers, cfg.Catalogs.Close)
 	}
 	enforcer, err := quota.New(context.Background(), cfg.Store, cfg.Limits, cfg.Now)
 	if err != nil {
@@ -84,8 +84,8 @@ func newWired(w wiring) (_ *wired, err error) {
 	}
 	cfg.Quota, cfg.Keys = NewQuota(enforcer), NewKeyCache(cfg.Store, w.KeyCacheTTL)
 	siteDeps := site.Deps{PublicURL: cfg.PublicURL, OpenAPI: OpenAPI()}
-	if cfg.Towns != nil {
-		siteDeps.Towns = cfg.Towns
+	if cfg.Catalogs != nil {
+		siteDeps.Catalogs = cfg.Catalogs
 	}
 	public, err := site.New(siteDeps)
 	if err != nil {

@@ -38,9 +38,10 @@ type Config struct {
 	Store hensachi.Store
 	Keys  *KeyCache
 	Quota *Quota
-	// Towns is the statistics service's dataset; nil means this process does not run that service
-	// (e.g. a machine dedicated to face inference). The server watches it for replacement.
-	Towns *town.Holder
+	// Catalogs is the statistics service's read model of the dataset being served; nil means this
+	// process does not run that service (e.g. a machine dedicated to face inference). The server
+	// watches its file for replacement.
+	Catalogs *town.Catalogs
 	// Faces runs face calls; nil means this process does not run the face service.
 	Faces *facecall.Service
 	// Pages are the web front, routed and instrumented as the API is.
@@ -72,7 +73,7 @@ type Server struct {
 	now      func() time.Time
 	keys     *KeyCache
 	quota    *Quota
-	datasets *town.Holder      // nil: no statistics service
+	catalogs *town.Catalogs    // nil: no statistics service
 	faces    *facecall.Service // nil: no face service
 	metrics  *metrics
 	router   *httprouter.Router
@@ -97,12 +98,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.UploadPace = DefaultUploadPace
 	}
 	switch {
-	case cfg.Towns == nil && cfg.Faces == nil:
+	case cfg.Catalogs == nil && cfg.Faces == nil:
 		return nil, errors.New("no service to run: give a dataset, face calls or both")
 	case cfg.Store == nil || cfg.Keys == nil || cfg.Quota == nil:
 		return nil, errors.New("a server needs a store, a key cache and a quota")
 	}
-	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, datasets: cfg.Towns, faces: cfg.Faces}
+	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, catalogs: cfg.Catalogs, faces: cfg.Faces}
 	s.metrics = newMetrics(s)
 	s.routes()
 	return s, nil
@@ -120,7 +121,7 @@ func (s *Server) routes() {
 			r.Handle(http.MethodHead, path, h)
 		}
 	}
-	if s.datasets != nil {
+	if s.catalogs != nil {
 		stats := func(path string, h apiHandler) {
 			handle(http.MethodGet, "/town/v1"+path, cors(s.keyed(hensachi.ServiceTown, h)))
 		}
@@ -192,8 +193,8 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 // a full disk into an outage of both services.
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	var problems []string
-	if s.datasets != nil {
-		if _, err := s.datasets.Catalog(); err != nil {
+	if s.catalogs != nil {
+		if _, err := s.catalogs.Catalog(); err != nil {
 			problems = append(problems, "dataset: not loaded")
 		}
 	}
@@ -252,8 +253,8 @@ func (s *Server) Run(ctx context.Context) {
 	defer signal.Stop(hup)
 	done := make(chan struct{})
 	go func() {
-		if s.datasets != nil {
-			s.datasets.Watch(ctx, hup, s.cfg.WatchInterval)
+		if s.catalogs != nil {
+			s.catalogs.Watch(ctx, hup, s.cfg.WatchInterval)
 		}
 		close(done)
 	}()

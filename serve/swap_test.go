@@ -23,8 +23,8 @@ import (
 func TestSwapUnderLoad(t *testing.T) {
 	ts := newTestServer(t, func(c *wiring) { c.KeyCacheTTL = time.Minute })
 	built := realdata.Built(t)
-	path := ts.datasets.Path()
-	v1 := ts.datasets.Acquire()
+	path := ts.catalogs.Path()
+	v1 := ts.catalogs.Acquire()
 	oldVersion := v1.Dataset.Version
 	v1.Release()
 
@@ -78,11 +78,11 @@ func TestSwapUnderLoad(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond)
 	// hold a reference across the swap, as a slow request would
-	inFlight := ts.datasets.Acquire()
+	inFlight := ts.catalogs.Acquire()
 	if err := os.Rename(next, path); err != nil {
 		t.Fatal(err)
 	}
-	if swapped, err := ts.datasets.Reload(); err != nil || !swapped {
+	if swapped, err := ts.catalogs.Reload(); err != nil || !swapped {
 		t.Fatalf("reload: swapped %v, %v", swapped, err)
 	}
 	// the old mapping stays readable while referenced
@@ -108,12 +108,12 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 	built := realdata.Built(t)
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
-	if _, err := dataset.Write(ts.datasets.Path(), built.Municipalities, meta); err != nil {
+	if _, err := dataset.Write(ts.catalogs.Path(), built.Municipalities, meta); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		s := ts.datasets.Acquire()
+		s := ts.catalogs.Acquire()
 		updated := s.Dataset.Meta.DataUpdated
 		s.Release()
 		if updated == "2099-02-02" {
@@ -127,10 +127,10 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 // TestBadReplacementKeepsServing: a corrupt file does not replace a good dataset.
 func TestBadReplacementKeepsServing(t *testing.T) {
 	ts := newTestServer(t)
-	if err := writeFileAtomic(ts.datasets.Path(), []byte("not arrow")); err != nil {
+	if err := writeFileAtomic(ts.catalogs.Path(), []byte("not arrow")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.datasets.Reload(); err == nil {
+	if _, err := ts.catalogs.Reload(); err == nil {
 		t.Fatal("a corrupt dataset loaded")
 	}
 	if r := ts.get(t, "/town/v1/meta"); r.status != 200 {
@@ -157,7 +157,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		c.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})
 	built := realdata.Built(t)
-	path := ts.datasets.Path()
+	path := ts.catalogs.Path()
 	versions := make([][]byte, 2)
 	for i, updated := range []string{"2099-03-03", "2099-04-04"} {
 		meta := built.Meta
@@ -194,7 +194,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		})
 	}
 	serving := func() string {
-		s := ts.datasets.Acquire()
+		s := ts.catalogs.Acquire()
 		defer s.Release()
 		return s.Dataset.Version
 	}
@@ -208,7 +208,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 			if err := os.WriteFile(path, damaged, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ts.datasets.Reload(); err == nil {
+			if _, err := ts.catalogs.Reload(); err == nil {
 				t.Fatalf("overwrite %d: a damaged file was accepted", i)
 			}
 			if now := serving(); now != before {
@@ -222,16 +222,16 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		b := versions[i%2]
 		// written in two halves, so a reload may meet a half-written file
 		f.Write(b[:len(b)/2])
-		ts.datasets.Reload() // a half-written file is refused; the previous dataset keeps serving
+		ts.catalogs.Reload() // a half-written file is refused; the previous dataset keeps serving
 		f.Write(b[len(b)/2:])
 		f.Close()
-		if _, err := ts.datasets.Reload(); err != nil {
+		if _, err := ts.catalogs.Reload(); err != nil {
 			t.Fatalf("overwrite %d: %v", i, err)
 		}
 	}
 	close(stop)
 	readers.Wait()
-	s := ts.datasets.Acquire()
+	s := ts.catalogs.Acquire()
 	defer s.Release()
 	if got := s.Dataset.Meta.DataUpdated; got != "2099-04-04" {
 		t.Errorf("after the overwrites the server serves data of %s", got)
@@ -243,7 +243,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 // call is a 503 to retry, with where the account stands, and /readyz says the dataset is not loaded.
 func TestClosedDatasetUnavailable(t *testing.T) {
 	ts := newTestServer(t)
-	ts.datasets.Close()
+	ts.catalogs.Close()
 	r := ts.get(t, "/town/v1/meta")
 	if p := decode[problem](t, r.body); r.status != 503 || p.Code != hensachi.EUnavailable || r.header.Get("Retry-After") == "" || r.header.Get("RateLimit") == "" {
 		t.Errorf("a call after the dataset closed: %d %v %s", r.status, r.header, r.body)

@@ -17,7 +17,7 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	i, err := municipalityRow(c.town, "code", ps.ByName("code"))
+	i, err := municipalityRow(c.catalog, "code", ps.ByName("code"))
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	code := ps.ByName("code")
-	if _, err := municipalityRow(c.town, "code", code); err != nil {
+	if _, err := municipalityRow(c.catalog, "code", code); err != nil {
 		return nil, err
 	}
 	limit, err := intParam(q, "limit", 10, 1, town.MaxNeighbours)
@@ -78,12 +78,12 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 		}
 	}
 	for _, code := range codes {
-		if _, err := municipalityRow(c.town, "codes", code); err != nil {
+		if _, err := municipalityRow(c.catalog, "codes", code); err != nil {
 			return nil, err
 		}
 	}
 	return c.serve(func() ([]byte, error) {
-		cmp, err := c.town.Compare(codes)
+		cmp, err := c.catalog.Compare(codes)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 		}
 		order = town.Order(o)
 	}
-	pref, err := prefecture(c.town, q)
+	pref, err := prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		return c.bodies().rankingData(c.town.RankingPage(a, order, pref, offset, limit)), nil
+		return c.bodies().rankingData(c.catalog.RankingPage(a, order, pref, offset, limit)), nil
 	})
 }
 
@@ -133,7 +133,7 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	pref, err := prefecture(c.town, q)
+	pref, err := prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 		return nil, hensachi.ParamError("q", "q has no words; give a name or reading such as 宝塚 or たからづか")
 	}
 	if search {
-		return c.serve(func() ([]byte, error) { return searchData(c.town.SearchList(query, pref)), nil })
+		return c.serve(func() ([]byte, error) { return searchData(c.catalog.SearchList(query, pref)), nil })
 	}
 	return c.serve(func() ([]byte, error) { return c.bodies().listData(pref), nil })
 }

@@ -82,7 +82,7 @@ func TestExportCall(t *testing.T) {
 	identity := func(path string) response {
 		return ts.do(t, "GET", path, "X-API-Key", key, "Accept-Encoding", "identity")
 	}
-	catalog, err := ts.datasets.Catalog()
+	catalog, err := ts.catalogs.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // realCatalog is the catalog of the dataset built from the real sources.
 func realCatalog(t *testing.T) *town.Catalog {
 	t.Helper()
-	c, err := realdata.Towns(t, towntest.PublicURL).Catalog()
+	c, err := realdata.Catalogs(t, towntest.PublicURL).Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,12 +151,12 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		m.onClose(func() { idp.Close() })
 	}
-	var towns *town.Holder
+	var catalogs *town.Catalogs
 	if m.DatasetPath != "" {
-		if towns, err = town.Open(m.DatasetPath, m.PublicURL); err != nil {
+		if catalogs, err = town.Open(m.DatasetPath, m.PublicURL); err != nil {
 			return err
 		}
-		m.onClose(towns.Close)
+		m.onClose(catalogs.Close)
 	}
 	enforcer, err := quota.New(ctx, store, m.Limits, time.Now)
 	if err != nil {
@@ -164,8 +164,8 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	q, keys := serve.NewQuota(enforcer), serve.NewKeyCache(store, m.KeyCacheTTL)
 	siteDeps := site.Deps{PublicURL: m.PublicURL, OpenAPI: serve.OpenAPI()}
-	if towns != nil {
-		siteDeps.Towns = towns
+	if catalogs != nil {
+		siteDeps.Catalogs = catalogs
 	}
 	public, err := site.New(siteDeps)
 	if err != nil {
@@ -185,7 +185,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.onClose(accounts.Close)
 	srv, err := serve.New(serve.Config{Addr: m.Addr, PublicURL: m.PublicURL, Store: store, Keys: keys, Quota: q,
-		Towns: towns, Faces: calls, Pages: []serve.Pages{public, accounts}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr,
+		Catalogs: catalogs, Faces: calls, Pages: []serve.Pages{public, accounts}, AccessLog: m.AccessLog, Limits: m.Limits, DebugAddr: m.DebugAddr,
 		MaxConns: m.MaxConns})
 	if err != nil {
 		return err
