@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/export"
+	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/town"
@@ -49,7 +49,7 @@ var errNotModified = errors.New("not modified")
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
 	c.etag[0] = c.catalog.ETag
 	c.w.Header()["Etag"] = c.etag[:]
-	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.catalog.ETag) {
+	if negotiate.NoneMatch(c.r.Header, c.catalog.ETag) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {
@@ -99,20 +99,6 @@ func (q *Quota) Reserve(ctx context.Context, account hensachi.Account, service h
 		q.rejections.WithLabelValues(string(service)).Inc()
 	}
 	return res, err
-}
-
-// etagMatches implements If-None-Match's weak comparison over a list of tags or "*".
-func etagMatches(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
 }
 
 // apiHandler handles a keyed call. It returns the members of the success body other than

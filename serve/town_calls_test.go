@@ -366,3 +366,22 @@ func municipalityCells(t *testing.T, data []byte) map[string]string {
 	}
 	return out
 }
+
+// TestIfNoneMatchRead: the API reads If-None-Match as the pages' download does
+// (negotiate.NoneMatch): a list naming the version, weak or not, is a 304; a malformed field
+// matches nothing and is answered in full.
+func TestIfNoneMatchRead(t *testing.T) {
+	ts := newTestServer(t)
+	etag := ts.get(t, "/town/v1/meta").header.Get("ETag")
+	for _, tc := range []struct {
+		ifNoneMatch string
+		status      int
+	}{
+		{etag, 304}, {"W/" + etag, 304}, {`"old", ` + etag, 304}, {"*", 304},
+		{etag + "garbage", 200}, {`"old" ` + etag, 200}, {strings.Trim(etag, `"`), 200}, {etag + ", *", 200},
+	} {
+		if r := ts.do(t, "GET", "/town/v1/meta", "X-API-Key", ts.freeKey, "If-None-Match", tc.ifNoneMatch); r.status != tc.status {
+			t.Errorf("If-None-Match %s: %d, want %d", tc.ifNoneMatch, r.status, tc.status)
+		}
+	}
+}

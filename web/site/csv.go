@@ -17,8 +17,8 @@ import (
 // mark for spreadsheets, a header row, one row per municipality), for the pages' download links:
 // all of them, one prefecture's (?pref=) or the compared ones in their order (?codes=, as the
 // compare page reads it). The site has no API key, so this is a public route of its own. Its
-// validator is the dataset version, gzipped or not (their tags differ), and a conditional or HEAD
-// request is answered by net/http.
+// validator is the dataset version, gzipped or not (their tags differ); If-None-Match is read as
+// the API reads it (negotiate.NoneMatch), and net/http answers HEAD and ranges.
 func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	q := r.URL.Query()
 	var body, gzipped []byte
@@ -55,17 +55,27 @@ func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Requ
 		body, gzipped, filename = f.Body, f.Gzipped(), f.Filename
 	}
 	h := rw.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	h.Set("Cache-Control", "public, max-age=300")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Add("Vary", "Accept-Encoding")
-	h.Set("ETag", `"`+c.Version+`"`)
+	etag := `"` + c.Version + `"`
 	if gzipped != nil && negotiate.AcceptsGzip(r.Header) {
 		body = gzipped
+		etag = `"` + c.Version + `.gz"`
 		h.Set("Content-Encoding", "gzip")
-		h.Set("ETag", `"`+c.Version+`.gz"`)
 	}
-	http.ServeContent(rw, r, filename, time.Time{}, bytes.NewReader(body))
+	h.Set("ETag", etag)
+	if negotiate.NoneMatch(r.Header, etag) {
+		h.Del("Content-Encoding") // a 304 carries the validator and caching fields, not the body's
+		rw.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	// If-None-Match is answered above; net/http's own reading would take a malformed list
+	unconditional := *r
+	unconditional.Header = r.Header.Clone()
+	unconditional.Header.Del("If-None-Match")
+	http.ServeContent(rw, &unconditional, filename, time.Time{}, bytes.NewReader(body))
 	return nil
 }
