@@ -28,28 +28,45 @@ type call struct {
 	account hensachi.Account
 	service hensachi.Service
 	catalog *town.Catalog // the catalog this call reads, for the statistics service
+	b       *bodies       // its encoded answers, once asked for (bodies)
 	res     *quota.Reservation
+	// gzip: the answer is gzipped, for a client that accepts it (an export); its tag is weak
+	gzip bool
 	// file or jsonExport, when set by the handler, is written instead of the envelope of its
 	// members (export.go)
 	file       *export.File
 	jsonExport *jsonExport
 	// values of the fields every keyed answer sets, held here so they need no allocation of their
 	// own: net/http copies them when the header is written
-	rateLimit, contentLength, etag [1]string
+	rateLimit, contentLength [1]string
 }
 
 // bodies are the encoded answers of the call's catalog.
-func (c *call) bodies() *bodies { return catalogBodies.Of(c.catalog) }
+func (c *call) bodies() *bodies {
+	if c.b == nil {
+		c.b = catalogBodies.Of(c.catalog)
+	}
+	return c.b
+}
 
 // errNotModified ends a call with 304; it is not an error the client sees.
 var errNotModified = errors.New("not modified")
 
 // serve answers a conditional read of the call's catalog: 304 when the client holds its version,
-// which does not count, else it reserves quota and produces the payload.
+// which does not count, else it reserves quota and produces the payload. The validator and the
+// caching fields are set first, so that a 304 carries those its 200 would (RFC 9110 §15.4.5); a
+// handler whose answer varies on more (an export's Accept-Encoding) adds to Vary before.
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
-	c.etag[0] = c.catalog.ETag
-	c.w.Header()["Etag"] = c.etag[:]
-	if negotiate.NoneMatch(c.r.Header, c.catalog.ETag) {
+	b := c.bodies()
+	h := c.w.Header()
+	h["Etag"] = b.etag
+	if c.gzip {
+		// the compressed bytes are another representation of the version: a weak tag, which
+		// If-None-Match still matches (weak comparison)
+		h["Etag"] = b.weakETag
+	}
+	h["Cache-Control"] = privateNoCache
+	if negotiate.NoneMatch(c.r.Header, b.etag[0]) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {

@@ -54,6 +54,10 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if format == jsonFormat || export.FormatNamed(format).Gzip {
+		addVary(c.w.Header(), "Accept-Encoding") // its 304 included
+		c.gzip = negotiate.AcceptsGzip(c.r.Header)
+	}
 	return c.serve(func() ([]byte, error) {
 		if format == jsonFormat {
 			c.jsonExport = c.bodies().jsonExport(pref)
@@ -70,12 +74,10 @@ func (c *call) writeExport(used, limit int64) {
 	h := c.w.Header()
 	var parts [][]byte
 	var contentType, filename string
-	gzipped := false
 	if e := c.jsonExport; e != nil {
 		contentType, filename = "application/json", e.filename
-		gzipped = negotiate.AcceptsGzip(c.r.Header)
 		tail := c.appendUsage(nil, used, limit)
-		if gzipped {
+		if c.gzip {
 			start, end := e.gzipEnvelope(tail)
 			parts = [][]byte{start, end}
 		} else {
@@ -84,8 +86,7 @@ func (c *call) writeExport(used, limit int64) {
 	} else {
 		f := c.file
 		contentType, filename = f.Format.ContentType, f.Filename
-		gzipped = f.Format.Gzip && negotiate.AcceptsGzip(c.r.Header)
-		if gzipped {
+		if c.gzip {
 			parts = [][]byte{f.Gzipped()}
 		} else {
 			parts = [][]byte{f.Body}
@@ -93,15 +94,8 @@ func (c *call) writeExport(used, limit int64) {
 	}
 	h["Content-Type"] = []string{contentType}
 	h["Content-Disposition"] = []string{`attachment; filename="` + filename + `"`}
-	h["Cache-Control"] = privateNoCache
-	if c.jsonExport != nil || c.file.Format.Gzip {
-		h["Vary"] = []string{"Accept-Encoding"}
-	}
-	if gzipped {
+	if c.gzip {
 		h["Content-Encoding"] = []string{"gzip"}
-		// the compressed bytes are another representation of the version: a weak tag, which
-		// If-None-Match still matches (weak comparison)
-		h["Etag"] = []string{"W/" + c.catalog.ETag}
 	}
 	n := 0
 	for _, p := range parts {

@@ -385,3 +385,48 @@ func TestIfNoneMatchRead(t *testing.T) {
 		}
 	}
 }
+
+// TestNotModifiedCarriesHeaders: a 304 carries the Cache-Control, ETag and Vary its 200 would
+// (RFC 9110 §15.4.5), the gzipped exports' weak tag included; an answer to a page varies on
+// Origin, and the CSV and JSON exports on Accept-Encoding too, whatever CORS adds.
+func TestNotModifiedCarriesHeaders(t *testing.T) {
+	ts := newTestServer(t)
+	const page = "https://app.example.com"
+	for _, tc := range []struct {
+		path, accept, origin string
+		varyEncoding         bool
+	}{
+		{"/town/v1/municipalities/13101", "gzip", "", false},
+		{"/town/v1/municipalities/13101/similar", "identity", page, false},
+		{"/town/v1/export?format=csv&pref=13", "gzip", page, true},
+		{"/town/v1/export?format=csv&pref=13", "identity", "", true},
+		{"/town/v1/export?format=json&pref=13", "gzip", page, true},
+		{"/town/v1/export?format=json&pref=13", "identity", "", true},
+		{"/town/v1/export?format=parquet&pref=13", "gzip", page, false},
+	} {
+		header := []string{"X-API-Key", ts.freeKey, "Accept-Encoding", tc.accept}
+		if tc.origin != "" {
+			header = append(header, "Origin", tc.origin)
+		}
+		full := ts.do(t, "GET", tc.path, header...)
+		etag := full.header.Get("ETag")
+		notModified := ts.do(t, "GET", tc.path, append(header, "If-None-Match", etag)...)
+		name := tc.path + " " + tc.accept + " " + tc.origin
+		if full.status != 200 || notModified.status != 304 {
+			t.Fatalf("%s: %d then %d", name, full.status, notModified.status)
+		}
+		gzipped := full.header.Get("Content-Encoding") == "gzip"
+		if gzipped != strings.HasPrefix(etag, `W/"`) {
+			t.Errorf("%s: ETag %s, Content-Encoding %q", name, etag, full.header.Get("Content-Encoding"))
+		}
+		for _, field := range []string{"Cache-Control", "ETag", "Vary"} {
+			if got, want := notModified.header.Values(field), full.header.Values(field); !slices.Equal(got, want) || len(want) == 0 && (field != "Vary" || tc.origin != "" || tc.varyEncoding) {
+				t.Errorf("%s: the 304's %s %q, the 200's %q", name, field, got, want)
+			}
+		}
+		vary := strings.Join(full.header.Values("Vary"), ",")
+		if strings.Contains(vary, "Origin") != (tc.origin != "") || strings.Contains(vary, "Accept-Encoding") != tc.varyEncoding {
+			t.Errorf("%s: Vary %q", name, vary)
+		}
+	}
+}

@@ -22,7 +22,10 @@ import (
 // bodies are the encoded answers of one catalog.
 type bodies struct {
 	catalog *town.Catalog
-	meta    []byte
+	// etag is the version as a strong entity tag, the validator of every answer from the catalog;
+	// weakETag the same tag weak, for the gzipped exports. Header values: net/http only reads them.
+	etag, weakETag []string
+	meta           []byte
 	// municipality[i] is the encoded data of row i, once requested.
 	municipality []atomic.Pointer[[]byte]
 	// similar[i] is the encoded similar list of row i, once requested.
@@ -37,7 +40,7 @@ type bodies struct {
 
 // catalogBodies keeps the bodies of each catalog with it.
 var catalogBodies = town.NewMemo(func(c *town.Catalog) *bodies {
-	b := &bodies{catalog: c, meta: dataMember(c.Meta),
+	b := &bodies{catalog: c, etag: []string{`"` + c.Version + `"`}, weakETag: []string{`W/"` + c.Version + `"`}, meta: dataMember(c.Meta),
 		municipality: make([]atomic.Pointer[[]byte], c.Len()), similar: make([]atomic.Pointer[similarBody], c.Len()),
 		medians: encodeMedians(c.Medians()), jsonExports: map[string]*lazyJSONExport{"": {}}}
 	for _, p := range c.Meta.Prefectures {

@@ -23,8 +23,6 @@ import (
 type Catalog struct {
 	Meta    hensachi.Meta
 	Version string
-	// ETag is the version as a strong entity tag, the validator of every API answer from it.
-	ETag    string
 	baseURL string
 	towns   []hensachi.Municipality // in code order
 	byCode  map[string]int
@@ -63,7 +61,7 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 // with a mapping that may go away: the catalog keeps them.
 func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL string) *Catalog {
 	meta.Method += SimilarMethod // the neighbours are this read model's, so their method is added here
-	c := &Catalog{Meta: meta, Version: version, ETag: `"` + version + `"`, baseURL: strings.TrimSuffix(baseURL, "/"),
+	c := &Catalog{Meta: meta, Version: version, baseURL: strings.TrimSuffix(baseURL, "/"),
 		towns: towns, byCode: make(map[string]int, len(towns)), prefs: map[string]hensachi.Prefecture{}, byPref: map[string][]int{}}
 	for _, p := range meta.Prefectures {
 		c.prefs[p.Code] = p
