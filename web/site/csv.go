@@ -16,13 +16,14 @@ import (
 // csvDownload serves municipalities as the API's CSV export (package export: UTF-8 with a byte-order
 // mark for spreadsheets, a header row, one row per municipality), for the pages' download links:
 // all of them, one prefecture's (?pref=) or the compared ones in their order (?codes=, as the
-// compare page reads it). The site has no API key, so this is a public route of its own. Its
-// validator is the dataset version, gzipped or not (their tags differ); If-None-Match is read as
-// the API reads it (negotiate.NoneMatch), and net/http answers HEAD and ranges.
+// compare page reads it). The site has no API key, so this is a public route of its own. Each is
+// gzipped for a client that accepts it: the prefectures' and the country's files once per dataset
+// version, the compared ones per request. Its validator is the dataset version, gzipped or not
+// (their tags differ); If-None-Match is read as the API reads it (negotiate.NoneMatch), and
+// net/http answers HEAD and ranges.
 func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	q := r.URL.Query()
-	var body, gzipped []byte
-	var filename string
+	var f *export.File
 	if q.Has("codes") {
 		if q.Has("pref") {
 			return hensachi.ParamError("pref", "pref と codes はどちらか一方だけを指定してください。")
@@ -34,11 +35,9 @@ func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Requ
 		if _, err := comparedTowns(c, codes); err != nil {
 			return err
 		}
-		f, err := export.OfCodes(c, export.CSV, codes)
-		if err != nil {
+		if f, err = export.OfCodes(c, export.CSV, codes); err != nil {
 			return err
 		}
-		body, filename = f.Body, f.Filename
 	} else {
 		pref, err := prefParam(c, q.Get("pref"))
 		if err != nil {
@@ -48,34 +47,37 @@ func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Requ
 		if pref != nil {
 			code = pref.Code
 		}
-		f, ok := export.Of(c, export.CSV, code)
-		if !ok {
+		var ok bool
+		if f, ok = export.Of(c, export.CSV, code); !ok {
 			return hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 		}
-		body, gzipped, filename = f.Body, f.Gzipped(), f.Filename
 	}
 	h := rw.Header()
 	h.Set("Cache-Control", "public, max-age=300")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Add("Vary", "Accept-Encoding")
+	gzipped := f.Format.Gzip && negotiate.AcceptsGzip(r.Header)
 	etag := `"` + c.Version + `"`
-	if gzipped != nil && negotiate.AcceptsGzip(r.Header) {
-		body = gzipped
+	if gzipped {
 		etag = `"` + c.Version + `.gz"`
-		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("ETag", etag)
 	if negotiate.NoneMatch(r.Header, etag) {
-		h.Del("Content-Encoding") // a 304 carries the validator and caching fields, not the body's
+		// the validator and caching fields, not the body's; nothing compressed
 		rw.WriteHeader(http.StatusNotModified)
 		return nil
 	}
+	body := f.Body
+	if gzipped {
+		body = f.Gzipped()
+		h.Set("Content-Encoding", "gzip")
+	}
 	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	h.Set("Content-Disposition", `attachment; filename="`+f.Filename+`"`)
 	// If-None-Match is answered above; net/http's own reading would take a malformed list
 	unconditional := *r
 	unconditional.Header = r.Header.Clone()
 	unconditional.Header.Del("If-None-Match")
-	http.ServeContent(rw, &unconditional, filename, time.Time{}, bytes.NewReader(body))
+	http.ServeContent(rw, &unconditional, f.Filename, time.Time{}, bytes.NewReader(body))
 	return nil
 }

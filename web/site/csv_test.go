@@ -1,6 +1,9 @@
 package site
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http/httptest"
 	"testing"
 )
@@ -41,5 +44,33 @@ func TestCSVDownloadIfNoneMatch(t *testing.T) {
 		if tc.status == 200 && (w.Body.Len() == 0 || h.Get("Content-Type") != "text/csv; charset=utf-8") {
 			t.Errorf("%s If-None-Match %s: %d bytes, headers %v", tc.path, tc.ifNoneMatch, w.Body.Len(), h)
 		}
+	}
+}
+
+// TestComparedCSVGzipped: the comparison's download is gzipped for a client that accepts it, like
+// the others, under the gzipped tag, and is the same file unzipped; plain for one that does not.
+func TestComparedCSVGzipped(t *testing.T) {
+	router := siteRouter(t)
+	get := func(accept string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "/town/municipalities.csv?codes=13101,01100", nil)
+		r.Header.Set("Accept-Encoding", accept)
+		w := httptest.NewRecorder()
+		router.ServeHTTP(w, r)
+		return w
+	}
+	plain, zipped := get("gzip;q=0"), get("br, gzip")
+	if plain.Code != 200 || plain.Header().Get("Content-Encoding") != "" || plain.Header().Get("ETag") != `"v1"` {
+		t.Fatalf("plain: %d %v", plain.Code, plain.Header())
+	}
+	if zipped.Code != 200 || zipped.Header().Get("Content-Encoding") != "gzip" || zipped.Header().Get("ETag") != `"v1.gz"` ||
+		zipped.Header().Get("Vary") != "Accept-Encoding" {
+		t.Fatalf("gzipped: %d %v", zipped.Code, zipped.Header())
+	}
+	z, err := gzip.NewReader(zipped.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unzipped, err := io.ReadAll(z); err != nil || !bytes.Equal(unzipped, plain.Body.Bytes()) || !bytes.HasPrefix(unzipped, []byte("\uFEFFcode,")) {
+		t.Errorf("unzipped: %v, %.40q", err, unzipped)
 	}
 }
