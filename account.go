@@ -36,7 +36,8 @@ var Services = []Service{ServiceFace, ServiceTown}
 // Limits gives the successful calls a plan allows per day on each service.
 type Limits map[Plan]map[Service]int64
 
-// DefaultLimits are the daily limits of spec §8.
+// DefaultLimits are the daily limits of each plan on each service unless the operator sets others
+// (ParseLimits).
 func DefaultLimits() Limits {
 	return Limits{
 		PlanFree: {ServiceFace: 20, ServiceTown: 100},
@@ -151,7 +152,7 @@ type Store interface {
 	Accounts(ctx context.Context) ([]Account, error)
 	SetPlan(ctx context.Context, accountID int64, plan Plan) error
 	// AcceptTerms records that the account accepted a version of the terms at a time; logging in
-	// counts as acceptance (spec §5), so each login with a newer version records it. An unknown
+	// counts as acceptance, so each login with a newer version records it. An unknown
 	// account is ENotFound.
 	AcceptTerms(ctx context.Context, accountID int64, version string, at time.Time) error
 	// SetOrigins replaces the account's origin allow-list (already checked by ParseOrigins); an

@@ -17,7 +17,7 @@ type Accounts struct {
 // LogIn is a login with an address the identity provider has verified. The first one creates the
 // account on the free plan and returns its key, to be shown once; the account accepts the terms
 // version as it is created. A later login records the terms version when it is newer and returns
-// no key. Logging in is accepting the terms (spec §5).
+// no key: logging in is accepting the terms.
 func (a Accounts) LogIn(ctx context.Context, email, termsVersion string) (acct Account, key string, err error) {
 	now := a.Now()
 	acct, err = a.Store.AccountByEmail(ctx, email)

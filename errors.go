@@ -33,6 +33,11 @@ const (
 	EHeaderTooLarge = "request_header_too_large"
 	EHTTPVersion    = "http_version_not_supported"
 	EHTTPError      = "http_error"
+
+	// The codes only the pages answer with (package web/account); the API never does.
+	EForbidden       = "forbidden"
+	ETooManyRequests = "too_many_requests"
+	EBadGateway      = "bad_gateway"
 )
 
 // Kind is what an error code means over HTTP: the status it is answered with, the problem
@@ -82,6 +87,12 @@ var Kinds = []Kind{
 	kind(EHTTPVersion, 505, "HTTP Version Not Supported", "この HTTP のバージョンは使えません",
 		"The request's HTTP version is not one the server speaks over plain text (HTTP/1.0 and 1.1)."),
 	kind(EHTTPError, 400, "Bad Request", "リクエストが正しくありません", "The HTTP server refused the request before it reached the API."),
+	kind(EForbidden, 403, "Forbidden", "受け付けられません",
+		"A page refused the request: a login the identity provider or this service refused, or a form sent from another site or without its token. Only the pages answer with it."),
+	kind(ETooManyRequests, 429, "Too Many Requests", "試行が多すぎます",
+		"Too many login attempts from one address in a short time. Retry after `Retry-After` seconds. Only the login pages answer with it."),
+	kind(EBadGateway, 502, "Bad Gateway", "外部のサービスで失敗しました",
+		"A service this one relies on failed: the identity provider, at login. Only the login pages answer with it."),
 }
 
 var kindOf = func() map[string]Kind {
@@ -113,6 +124,9 @@ type Error struct {
 	Code    string
 	Message string
 	Param   string // the one parameter at fault, if any
+	// Japanese is the message for the pages, where it says more than the kind's heading; empty:
+	// Message, which is written for the API's readers.
+	Japanese string
 	// RetryAfter, when set, is how long the client should wait before trying again (429, 503).
 	RetryAfter time.Duration
 	// Cause is what went wrong underneath, for the log; its text is never shown to the client.

@@ -3,7 +3,8 @@
 // dataset stores for each municipality, and the meta document that explains the dataset.
 //
 // Sub-packages depend on this package, never the other way round: ingest reads source files into
-// these types, compute ranks them and writes the Arrow dataset, serve answers HTTP calls from it.
+// these types, compute ranks them, dataset writes them into the Arrow dataset file, and serve
+// answers HTTP calls from it.
 package hensachi
 
 import "math"
@@ -34,7 +35,7 @@ type Field struct {
 	Decimals int
 }
 
-// Axes are the six ranked axes in the order of the specification (spec §2.3).
+// Axes are the six ranked axes, in the order the API, the dataset and the pages list them.
 var Axes = []Field{
 	{Key: "young", Label: "若さ", Unit: "%", Decimals: 2,
 		Description: "総人口に占める15歳未満人口の割合"},
@@ -50,7 +51,7 @@ var Axes = []Field{
 		Description: "夜間人口（常住人口）100に対する昼間人口の比率"},
 }
 
-// Stats are the sixteen statistics in the order of the specification (spec §2.3).
+// Stats are the sixteen statistics, in the order the API, the dataset and the pages list them.
 var Stats = []Field{
 	{Key: "pop", Label: "総人口", Unit: "人"},
 	{Key: "area", Label: "面積", Unit: "km²", Decimals: 2},

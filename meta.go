@@ -1,6 +1,6 @@
 package hensachi
 
-// Meta is the document of GET /town/v1/meta (spec §2.6). The ingest step writes it into the
+// Meta is the document of GET /town/v1/meta. The ingest step writes it into the
 // dataset file, so the served meta always describes the data it is served with.
 type Meta struct {
 	Title          string       `json:"title"`

@@ -1,5 +1,6 @@
 // Package compute turns the ingested figures into what the service serves: competition ranks,
-// rank-based deviation scores, per-axis summaries, and the Arrow dataset file.
+// rank-based deviation scores and per-axis summaries. Package dataset writes the result into the
+// dataset file.
 package compute
 
 import (

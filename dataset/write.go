@@ -31,7 +31,7 @@ import (
 //	furusato_balance_rank                       int32
 //	furusato_history                            list<struct<fiscal_year: utf8, amount_thousand_yen: int64>>
 //
-// The schema metadata holds "hensachi.meta", the JSON meta document (spec §2.6),
+// The schema metadata holds "hensachi.meta", the JSON meta document (hensachi.Meta),
 // "hensachi.schema", the layout version below, and "hensachi.checksum", the content checksum that
 // Open verifies (validate.go). The dataset version is the SHA-256 of the file.
 const (

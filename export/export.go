@@ -84,14 +84,10 @@ func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
 	return l.file, true
 }
 
-// OfCodes returns the file of the municipalities of codes in their order (a comparison's), made
-// for the call; it fails with not_found naming the first unknown code.
-func OfCodes(c *town.Catalog, f *Format, codes []string) (*File, error) {
-	rows, err := c.Lookup(codes)
-	if err != nil {
-		return nil, err
-	}
-	return build(f, &c.Meta, rows, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name), nil
+// Compared returns the file of municipalities of c in the order given (a comparison's, see
+// town.Catalog.Lookup), made for the call.
+func Compared(c *town.Catalog, f *Format, rows []*hensachi.Municipality) *File {
+	return build(f, &c.Meta, rows, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
 }
 
 // Filename names the export of a prefecture ("" for the whole country) in a format:

@@ -171,22 +171,20 @@ func TestExportFiles(t *testing.T) {
 	}
 }
 
-func TestExportOfCodes(t *testing.T) {
+func TestExportCompared(t *testing.T) {
 	c := towntest.Catalog()
-	f, err := export.OfCodes(c, export.CSV, []string{"13102", "01100"})
+	rows, err := c.Lookup([]string{"13102", "01100"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	f := export.Compared(c, export.CSV, rows)
 	records := readCSV(t, f.Body)
 	if len(records) != 3 || records[1][0] != "13102" || records[2][0] != "01100" || records[0][0] != "code" || f.Filename != "hensachi-compare-2026-01-01.csv" {
 		t.Errorf("records %v, %s", records, f.Filename)
 	}
 	// 札内町 has no value on the first axis: empty cells, rank_total still given
-	f, _ = export.OfCodes(c, export.CSV, []string{"01345"})
+	f = export.Compared(c, export.CSV, []*hensachi.Municipality{c.Row(c.Index("01345"))})
 	if records = readCSV(t, f.Body); records[1][4] != "" || records[1][6] != "" || records[1][7] != "0" {
 		t.Errorf("札内町's first axis: %v", records[1][4:8])
-	}
-	if _, err := export.OfCodes(c, export.CSV, []string{"01100", "99999"}); hensachi.ErrorCode(err) != hensachi.ENotFound || !strings.Contains(err.Error(), "99999") {
-		t.Errorf("unknown code: %v", err)
 	}
 }

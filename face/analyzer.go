@@ -40,9 +40,9 @@ type Config struct {
 	// QuickPass first searches a photo at no more than quickSide pixels a side, never enlarged, and
 	// keeps what that pass finds when every face on its image is at least quickFaceSide: a portrait
 	// or a photo of a few large faces then costs the detector a quarter of the main pass, and
-	// anything else gets the passes as before. The server sets it; the training extraction does
-	// not, so that the features the committed models were fitted on stay the main pass's to the
-	// bit (training.TestTrainingReproducesCommittedModels).
+	// anything else then gets the passes it would get without it. The server sets it; the
+	// training extraction does not, so that the features the committed models were fitted on stay
+	// the main pass's to the bit (training.TestTrainingReproducesCommittedModels).
 	QuickPass bool
 	// SecondLook analyses a photo in which no face was found once more, smoothed and with its
 	// contrast stretched (Photo.secondLook): the faces of a dark, grainy photo are then found, and
@@ -98,7 +98,34 @@ var yunetOutputNames = []string{
 
 // NewAnalyzer creates the sessions once, warms them up, and starts the workers. ONNX Runtime must
 // be initialised first.
-func NewAnalyzer(cfg Config) (*Analyzer, error) {
+func NewAnalyzer(cfg Config) (_ *Analyzer, err error) {
+	cfg = cfg.withDefaults()
+	a := &Analyzer{
+		cfg:  cfg,
+		cpus: cpuBudget{limit: int32(runtime.NumCPU()), perRun: int32(cfg.IntraOpThreads)},
+		jobs: make(chan *job, cfg.QueueSize),
+		stop: make(chan struct{}),
+	}
+	defer func() {
+		if err != nil {
+			a.Close() // releases the sessions opened so far
+		}
+	}()
+	if err := a.openSessions(); err != nil {
+		return nil, err
+	}
+	if err := a.warmUp(context.Background()); err != nil {
+		return nil, fmt.Errorf("warm up: %w", err)
+	}
+	turboFactors() // loads libjpeg-turbo at start-up, and logs which JPEG decoder uploads get
+	for range cfg.Workers {
+		a.workers.Go(a.work)
+	}
+	return a, nil
+}
+
+// withDefaults fills in what the configuration leaves at zero.
+func (cfg Config) withDefaults() Config {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
@@ -114,77 +141,67 @@ func NewAnalyzer(cfg Config) (*Analyzer, error) {
 	if cfg.MaxFaces <= 0 {
 		cfg.MaxFaces = 100
 	}
+	return cfg
+}
+
+// openSessions loads the models: the detector and the gender-age model always, the embedding
+// model and FaceRes when the configuration names them.
+func (a *Analyzer) openSessions() error {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
-		return nil, fmt.Errorf("onnx session options: %w", err)
+		return fmt.Errorf("onnx session options: %w", err)
 	}
 	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(cfg.IntraOpThreads); err != nil {
-		return nil, err
+	if err := opts.SetIntraOpNumThreads(a.cfg.IntraOpThreads); err != nil {
+		return err
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
-		return nil, err
+		return err
 	}
-	a := &Analyzer{
-		cfg:  cfg,
-		cpus: cpuBudget{limit: int32(runtime.NumCPU()), perRun: int32(cfg.IntraOpThreads)},
-		jobs: make(chan *job, cfg.QueueSize),
-		stop: make(chan struct{}),
+	models := []struct {
+		session  **ort.DynamicAdvancedSession
+		path     string
+		optional bool // not loaded when path is empty
+		in, out  []string
+	}{
+		{&a.detector, a.cfg.DetectorPath, false, []string{"input"}, yunetOutputNames},
+		{&a.genderAge, a.cfg.GenderAgePath, false, []string{"data"}, []string{"fc1"}},
+		{&a.embedding, a.cfg.EmbeddingPath, true, []string{"input"}, []string{"output"}},
+		{&a.faceRes, a.cfg.FaceResPath, true, []string{"input"}, faceResOutputNames},
 	}
-	open := func(path string, in, out []string) (*ort.DynamicAdvancedSession, error) {
-		s, err := ort.NewDynamicAdvancedSession(path, in, out, opts)
-		if err != nil {
-			return nil, fmt.Errorf("load model %s: %w", path, err)
+	for _, m := range models {
+		if m.optional && m.path == "" {
+			continue
 		}
-		return s, nil
-	}
-	if a.detector, err = open(cfg.DetectorPath, []string{"input"}, yunetOutputNames); err != nil {
-		return nil, err
-	}
-	if a.genderAge, err = open(cfg.GenderAgePath, []string{"data"}, []string{"fc1"}); err != nil {
-		a.Close()
-		return nil, err
-	}
-	if cfg.EmbeddingPath != "" {
-		if a.embedding, err = open(cfg.EmbeddingPath, []string{"input"}, []string{"output"}); err != nil {
-			a.Close()
-			return nil, err
+		if *m.session, err = ort.NewDynamicAdvancedSession(m.path, m.in, m.out, opts); err != nil {
+			return fmt.Errorf("load model %s: %w", m.path, err)
 		}
 	}
-	if cfg.FaceResPath != "" {
-		if a.faceRes, err = open(cfg.FaceResPath, []string{"input"}, faceResOutputNames); err != nil {
-			a.Close()
-			return nil, err
-		}
-	}
-	// warm up: the first run of a session allocates and plans; no request should pay for that
+	return nil
+}
+
+// warmUp runs every session once: the first run of a session allocates and plans, and no request
+// should pay for that. The blank photo has no face, so the per-face models run on blank crops.
+func (a *Analyzer) warmUp(ctx context.Context) error {
 	warm := &RGB{W: 160, H: 120, Pix: make([]uint8, 3*160*120)}
-	if _, err := a.analyze(context.Background(), PhotoOf(warm)); err != nil {
-		a.Close()
-		return nil, fmt.Errorf("warm up: %w", err)
+	if _, err := a.analyze(ctx, PhotoOf(warm)); err != nil {
+		return err
 	}
 	blank := make([]uint8, 3*AlignSize*AlignSize)
-	if _, _, err := a.genderAgeOutputs(context.Background(), blank, false); err != nil {
-		a.Close()
-		return nil, fmt.Errorf("warm up: %w", err)
+	if _, _, err := a.genderAgeOutputs(ctx, blank, false); err != nil {
+		return err
 	}
 	if a.embedding != nil {
-		if _, err := runOne(context.Background(), a.embedding, normalisedPlanes(blank)); err != nil {
-			a.Close()
-			return nil, fmt.Errorf("warm up: %w", err)
+		if _, err := runOne(ctx, a.embedding, normalisedPlanes(blank)); err != nil {
+			return err
 		}
 	}
 	if a.faceRes != nil {
-		if _, err := a.faceResOutputs(context.Background(), make([]uint8, 3*FaceResTemplate.Size*FaceResTemplate.Size)); err != nil {
-			a.Close()
-			return nil, fmt.Errorf("warm up: %w", err)
+		if _, err := a.faceResOutputs(ctx, make([]uint8, 3*FaceResTemplate.Size*FaceResTemplate.Size)); err != nil {
+			return err
 		}
 	}
-	turboFactors() // loads libjpeg-turbo at start-up, and logs which JPEG decoder uploads get
-	for range cfg.Workers {
-		a.workers.Go(a.work)
-	}
-	return a, nil
+	return nil
 }
 
 // Close stops the workers, waits for the images they are analysing, and releases the sessions.
@@ -217,7 +234,7 @@ func (a *Analyzer) Analyze(ctx context.Context, img *RGB) ([]Face, error) {
 }
 
 // AnalyzePhoto queues a photo for a worker and waits for the result. A full queue fails at once
-// with EOverloaded; a caller that gives up (ctx done) leaves the job to be skipped by the worker.
+// with ErrOverloaded; a caller that gives up (ctx done) leaves the job to be skipped by the worker.
 // The worker may decode finer levels of the photo (a second detection pass, small faces).
 func (a *Analyzer) AnalyzePhoto(ctx context.Context, photo *Photo) ([]Face, error) {
 	if err := ctx.Err(); err != nil {

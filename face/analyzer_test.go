@@ -26,7 +26,7 @@ import (
 )
 
 // The end-to-end tests run the real models: ONNX Runtime from `make runtime` (or $ONNXRUNTIME_LIB)
-// and the bundle from `make models` in <module root>/models (or $MODELS_DIR). Without them the
+// and the bundle from `make models` in <module root>/models (or $HENSACHI_MODELS). Without them the
 // tests skip, except under CI=true, where they fail.
 
 // scutDir is the SCUT-FBP5500 image directory inside the shared inputs.

@@ -40,16 +40,15 @@ func benchPhotos(b testing.TB) map[string][]byte {
 
 // BenchmarkAnalyze measures decoding and analysing a photo end to end as the service does
 // (DecodePhoto, AnalyzePhoto) and, in the same run, two baselines: the floor, the bare model
-// inference time for the same photo, and the full-resolution path that was the service's before
-// scaled decoding (Decode with image/jpeg, Analyze). It reports the p50 of each, p50/floor (goal
-// ≤ 1.3), full/p50 (the speed-up), and the faces each path found, which must agree. serve's
-// BenchmarkPredict adds the HTTP path, scripts/bench-face.sh the comparison with
-// @vladmandic/human. The analyzer is configured as the server's: FaceRes, as the service's
-// attribute model (face/attr) reads it, and the quick detection pass first (Config.QuickPass); the
-// same analyzer without the quick pass, as the service was before it and as the training
-// extracts, is measured in the same run, taking turns (before-p50-ms, p50/before). The floor is
-// the models' time on one CPU: a photo whose per-face models spread over idle CPUs can finish
-// below it.
+// inference time for the same photo, and the full-resolution path without scaled decoding (Decode
+// with image/jpeg, Analyze). It reports the p50 of each, p50/floor (goal ≤ 1.3), full/p50 (the
+// speed-up), and the faces each path found, which must agree. serve's BenchmarkPredict adds the
+// HTTP path, scripts/bench-face.sh the comparison with @vladmandic/human. The analyzer is
+// configured as the server's: FaceRes, as the service's attribute model (face/attr) reads it, and
+// the quick detection pass first (Config.QuickPass); the same analyzer without the quick pass, as
+// the training extracts, is measured in the same run, taking turns (before-p50-ms, p50/before).
+// The floor is the models' time on one CPU: a photo whose per-face models spread over idle CPUs
+// can finish below it.
 func BenchmarkAnalyze(b *testing.B) {
 	bundle := modelBundle(b)
 	if bundle.FaceRes() == nil {

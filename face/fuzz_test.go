@@ -46,7 +46,7 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		withJPEGSize(t, jpg, 9000, 9000),
 		jpg[:len(jpg)/2],
 		[]byte("GIF89a"),
-		// progressive: an ordinary script, and more scans than the service decodes (issue 24)
+		// progressive: an ordinary script, and more scans than the service decodes (MaxScans)
 		jpegtest.Progressive(24, 16, 3, jpegtest.LibjpegScript),
 		jpegtest.ManyScans(16, 16, MaxScans+1),
 	}

@@ -21,9 +21,10 @@ func cpuTime(t testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestManyScans: the files of issue 24, a progressive JPEG whose AC scan is repeated 1,000 or
-// 20,000 times, are refused by Inspect, before any decoding, in well under a second; so are many
-// passes over a large image, while an ordinary progressive photo and a file at the limit decode.
+// TestManyScans: a progressive JPEG whose AC scan is repeated 1,000 or 20,000 times, small files that
+// would keep a decoder busy for minutes, is refused by Inspect, before any decoding, in well under a
+// second; so are many passes over a large image, while an ordinary progressive photo and a file at
+// the limit decode.
 func TestManyScans(t *testing.T) {
 	for _, c := range []struct {
 		name  string

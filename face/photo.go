@@ -229,9 +229,8 @@ func alignFrom(p *Photo, landmarks [5]Point, tpl Template) ([]uint8, error) {
 // secondLook is the photo as the second look sees it (Config.SecondLook): the pixels of the level
 // the main pass at scale reads, smoothed by a box of about two original pixels either way and
 // stretched so that their 0.5th and 99.5th percentiles become 0 and 255, the same for the three
-// colours. A dark photo's grain, once stretched, hides its faces from YuNet and the embedding:
-// on dark, noisy copies of faces in which the passes found nothing, stretching alone brought back
-// none of 34, smoothing first 29. A level much finer than the main pass reads (a PNG, or a JPEG
+// colours. A dark photo's grain, once stretched, hides its faces from YuNet and the embedding, so
+// it is smoothed first. A level much finer than the main pass reads (a PNG, or a JPEG
 // without libjpeg-turbo) is shrunk to its size first, so that a large photo's second look costs
 // what a small one's does; the detector's finer passes are not run on it (secondLookPasses). A
 // mirrored border goes round it (secondLookPad). The view has that one level, offset by the

@@ -2,11 +2,10 @@ package face
 
 // secondLookPad is the mirrored border around the second look's view, as a share of its longer
 // side: a face cut through its middle by the frame's edge is made whole by its mirror image, as
-// the detector was trained to see faces. On the hard-case pictures (training/hardcase) faces cut
-// through their centre were found 62 % without the second look, 62 % with it unbordered, 88 % with
-// this border and 90 % with one of 0.25, which makes the view's pixels 2.25 times as many instead
-// of 1.69: the border is paid only where nothing was found, and photos without people get no more
-// false faces (face/noface_test.go).
+// the detector was trained to see faces. It makes the view's pixels (1 + 2·0.15)² = 1.69 times as
+// many; a wider border finds hardly more faces. The border is paid only where nothing was found,
+// and photos without people get no more false faces (face/noface_test.go); what it finds is in
+// face/models/HARDCASES.md.
 const secondLookPad = 0.15
 
 // mirrorPad surrounds the image with a border of pad pixels that mirrors it at each edge.
@@ -34,14 +33,13 @@ func mirrorPad(img *RGB, pad int) *RGB {
 
 // secondLookAllPassesSide is the longest side of a photo whose second look runs the detector's
 // passes as the first look does; a larger photo's view gets the main pass alone. The view holds no
-// more pixels than the main pass reads (Photo.secondLook), so the fine pass read them enlarged
-// twice over, four times the pixels of the view's main pass, and the quick pass is spent in vain
-// on the photos without people, which are most of those that get a second look: on a 1,600×1,203
-// one the second look made the call 2.7 times as long, the main pass alone makes it 1.3 times
-// (BenchmarkSecondLook). Dark, noisy faces of 48–160 px pasted into photos of 1,600–1,920 px were
-// found 142 of 192 times with the main pass alone, 143 with every pass (TestSecondLookLargePhotos
-// keeps a share of it). Up to 1,024 px, which holds the hard-case pictures that models are fitted
-// on, the view's faces and features stay those the passes found before, to the bit.
+// more pixels than the main pass reads (Photo.secondLook), so the fine pass would read them
+// enlarged twice over, four times the pixels of the view's main pass, and the quick pass is spent
+// in vain on the photos without people, which are most of those that get a second look. The main
+// pass alone finds dark faces in large photos about as often (TestSecondLookLargePhotos) for a
+// fraction of the time (BenchmarkSecondLook; face/models/DETECTION.md). Up to 1,024 px, which holds
+// the hard-case pictures the models are fitted on, the view gets every pass, so the faces and
+// features fitted on do not change.
 const secondLookAllPassesSide = 1024
 
 // secondLookPasses is the detector's passes on the second look's view of a w×h photo.

@@ -4,10 +4,8 @@ import "math"
 
 // minEmbeddingNorm is the least L2 norm of a face's embedding for the detection to count as a
 // face. The embedding model's norm is high for faces and low for what only resembles one (a cat's
-// head, a wheel, gravel): on UTKFace chips 99.9 % of faces are above 2.03, on SCUT-FBP5500 all
-// are above 2.3, while the detector's false faces on photos without people sit at 1.4–2.2. The
-// value was chosen on real faces alone, pasted 28–80 pixels wide into a landscape, so as to keep
-// nearly every face of 40 pixels and more (see face/models/DETECTION.md for the measured trade-off).
+// head, a wheel, gravel). The value was chosen on real faces alone, so as to keep nearly every face
+// of 40 pixels and more; face/models/DETECTION.md gives the norms measured and the trade-off.
 const minEmbeddingNorm = 2.0
 
 // isFace checks a detection after the per-face models have run. Without the embedding model

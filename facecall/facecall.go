@@ -16,7 +16,6 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/face"
-	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
 )
 
@@ -35,7 +34,7 @@ type UploadStore interface {
 // checkedStore is an UploadStore that can tell at start whether it can store (uploads.Store).
 type checkedStore interface{ Check() error }
 
-// MaxUpload is the largest image a call takes (spec §8: 10 MB, enforced as 10 MiB); MaxBody the
+// MaxUpload is the largest image a call takes (the documented 10 MB, enforced as 10 MiB); MaxBody the
 // largest body that carries one, with room for the multipart framing and small extra fields.
 const (
 	MaxUpload = 10 << 20
@@ -151,7 +150,7 @@ type Face struct {
 // AgeRange is a range of ages in whole years, both ends included.
 type AgeRange struct{ Low, High int }
 
-// Rounded is the face at the precision the API documents (DESIGN.md), which the demo page shows too.
+// Rounded is the face at the precision the API documents (openapi.json), which the demo page shows too.
 func (f Face) Rounded() Face {
 	f.Score, f.RawScore, f.GenderProb = hensachi.Round(f.Score, 1), hensachi.Round(f.RawScore, 2), hensachi.Round(f.GenderProb, 4)
 	f.DetectionScore = hensachi.Round(f.DetectionScore, 4)
@@ -207,7 +206,7 @@ func (s *Service) keep(ctx context.Context, data []byte, ext string) {
 	}
 	_, err := s.cfg.Uploads.Save(data, ext)
 	if err != nil {
-		slog.ErrorContext(ctx, "upload not kept: the call is answered and counted", "err", err, "request_id", reqinfo.ID(ctx))
+		slog.ErrorContext(ctx, "upload not kept: the call is answered and counted", "err", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

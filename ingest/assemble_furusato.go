@@ -10,8 +10,8 @@ import (
 // historyYears is the length of the receipts history.
 const historyYears = 10
 
-// furusatoSources holds the hometown-tax tables and what the newest fiscal year is.
-type furusatoSources struct {
+// furusatoTables holds the hometown-tax tables and what the newest fiscal year is.
+type furusatoTables struct {
 	detail, history, deductions *Table
 	year                        int // fiscal year of the receipts and of the donations deducted
 	deduction                   DeductionSource
@@ -19,12 +19,15 @@ type furusatoSources struct {
 	dataUpdated                 string
 }
 
-func newFurusatoSources(man *Manifest, detail, history, deductions *Table, ded DeductionSource) (*furusatoSources, error) {
+// newFurusatoTables takes the newest fiscal year of the receipts as the year of the hometown-tax
+// figures and checks that the deductions are of that year's donations and that one of the receipts
+// files has each year of the history.
+func newFurusatoTables(man *Manifest, detail, history, deductions *Table, ded DeductionSource) (*furusatoTables, error) {
 	years := detail.FiscalYears(ReceiptsYen)
 	if len(years) == 0 {
 		return nil, sourceErr(detail.File, 0, ReceiptsYen, "no fiscal year of receipts")
 	}
-	fs := &furusatoSources{detail: detail, history: history, deductions: deductions, deduction: ded,
+	fs := &furusatoTables{detail: detail, history: history, deductions: deductions, deduction: ded,
 		year: years[len(years)-1], dataUpdated: man.FurusatoDataUpdated}
 	if ded.FiscalYear != fs.year {
 		return nil, fmt.Errorf("hometown tax: receipts are for FY%d (%s) but deductions for donations of FY%d (%s); the balance needs both for the same year",
@@ -43,7 +46,7 @@ func newFurusatoSources(man *Manifest, detail, history, deductions *Table, ded D
 
 // receiptsThousandYen takes a year's receipts from the file in yen where it has the year, since it
 // is exact, and from the thousand-yen file otherwise.
-func (fs *furusatoSources) receiptsThousandYen(code string, year int) figure {
+func (fs *furusatoTables) receiptsThousandYen(code string, year int) figure {
 	if _, ok := fs.detail.Years[YearColumn(ReceiptsYen, year)]; ok {
 		f := column{t: fs.detail, col: YearColumn(ReceiptsYen, year)}.at(code)
 		f.v = math.Round(f.v / 1000)
@@ -62,7 +65,7 @@ const (
 	reportCorporate  = "furusato.corporate"
 )
 
-func (fs *furusatoSources) municipality(code string, r *Report) hensachi.Furusato {
+func (fs *furusatoTables) municipality(code string, r *Report) hensachi.Furusato {
 	var f hensachi.Furusato
 	receipts := column{t: fs.detail, col: YearColumn(ReceiptsYen, fs.year)}.at(code)
 	count := column{t: fs.detail, col: YearColumn(ReceiptsCount, fs.year)}.at(code)

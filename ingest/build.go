@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,94 +61,120 @@ var ssdseSurveys = map[string]string{
 // Build reads every source in rawDir and assembles the municipalities, logging a progress line per
 // step. A missing file or a malformed figure fails the build with the file, row and column.
 func Build(rawDir string, log *slog.Logger) (*Result, error) {
-	start := time.Now()
-	man, err := LoadManifest()
+	man, mismatches, err := checkSources(rawDir, log)
 	if err != nil {
 		return nil, err
 	}
-	mismatches, err := man.Check(rawDir)
+	parsed, err := parseSources(rawDir, man, log)
 	if err != nil {
 		return nil, err
+	}
+	res, err := assemble(man, parsed, log)
+	if err != nil {
+		return nil, err
+	}
+	res.HashMismatches = mismatches
+	return res, nil
+}
+
+// checkSources loads the manifest and compares the files in rawDir with its hashes. A file that
+// differs is warned about and read all the same.
+func checkSources(rawDir string, log *slog.Logger) (*Manifest, []HashMismatch, error) {
+	start := time.Now()
+	man, err := LoadManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	mismatches, err := man.Check(rawDir)
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, m := range mismatches {
 		log.Warn("source file differs from the manifest", "file", m.Path, "sha256", m.Got, "expected", m.Want)
 	}
 	log.Info("checked sources", "files", len(man.Sources), "hash_mismatches", len(mismatches), "took", since(start))
+	return man, mismatches, nil
+}
 
-	var cl *CodeList
-	if err := parseSource(rawDir, man.Source("codes"), log, func(file string, r io.Reader) (int, error) {
-		var err error
-		cl, err = ParseCodeList(file, r)
-		if err != nil {
-			return 0, err
+// parsedSources is every source file, parsed: the code list, the tables the axes and statistics
+// are derived from, and the hometown-tax tables.
+type parsedSources struct {
+	codeList                                            *CodeList
+	fields                                              fieldTables
+	furusatoDetail, furusatoHistory, furusatoDeductions *Table
+	deductionSource                                     DeductionSource
+}
+
+// tableParser reads one source file into a table of the code list's municipalities.
+type tableParser func(file string, r io.Reader, cl *CodeList) (*Table, error)
+
+// parseSources parses the code list, then every other source against it, in the manifest's order.
+func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSources, error) {
+	cl, err := parseSource(rawDir, man.Source("codes"), log, ParseCodeList, func(cl *CodeList) int { return len(cl.Entries) })
+	if err != nil {
+		return nil, err
+	}
+	p := &parsedSources{codeList: cl}
+	tables := []struct {
+		id    string // the source's id in the manifest
+		into  **Table
+		parse tableParser
+	}{
+		{"ssdse", &p.fields.ssdse, parseSSDSEFields},
+		{"finance", &p.fields.finance, ParseFinance},
+		{"portal", &p.fields.portal, ParsePortal},
+		{"ssds", &p.fields.ssds, ParseSSDS},
+		{"furusato_detail", &p.furusatoDetail, ParseFurusatoDetail},
+		{"furusato_history", &p.furusatoHistory, ParseFurusatoHistory},
+		{"furusato_deductions", &p.furusatoDeductions, func(file string, r io.Reader, cl *CodeList) (t *Table, err error) {
+			t, p.deductionSource, err = ParseFurusatoDeductions(file, r, cl)
+			return t, err
+		}},
+	}
+	for _, t := range tables {
+		parse := func(file string, r io.Reader) (*Table, error) { return t.parse(file, r, cl) }
+		if *t.into, err = parseSource(rawDir, man.Source(t.id), log, parse, (*Table).Len); err != nil {
+			return nil, err
 		}
-		return len(cl.Entries), nil
-	}); err != nil {
-		return nil, err
 	}
-	table := func(id string, parse func(file string, r io.Reader, cl *CodeList) (*Table, error)) (*Table, error) {
-		var t *Table
-		err := parseSource(rawDir, man.Source(id), log, func(file string, r io.Reader) (int, error) {
-			var err error
-			t, err = parse(file, r, cl)
-			if err != nil {
-				return 0, err
-			}
-			return t.Len(), nil
-		})
-		return t, err
-	}
-	ssdseCols := make([]string, 0, len(ssdseSurveys))
-	for c := range ssdseSurveys {
-		ssdseCols = append(ssdseCols, c)
-	}
-	slices.Sort(ssdseCols)
-	ssdse, err := table("ssdse", func(file string, r io.Reader, cl *CodeList) (*Table, error) {
-		return ParseSSDSE(file, r, cl, ssdseCols...)
-	})
-	if err != nil {
-		return nil, err
-	}
-	finance, err := table("finance", ParseFinance)
-	if err != nil {
-		return nil, err
-	}
-	portal, err := table("portal", ParsePortal)
-	if err != nil {
-		return nil, err
-	}
-	ssds, err := table("ssds", ParseSSDS)
-	if err != nil {
-		return nil, err
-	}
-	detail, err := table("furusato_detail", ParseFurusatoDetail)
-	if err != nil {
-		return nil, err
-	}
-	history, err := table("furusato_history", ParseFurusatoHistory)
-	if err != nil {
-		return nil, err
-	}
-	var dedSrc DeductionSource
-	deductions, err := table("furusato_deductions", func(file string, r io.Reader, cl *CodeList) (*Table, error) {
-		t, src, err := ParseFurusatoDeductions(file, r, cl)
-		dedSrc = src
-		return t, err
-	})
-	if err != nil {
-		return nil, err
-	}
+	return p, nil
+}
 
-	step := time.Now()
-	src := sources{man: man, ssdse: ssdse, finance: finance, portal: portal, ssds: ssds}
-	axes, stats := src.axes(), src.stats()
-	fu, err := newFurusatoSources(man, detail, history, deductions, dedSrc)
+// parseSSDSEFields reads the SSDSE-A columns the fields are computed from (ssdseSurveys).
+func parseSSDSEFields(file string, r io.Reader, cl *CodeList) (*Table, error) {
+	return ParseSSDSE(file, r, cl, slices.Sorted(maps.Keys(ssdseSurveys))...)
+}
+
+// parseSource opens one source file and runs its parser, logging how many municipalities it read
+// (count) and the time it took.
+func parseSource[T any](rawDir string, s Source, log *slog.Logger, parse func(file string, r io.Reader) (T, error), count func(T) int) (T, error) {
+	start := time.Now()
+	var none T
+	f, err := os.Open(filepath.Join(rawDir, s.Path))
+	if err != nil {
+		return none, fmt.Errorf("source %s: %w", s.ID, err)
+	}
+	defer f.Close()
+	parsed, err := parse(s.Path, f)
+	if err != nil {
+		return none, err
+	}
+	log.Info("parsed source", "file", s.Path, "municipalities", count(parsed), "took", since(start))
+	return parsed, nil
+}
+
+// assemble derives every municipality's axes, statistics and hometown-tax figures from the parsed
+// sources, recording each null and why in the report, and writes the meta document.
+func assemble(man *Manifest, parsed *parsedSources, log *slog.Logger) (*Result, error) {
+	start := time.Now()
+	axes, stats := parsed.fields.axes(), parsed.fields.stats()
+	fu, err := newFurusatoTables(man, parsed.furusatoDetail, parsed.furusatoHistory, parsed.furusatoDeductions, parsed.deductionSource)
 	if err != nil {
 		return nil, err
 	}
-	report := newReport(cl)
-	res := &Result{Report: report, HashMismatches: mismatches}
-	for _, e := range cl.Entries {
+	report := newReport(parsed.codeList)
+	res := &Result{Report: report}
+	for _, e := range parsed.codeList.Entries {
 		m := hensachi.Municipality{
 			Code: e.Code, Name: e.Name, Kana: e.Kana, Prefecture: e.Prefecture,
 			Scores: make([]hensachi.Score, len(axes)),
@@ -162,25 +189,9 @@ func Build(rawDir string, log *slog.Logger) (*Result, error) {
 		m.Furusato = fu.municipality(e.Code, report)
 		res.Municipalities = append(res.Municipalities, m)
 	}
-	res.Meta = meta(man, cl, axes, stats, fu)
-	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(step))
+	res.Meta = meta(man, parsed.codeList, axes, stats, fu)
+	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(start))
 	return res, nil
-}
-
-// parseSource opens one source file and runs its parser, logging the count and time it took.
-func parseSource(rawDir string, s Source, log *slog.Logger, parse func(file string, r io.Reader) (int, error)) error {
-	start := time.Now()
-	f, err := os.Open(filepath.Join(rawDir, s.Path))
-	if err != nil {
-		return fmt.Errorf("source %s: %w", s.ID, err)
-	}
-	defer f.Close()
-	n, err := parse(s.Path, f)
-	if err != nil {
-		return err
-	}
-	log.Info("parsed source", "file", s.Path, "municipalities", n, "took", since(start))
-	return nil
 }
 
 func since(t time.Time) string { return time.Since(t).Round(time.Millisecond).String() }
@@ -265,28 +276,28 @@ func (d derivation) source(man *Manifest) string {
 	return strings.Join(surveys, "、") + "／" + strings.Join(files, "、")
 }
 
-type sources struct {
-	man                          *Manifest
+// fieldTables are the tables the axes and statistics are derived from.
+type fieldTables struct {
 	ssdse, finance, portal, ssds *Table
 }
 
-func (s sources) ssdseCol(col string) column {
+func (s fieldTables) ssdseCol(col string) column {
 	return column{t: s.ssdse, col: col, survey: ssdseSurveys[col], period: "年"}
 }
 
 // per returns a derivation of num/den×scale over SSDSE columns.
-func (s sources) per(key string, num, den string, scale float64) derivation {
+func (s fieldTables) per(key string, num, den string, scale float64) derivation {
 	n, d := s.ssdseCol(num), s.ssdseCol(den)
 	return derivation{field: fieldByKey(key), inputs: []column{n, d}, value: func(code string) figure {
 		return ratio(n.at(code), d.at(code), scale)
 	}}
 }
 
-func (s sources) plain(key string, c column) derivation {
+func (s fieldTables) plain(key string, c column) derivation {
 	return derivation{field: fieldByKey(key), inputs: []column{c}, value: c.at}
 }
 
-func (s sources) axes() []derivation {
+func (s fieldTables) axes() []derivation {
 	pop := s.ssdseCol(colPopulation)
 	retail, eateries := s.ssdseCol(colRetail), s.ssdseCol(colEateries)
 	in, out := s.ssdseCol(colInMovers), s.ssdseCol(colOutMovers)
@@ -310,7 +321,7 @@ func (s sources) axes() []derivation {
 	}
 }
 
-func (s sources) stats() []derivation {
+func (s fieldTables) stats() []derivation {
 	pop, area := s.ssdseCol(colPopulation), s.ssdseCol(colAreaHa)
 	workers, unemployed := s.ssdseCol(colWorkers), s.ssdseCol(colUnemployed)
 	fiscal := column{t: s.finance, col: financeFiscal, survey: "地方財政状況調査", period: ""}

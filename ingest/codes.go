@@ -23,6 +23,15 @@ const (
 	designatedSheet = "R6.1.1政令指定都市"
 )
 
+// The columns read from the code list's sheet of municipalities, as their headers say without the
+// line breaks.
+const (
+	codeListCode = "団体コード"
+	codeListPref = "都道府県名（漢字）"
+	codeListName = "市区町村名（漢字）"
+	codeListKana = "市区町村名（カナ）"
+)
+
 // Entry is one municipality of the code list.
 type Entry struct {
 	Code       string
@@ -106,54 +115,72 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// ParseCodeList reads the 総務省 code list workbook.
+// ParseCodeList reads the 総務省 code list workbook: the municipalities and their prefectures from
+// one sheet, and which of them are government-designated cities from another.
 func ParseCodeList(file string, r io.Reader) (*CodeList, error) {
 	f, err := excelize.OpenReader(r)
 	if err != nil {
 		return nil, sourceErr(file, 0, "", "not a readable xlsx workbook: %v", err)
 	}
 	defer f.Close()
-	rows, err := sheetRows(f, file, codeListSheet)
+	cl, prefs, err := readMunicipalities(f, file)
 	if err != nil {
 		return nil, err
 	}
+	if err := cl.setPrefectures(file, prefs); err != nil {
+		return nil, err
+	}
+	cl.sortByCode()
+	if err := cl.readDesignated(f, file); err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+// readMunicipalities reads the code list's sheet of municipalities: every municipality but the
+// Northern Territories' villages, in the sheet's order, and each prefecture's name by its two-digit
+// code from the prefecture's own row.
+func readMunicipalities(f *excelize.File, file string) (cl *CodeList, prefs map[string]string, err error) {
+	rows, err := sheetRows(f, file, codeListSheet)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(rows) == 0 {
-		return nil, sourceErr(file, 0, "", "sheet %q is empty", codeListSheet)
+		return nil, nil, sourceErr(file, 0, "", "sheet %q is empty", codeListSheet)
 	}
 	header := make([]string, len(rows[0]))
 	for i, h := range rows[0] {
 		header[i] = strings.ReplaceAll(h, "\n", "")
 	}
-	const colCode, colPref, colName, colKana = "団体コード", "都道府県名（漢字）", "市区町村名（漢字）", "市区町村名（カナ）"
-	idx, err := columnIndex(file, 1, header, exactHeader, colCode, colPref, colName, colKana)
+	idx, err := columnIndex(file, 1, header, exactHeader, codeListCode, codeListPref, codeListName, codeListKana)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cl := &CodeList{index: map[string]int{}, designated: map[string]string{}}
-	prefs := map[string]string{}
+	cl = &CodeList{index: map[string]int{}, designated: map[string]string{}}
+	prefs = map[string]string{}
 	for i, row := range rows[1:] {
 		line := i + 2
 		rec := csvRecord{Line: line, Fields: row}
 		if strings.TrimSpace(strings.Join(row, "")) == "" {
 			continue
 		}
-		rawCode, err := field(file, rec, idx[colCode], colCode)
+		rawCode, err := field(file, rec, idx[codeListCode], codeListCode)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		code, err := code5(rawCode)
 		if err != nil {
-			return nil, &SourceError{File: file, Row: line, Column: colCode, Err: err}
+			return nil, nil, &SourceError{File: file, Row: line, Column: codeListCode, Err: err}
 		}
-		pref, _ := field(file, rec, idx[colPref], colPref)
-		name, _ := field(file, rec, idx[colName], colName)
+		pref, _ := field(file, rec, idx[codeListPref], codeListPref)
+		name, _ := field(file, rec, idx[codeListName], codeListName)
 		pref, name = strings.TrimSpace(pref), strings.TrimSpace(name)
 		if pref == "" {
-			return nil, sourceErr(file, line, colPref, "empty prefecture name")
+			return nil, nil, sourceErr(file, line, codeListPref, "empty prefecture name")
 		}
 		if name == "" { // a prefecture's own row
 			if !strings.HasSuffix(code, "000") {
-				return nil, sourceErr(file, line, colName, "empty municipality name for code %s", code)
+				return nil, nil, sourceErr(file, line, codeListName, "empty municipality name for code %s", code)
 			}
 			prefs[code[:2]] = pref
 			continue
@@ -161,40 +188,55 @@ func ParseCodeList(file string, r io.Reader) (*CodeList, error) {
 		if slices.Contains(northernTerritories, code) {
 			continue
 		}
-		kana, _ := field(file, rec, idx[colKana], colKana)
+		kana, _ := field(file, rec, idx[codeListKana], codeListKana)
 		if kana = strings.TrimSpace(kana); kana == "" {
-			return nil, sourceErr(file, line, colKana, "empty reading for municipality %s", code)
+			return nil, nil, sourceErr(file, line, codeListKana, "empty reading for municipality %s", code)
 		}
 		if _, dup := cl.index[code]; dup {
-			return nil, sourceErr(file, line, colCode, "duplicate municipality code %s", code)
+			return nil, nil, sourceErr(file, line, codeListCode, "duplicate municipality code %s", code)
 		}
 		cl.index[code] = len(cl.Entries)
 		cl.Entries = append(cl.Entries, Entry{Code: code, Name: name, Kana: hensachi.Hiragana(kana),
 			Prefecture: hensachi.Prefecture{Code: code[:2], Name: pref}})
 	}
-	for _, e := range cl.Entries {
+	return cl, prefs, nil
+}
+
+// setPrefectures checks that every municipality's prefecture has a row of that name in prefs (the
+// prefectures' names by code) and lists the prefectures in code order.
+func (c *CodeList) setPrefectures(file string, prefs map[string]string) error {
+	for _, e := range c.Entries {
 		name, ok := prefs[e.Prefecture.Code]
 		if !ok {
-			return nil, sourceErr(file, 0, colPref, "municipality %s belongs to prefecture %s, which has no row", e.Code, e.Prefecture.Code)
+			return sourceErr(file, 0, codeListPref, "municipality %s belongs to prefecture %s, which has no row", e.Code, e.Prefecture.Code)
 		}
 		if name != e.Prefecture.Name {
-			return nil, sourceErr(file, 0, colPref, "municipality %s names prefecture %q, its prefecture row says %q", e.Code, e.Prefecture.Name, name)
+			return sourceErr(file, 0, codeListPref, "municipality %s names prefecture %q, its prefecture row says %q", e.Code, e.Prefecture.Name, name)
 		}
 	}
-	slices.SortFunc(cl.Entries, func(a, b Entry) int { return strings.Compare(a.Code, b.Code) })
-	for i, e := range cl.Entries {
-		cl.index[e.Code] = i
-	}
 	for code, name := range prefs {
-		cl.Prefectures = append(cl.Prefectures, hensachi.Prefecture{Code: code, Name: name})
+		c.Prefectures = append(c.Prefectures, hensachi.Prefecture{Code: code, Name: name})
 	}
-	slices.SortFunc(cl.Prefectures, func(a, b hensachi.Prefecture) int { return strings.Compare(a.Code, b.Code) })
+	slices.SortFunc(c.Prefectures, func(a, b hensachi.Prefecture) int { return strings.Compare(a.Code, b.Code) })
+	return nil
+}
 
-	wards, err := sheetRows(f, file, designatedSheet)
-	if err != nil {
-		return nil, err
+// sortByCode puts the municipalities in ascending code order.
+func (c *CodeList) sortByCode() {
+	slices.SortFunc(c.Entries, func(a, b Entry) int { return strings.Compare(a.Code, b.Code) })
+	for i, e := range c.Entries {
+		c.index[e.Code] = i
 	}
-	for i, row := range wards {
+}
+
+// readDesignated reads the code list's sheet of government-designated cities and their wards,
+// keeping the cities, which are municipalities of the list; it must name at least one.
+func (c *CodeList) readDesignated(f *excelize.File, file string) error {
+	rows, err := sheetRows(f, file, designatedSheet)
+	if err != nil {
+		return err
+	}
+	for i, row := range rows {
 		if len(row) < 2 {
 			continue
 		}
@@ -203,16 +245,16 @@ func ParseCodeList(file string, r io.Reader) (*CodeList, error) {
 			if i == 0 { // header row
 				continue
 			}
-			return nil, &SourceError{File: file + " sheet " + designatedSheet, Row: i + 1, Column: "A", Err: err}
+			return &SourceError{File: file + " sheet " + designatedSheet, Row: i + 1, Column: "A", Err: err}
 		}
-		if e, ok := cl.Entry(code); ok {
-			cl.designated[code] = e.Name
+		if e, ok := c.Entry(code); ok {
+			c.designated[code] = e.Name
 		}
 	}
-	if len(cl.designated) == 0 {
-		return nil, sourceErr(file, 0, "", "sheet %q lists no designated city of the code list", designatedSheet)
+	if len(c.designated) == 0 {
+		return sourceErr(file, 0, "", "sheet %q lists no designated city of the code list", designatedSheet)
 	}
-	return cl, nil
+	return nil
 }
 
 // sheetRows returns a sheet's raw cell values (not display-formatted), matching the sheet name

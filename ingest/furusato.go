@@ -21,7 +21,7 @@ const (
 // YearColumn names the column of a figure for one fiscal year.
 func YearColumn(figure string, year int) string { return figure + "/" + strconv.Itoa(year) }
 
-// cell returns the row of a municipality, creating it; a figure given twice is an error.
+// set records a figure of a municipality, creating its row; a figure given twice is an error.
 func (t *Table) set(code, column string, line int, c Cell) error {
 	row, ok := t.rows[code]
 	if !ok {

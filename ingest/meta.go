@@ -30,7 +30,7 @@ func EraFiscalYear(year int) string {
 	return fmt.Sprintf("%s%d年度", era, n)
 }
 
-func meta(man *Manifest, cl *CodeList, axes, stats []derivation, fu *furusatoSources) hensachi.Meta {
+func meta(man *Manifest, cl *CodeList, axes, stats []derivation, fu *furusatoTables) hensachi.Meta {
 	m := hensachi.Meta{
 		Title:          metaTitle,
 		Municipalities: len(cl.Entries),

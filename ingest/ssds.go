@@ -12,8 +12,9 @@ const (
 	SSDSRecyclingRate = "H5614" // ごみのリサイクル率 (%)
 )
 
-// ssdsYears records the survey years established by comparing the extract with dated series
-// (SOURCES.md): the F items are the 2020 census, the annual items are 2019.
+// ssdsYears records the survey years, which the extract does not state: comparing it with dated
+// series shows the F items to be the 2020 census and the annual items 2019 (sources.json's
+// survey_year for this source).
 var ssdsYears = map[string]string{SSDSWorkers: "2020", SSDSCommutersOut: "2020", SSDSRecyclingRate: "2019"}
 
 // ParseSSDS reads the wide SSDS municipality extract (UTF-8, "NA" for no figure).

@@ -83,13 +83,13 @@ func truncate(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// csvRows reads a whole CSV file, decoding cp932 when asked and dropping a UTF-8 byte-order mark.
-// Each record comes with its 1-based line number.
+// csvRecord is one record of a source table with its 1-based line number.
 type csvRecord struct {
 	Line   int
 	Fields []string
 }
 
+// readCSV reads a whole CSV file, decoding cp932 when asked and dropping a UTF-8 byte-order mark.
 func readCSV(file string, r io.Reader, cp932 bool) ([]csvRecord, error) {
 	if cp932 {
 		r = transform.NewReader(r, japanese.ShiftJIS.NewDecoder())

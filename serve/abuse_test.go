@@ -61,7 +61,7 @@ func slowUploader(ctx context.Context, addr, key string, rate int, record func(o
 	}
 }
 
-// TestSlowAccountsCannotLockOut is issue 24's upload attack against a server with the real models,
+// TestSlowAccountsCannotLockOut is a slow-upload attack against a server with the real models,
 // served as ListenAndServe serves it: three free accounts send uploads at 1 KB/s, two connections
 // each, sending again whenever they are cut. Meanwhile a paying account's uploads — portraits and a
 // 3-megapixel photo, one after another — must all succeed within 10 s, and the slow uploads are

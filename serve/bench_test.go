@@ -111,7 +111,7 @@ func BenchmarkMunicipalityPage(b *testing.B) {
 	b.ReportMetric(float64(size)/1000, "KB/page")
 }
 
-// BenchmarkTownCalls measures the calls of issue 23 through the whole handler, each as a ratio to
+// BenchmarkTownCalls measures the explore calls (similar, compare, search, export) through the whole handler, each as a ratio to
 // GET /town/v1/municipalities/{code} timed in the same run (x-single): the export (goal: under 5 ms
 // of server time for the whole country), similar municipalities (goal: under 50 µs), a comparison of
 // ten and a name search.

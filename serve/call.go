@@ -14,6 +14,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/negotiate"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
 	"github.com/hensachi/hensachi/town"
@@ -136,7 +137,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		reqinfo.SetAccount(r.Context(), account.ID)
 		if origin := headerValue(r.Header, "Origin"); origin != "" && !account.AllowsOrigin(origin) {
 			writeError(w, r, hensachi.Errorf(hensachi.EOriginNotAllowed,
-				"this API key's account allows calls from the pages of its listed origins only, and %s is not one of them", truncateParam(origin)))
+				"this API key's account allows calls from the pages of its listed origins only, and %s is not one of them", param.Truncate(origin)))
 			return
 		}
 		limit := s.cfg.Limits.Daily(account.Plan, service)

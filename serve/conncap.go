@@ -9,7 +9,7 @@ import (
 
 // DefaultMaxConns is how many connections the server holds open at once unless told otherwise
 // (Config.MaxConns): far above what the APIs' slots need, well below the file descriptors and
-// memory a flood of idle connections would otherwise take (issue 24 saw 16,500).
+// memory a flood of idle connections would otherwise take.
 const DefaultMaxConns = 4096
 
 // cappedListener accepts at most cap(slots) connections at once. Past that it stops accepting

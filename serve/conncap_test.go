@@ -2,45 +2,25 @@ package serve
 
 import (
 	"bufio"
-	"bytes"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hensachi/hensachi/internal/testrig/logtest"
 )
-
-// syncBuffer is a log destination the server's goroutines may write to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestConnectionCap opens raw connections to a server capped at 3: a fourth and a fifth are not
 // answered while three are open, the fourth is once one of them closes, and the cap is logged once
 // for the burst, not once per waiting connection, and its end once.
 func TestConnectionCap(t *testing.T) {
-	var logs syncBuffer
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-	defer slog.SetDefault(quiet)
+	logs := logtest.Capture(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
 	srv.Listener = apiListener{newCappedListener(srv.Listener, 3)}
+	withConnHooks(srv.Config)
 	srv.Start()
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()

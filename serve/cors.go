@@ -18,7 +18,6 @@ var (
 	corsAnyOrigin     = []string{"*"}
 	corsExposeHeaders = []string{"ETag, RateLimit, RateLimit-Policy, Retry-After, X-Request-Id, Content-Disposition"}
 	corsAllowHeaders  = []string{"X-API-Key, Authorization, If-None-Match, Content-Type, X-Request-Id"}
-	corsAllowMethods  = []string{"GET, HEAD, POST"}
 	corsMaxAge        = []string{"7200"} // Chromium's cap, in seconds
 	// Vary's values, shared, by what they name (addVary)
 	varyValues = map[string][]string{"Origin": {"Origin"}, "Accept-Encoding": {"Accept-Encoding"},
@@ -73,15 +72,38 @@ func cors(next httprouter.Handle) httprouter.Handle {
 	}
 }
 
-// preflight answers OPTIONS, which the router sends here with Allow already set: a CORS
-// preflight to an API route gets 204 and what it may send; anything else just the Allow list.
+// corsRefusal wraps the router's answers for a path or method it has no route for, under the paths
+// other origins may call.
+func corsRefusal(next httprouter.Handle) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		if _, ok := r.Header["Origin"]; ok && corsPath(r.URL.Path) {
+			allowCORS(w.Header())
+		}
+		next(w, r, ps)
+	}
+}
+
+// preflight answers OPTIONS, which the router sends here with Allow already set to the path's
+// methods: a CORS preflight to an API route gets 204 and what it may send, its methods those of
+// the path; anything else just the Allow list.
 func preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	if corsPath(r.URL.Path) && r.Header.Get("Access-Control-Request-Method") != "" && r.Header.Get("Origin") != "" {
 		allowCORS(h)
-		h["Access-Control-Allow-Methods"] = corsAllowMethods
+		h["Access-Control-Allow-Methods"] = []string{corsMethods(h.Get("Allow"))}
 		h["Access-Control-Allow-Headers"] = corsAllowHeaders
 		h["Access-Control-Max-Age"] = corsMaxAge
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// corsMethods is an Allow list without OPTIONS, which a preflight does not ask for.
+func corsMethods(allow string) string {
+	var methods []string
+	for m := range strings.SplitSeq(allow, ",") {
+		if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+			methods = append(methods, m)
+		}
+	}
+	return strings.Join(methods, ", ")
 }

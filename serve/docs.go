@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 )
 
 //go:embed openapi.json
@@ -21,7 +22,7 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 func serveProblemDoc(w http.ResponseWriter, r *http.Request, code string) {
 	kind := hensachi.KindOf(code)
 	if kind.Code != code {
-		writeError(w, r, hensachi.Errorf(hensachi.ENotFound, "no problem type %q", truncateParam(code)))
+		writeError(w, r, hensachi.Errorf(hensachi.ENotFound, "no problem type %q", param.Truncate(code)))
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -16,6 +16,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/negotiate"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -39,18 +40,21 @@ var exportFormats = func() []string {
 
 // getExport answers GET /town/v1/export.
 func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := parseQuery(c.r.URL.RawQuery, "format", "pref")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref")
 	if err != nil {
 		return nil, err
 	}
-	format, ok := q["format"]
+	format, ok, err := q.One("format")
+	if err != nil {
+		return nil, err
+	}
 	if !ok || !slices.Contains(exportFormats, format) {
 		if !ok {
 			return nil, hensachi.ParamError("format", "format is required: %s", strings.Join(exportFormats, ", "))
 		}
 		return nil, hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(exportFormats, ", "), format)
 	}
-	pref, err := prefecture(c.catalog, q)
+	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +64,9 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 	}
 	return c.serve(func() ([]byte, error) {
 		if format == jsonFormat {
-			c.jsonExport = c.bodies().jsonExport(pref)
+			c.jsonExport = c.bodies().jsonExport(param.PrefectureCode(pref))
 		} else {
-			c.file, _ = export.Of(c.catalog, export.FormatNamed(format), pref)
+			c.file, _ = export.Of(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref))
 		}
 		return nil, nil
 	})

@@ -14,11 +14,12 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/internal/uploadbody"
 )
 
 const (
-	// MaxUpload is the largest image accepted (spec §8: 10 MB, enforced as 10 MiB).
+	// MaxUpload is the largest image accepted (the documented 10 MB, enforced as 10 MiB).
 	MaxUpload = facecall.MaxUpload
 	// maxBody leaves room for the multipart framing and small extra fields around the image.
 	maxBody  = facecall.MaxBody
@@ -131,7 +132,7 @@ type faceJSON struct {
 // JSON the document specifies, at its precision. A call refused before the body is read is
 // answered without reading it, and so without a 100 Continue to a client that asked for one.
 func (s *Server) predict(c *call, _ httprouter.Params) ([]byte, error) {
-	if _, err := parseQuery(c.r.URL.RawQuery); err != nil {
+	if _, err := param.ParseAPI(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
 	boundary, size, err := uploadRequest(c.r)

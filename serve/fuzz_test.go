@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,33 +12,6 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	"github.com/hensachi/hensachi/internal/uploadbody"
 )
-
-func FuzzParseQuery(f *testing.F) {
-	testenv.Slow(f, "fuzz seeds")
-	for _, s := range []string{"", "limit=20", "limit=1&limit=2", "pref=%zz", "a=b&c", "order=asc&pref=13&limit=100&offset=0", "%", "&&&", "limit=" + strings.Repeat("9", 80)} {
-		f.Add(s)
-	}
-	allowed := []string{"order", "pref", "limit", "offset"}
-	f.Fuzz(func(t *testing.T, raw string) {
-		q, err := parseQuery(raw, allowed...)
-		if err != nil {
-			if hensachi.ErrorCode(err) != hensachi.EInvalidParameter {
-				t.Fatalf("error of code %s: %v", hensachi.ErrorCode(err), err)
-			}
-			return
-		}
-		for k, v := range q {
-			if !slices.Contains(allowed, k) || v == "" || len(v) > maxParamLen {
-				t.Fatalf("accepted %q=%q", k, v)
-			}
-		}
-		if _, err := intParam(q, "limit", 20, 1, 100); err == nil {
-			if n, _ := intParam(q, "limit", 20, 1, 100); n < 1 || n > 100 {
-				t.Fatalf("limit %d accepted", n)
-			}
-		}
-	})
-}
 
 // FuzzTownRequest sends arbitrary paths and queries through the whole handler: the answer is
 // never a server error, under the API's paths always a JSON document but for an export's file

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/logtest"
 	"github.com/hensachi/hensachi/uploads"
 )
 
@@ -69,9 +69,7 @@ func TestUploadsNotKeptAreVisible(t *testing.T) {
 // server (which loses keys written since the last checkpoint) makes /readyz answer 503 naming the
 // file, hensachi_store_up 0, and one ERROR line however often it is asked.
 func TestStoreFileLostNotReady(t *testing.T) {
-	var logs syncBuffer
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-	defer slog.SetDefault(quiet)
+	logs := logtest.Capture(t)
 	ts := newTestServer(t)
 	if r := ts.do(t, "GET", "/readyz"); r.status != 200 || metricLine(t, ts, "hensachi_store_up") != "hensachi_store_up 1" {
 		t.Fatalf("before: %d %q", r.status, r.body)

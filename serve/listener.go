@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,14 +16,19 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// apiListener hands out the server's connections, which do two things net/http does not.
+// apiListener hands out the server's connections, which do two things net/http does not. Its
+// server must be set up by withConnHooks.
 //
 // They turn the errors net/http writes by itself, before any handler runs (431 for oversized
-// headers, 400 for a request without Host or malformed, 505 for an unsupported protocol version),
-// into problem documents like every other error of the API. net/http writes each such error in one
-// Write of a fixed shape, which no handler's response has (those always carry a Date header first),
-// so the rewrite cannot touch a real response. What it cannot reach: failures below HTTP (TLS
-// handshakes, connections cut mid-request), which get no response at all.
+// headers, 400 for a request without Host or malformed, 505 for an unsupported protocol version,
+// 417 for an expectation it does not meet), into problem documents like every other error of the
+// API, and a request line longer than net/http reads into 414 uri_too_long instead of its 431. A
+// connection knows which writes are net/http's own without reading net/http's text: the server
+// marks a connection whose request reached a handler (through its context, http.Server's
+// ConnContext) and clears the mark when the connection is idle again (ConnState), so a write that
+// starts a response while no handler runs is net/http's refusal, and its status line (RFC 9112)
+// gives the status. What it cannot reach: failures below HTTP (TLS handshakes, connections cut
+// mid-request), which get no response at all.
 //
 // A request whose headers do not arrive within ReadHeaderTimeout is answered 408
 // request_timeout: net/http itself writes 400 when the time runs out within a header line and
@@ -57,15 +63,50 @@ const (
 type apiConn struct {
 	net.Conn
 	// pending: bytes were read since the last write, so a request is under way; timedOut: the
-	// last read ended at its deadline; answered: a refusal has been written by the connection.
-	// Reads (net/http's background read among them) and writes may run on different goroutines.
-	pending, timedOut, answered, closed atomic.Bool
+	// last read ended at its deadline; answered: a refusal has been written by the connection;
+	// handled: a handler answers the current request (withConnHooks); lineRead: the current
+	// request's first line has ended. Reads (net/http's background read among them) and writes
+	// may run on different goroutines.
+	pending, timedOut, answered, closed, handled, lineRead atomic.Bool
 }
+
+// withConnHooks sets srv up to serve apiListener's connections: it tells a connection when a
+// handler takes its request, and when the connection waits for the next one.
+func withConnHooks(srv *http.Server) *http.Server {
+	next := srv.Handler
+	if next == nil {
+		next = http.DefaultServeMux
+	}
+	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		if ac, ok := c.(*apiConn); ok {
+			return context.WithValue(ctx, apiConnKey{}, ac)
+		}
+		return ctx
+	}
+	srv.ConnState = func(c net.Conn, state http.ConnState) {
+		if ac, ok := c.(*apiConn); ok && state == http.StateIdle {
+			ac.handled.Store(false)
+			ac.lineRead.Store(false)
+		}
+	}
+	srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ac, ok := r.Context().Value(apiConnKey{}).(*apiConn); ok {
+			ac.handled.Store(true)
+		}
+		next.ServeHTTP(w, r)
+	})
+	return srv
+}
+
+type apiConnKey struct{}
 
 func (c *apiConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 {
 		c.pending.Store(true)
+		if !c.lineRead.Load() && bytes.IndexByte(b[:n], '\n') >= 0 {
+			c.lineRead.Store(true)
+		}
 	}
 	var ne net.Error
 	c.timedOut.Store(err != nil && errors.As(err, &ne) && ne.Timeout())
@@ -80,7 +121,7 @@ func (c *apiConn) Close() error {
 	}
 	if c.timedOut.Load() && c.pending.Load() && !c.answered.Load() {
 		c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
-		c.refuse(http.StatusRequestTimeout, "Request Timeout", "")
+		c.refuse(http.StatusRequestTimeout)
 	}
 	return c.Conn.Close()
 }
@@ -104,74 +145,72 @@ func (c *apiConn) CloseWrite() error {
 	return nil
 }
 
-// netHTTPError parses the head of net/http's own error responses (server.go, "HTTP/1.1 " +
-// publicErr + errorHeaders): the status, its reason phrase and the message after the head. It runs
-// on every write to every connection, so it gives up at the first byte that differs, which for a
-// handler's response is the status's first digit or the field after the status line.
-func netHTTPError(b []byte) (status int, reason, message []byte, ok bool) {
-	const fields = "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
-	rest, ok := bytes.CutPrefix(b, []byte("HTTP/1.1 "))
-	if !ok || len(rest) < 4 || rest[0] < '4' || rest[0] > '5' || rest[3] != ' ' {
-		return 0, nil, nil, false
+// statusLine reads the status of a response's first line (RFC 9112 §4), of an error: 4xx or 5xx.
+func statusLine(b []byte) (status int, ok bool) {
+	line, _, found := bytes.Cut(b, []byte("\r\n"))
+	rest, isHTTP := bytes.CutPrefix(line, []byte("HTTP/1."))
+	if !found || !isHTTP || len(rest) < 6 || rest[1] != ' ' || rest[5] != ' ' {
+		return 0, false
 	}
-	status, err := strconv.Atoi(string(rest[:3]))
-	if err != nil {
-		return 0, nil, nil, false
+	status, err := strconv.Atoi(string(rest[2:5]))
+	if err != nil || status < 400 || status > 599 {
+		return 0, false
 	}
-	reason, rest, ok = bytes.Cut(rest[4:], []byte("\r\n"))
-	if !ok || bytes.ContainsAny(reason, "\r\n") {
-		return 0, nil, nil, false
-	}
-	message, ok = bytes.CutPrefix(rest, []byte(fields))
-	return status, reason, message, ok
+	return status, true
 }
 
 // netHTTPCodes are the codes of the statuses net/http answers by itself.
 var netHTTPCodes = map[int]string{
 	http.StatusBadRequest:                  hensachi.EBadRequest,
 	http.StatusRequestHeaderFieldsTooLarge: hensachi.EHeaderTooLarge,
+	http.StatusRequestURITooLong:           hensachi.EURITooLong,
 	http.StatusHTTPVersionNotSupported:     hensachi.EHTTPVersion,
 	http.StatusRequestTimeout:              hensachi.ERequestTimeout,
 }
 
 func (c *apiConn) Write(b []byte) (int, error) {
-	status, reason, message, ok := netHTTPError(b)
+	if c.answered.Load() {
+		return len(b), nil // the rest of a refusal this connection answered for net/http
+	}
+	status, ok := 0, false
+	if !c.handled.Load() {
+		status, ok = statusLine(b)
+	}
 	if !ok {
 		c.pending.Store(false)
 		return c.Conn.Write(b)
 	}
-	if status == http.StatusBadRequest && c.timedOut.Load() {
+	switch {
+	case status == http.StatusBadRequest && c.timedOut.Load():
 		// net/http's 400 for a header line cut off by ReadHeaderTimeout
-		status, reason = http.StatusRequestTimeout, []byte("Request Timeout")
+		status = http.StatusRequestTimeout
+	case status == http.StatusRequestHeaderFieldsTooLarge && !c.lineRead.Load():
+		status = http.StatusRequestURITooLong
 	}
-	if err := c.refuse(status, string(reason), string(bytes.TrimSpace(message))); err != nil {
+	if err := c.refuse(status); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
 
-// refuse writes the problem document for a request net/http refused (message: what net/http said,
-// empty for a timeout) and logs it with the problem's request id.
-func (c *apiConn) refuse(status int, reason, message string) error {
-	code, ok := netHTTPCodes[status]
-	if !ok {
-		code = hensachi.EHTTPError
-	}
-	detail := "The request was refused before it reached the API: " + message + "."
-	if status == http.StatusRequestTimeout {
-		detail = "The request's headers did not arrive within the time the server waits for them; send it again, without pauses."
+// refuse writes the problem document for a request net/http refused and logs it with the
+// problem's request id.
+func (c *apiConn) refuse(status int) error {
+	kind := hensachi.KindOf(hensachi.EHTTPError)
+	if code, ok := netHTTPCodes[status]; ok {
+		kind = hensachi.KindOf(code)
 	}
 	id := newRequestID()
-	body, _ := json.Marshal(problem{Type: "/problems/" + code, Title: hensachi.KindOf(code).Title, Status: status,
-		Detail: detail, Code: code, RequestID: id})
+	body, _ := json.Marshal(problem{Type: "/problems/" + kind.Code, Title: http.StatusText(status), Status: status,
+		Detail: kind.About, Code: kind.Code, RequestID: id})
 	var out bytes.Buffer
-	out.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + reason + "\r\n")
+	out.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + http.StatusText(status) + "\r\n")
 	out.WriteString("Content-Type: application/problem+json\r\nCache-Control: no-store\r\nConnection: close\r\n")
 	out.WriteString("X-Request-Id: " + id + "\r\n")
 	out.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
 	out.Write(body)
 	c.answered.Store(true)
-	slog.Info("refused before the API", "status", status, "code", code, "request_id", id, "remote", c.RemoteAddr().String())
+	slog.Info("refused before the API", "status", status, "code", kind.Code, "request_id", id, "remote", c.RemoteAddr().String())
 	_, err := c.Conn.Write(out.Bytes())
 	return err
 }

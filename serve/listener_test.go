@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hensachi/hensachi"
 )
 
 // TestNetHTTPErrorsAreProblems sends requests that net/http refuses before any handler runs and
@@ -21,17 +23,21 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 	srv := httptest.NewUnstartedServer(ts.Handler())
 	srv.Listener = apiListener{srv.Listener}
 	srv.Config.MaxHeaderBytes = 32 << 10
+	withConnHooks(srv.Config)
 	srv.Start()
 	defer srv.Close()
 	for _, c := range []struct {
 		name    string
 		request string
 		status  int
+		code    string
 	}{
-		{"header of 1 MiB", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\n\r\n", 431},
-		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400},
-		{"HTTP/2.0 over text", "GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505},
-		{"malformed request line", "GET\r\n\r\n", 400},
+		{"header of 1 MiB", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\n\r\n", 431, hensachi.EHeaderTooLarge},
+		{"a compare of 10,000 codes", "GET /town/v1/compare?codes=" + strings.Repeat("13101,", 10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414, hensachi.EURITooLong},
+		{"unknown expectation", "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: miracles\r\n\r\n", 417, hensachi.EHTTPError},
+		{"no Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, hensachi.EBadRequest},
+		{"HTTP/2.0 over text", "GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505, hensachi.EHTTPVersion},
+		{"malformed request line", "GET\r\n\r\n", 400, hensachi.EBadRequest},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -47,7 +53,8 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 			defer resp.Body.Close()
 			var p problem
 			if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != c.status ||
-				resp.Header.Get("Content-Type") != "application/problem+json" || p.Status != c.status || p.Code == "" || p.Success {
+				resp.Header.Get("Content-Type") != "application/problem+json" || p.Status != c.status || p.Code != c.code || p.Success ||
+				p.RequestID == "" || p.RequestID != resp.Header.Get("X-Request-Id") {
 				t.Errorf("status %d, Content-Type %q, problem %+v (%v)", resp.StatusCode, resp.Header.Get("Content-Type"), p, err)
 			}
 		})
@@ -58,25 +65,48 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 	}
 }
 
-// TestNetHTTPErrorShape checks the parser that every write to a connection passes through: only
-// net/http's own error head matches, never a handler's response or a part of one.
-func TestNetHTTPErrorShape(t *testing.T) {
-	const own = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large"
-	status, reason, message, ok := netHTTPError([]byte(own))
-	if !ok || status != 431 || string(reason) != "Request Header Fields Too Large" || string(message) != "431 Request Header Fields Too Large" {
-		t.Errorf("net/http's error: %d %q %q %v", status, reason, message, ok)
-	}
-	for _, b := range []string{
-		"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nok",
-		"HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nDate: Mon, 23 Nov 2026 00:00:00 GMT\r\n\r\n{}",
-		"HTTP/1.1 400 Bad\rRequest\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n",
-		"HTTP/1.1 4x0 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n",
-		"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n",
-		`{"success":true,"data":{}}`,
-		"",
+// TestStatusLine checks the reading of a response's first line: only an error's status counts.
+func TestStatusLine(t *testing.T) {
+	for _, c := range []struct {
+		b      string
+		status int
+	}{
+		{"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n", 431},
+		{"HTTP/1.0 400 Bad Request\r\n\r\n", 400},
+		{"HTTP/1.1 505 \r\n", 505},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 0},
+		{"HTTP/1.1 100 Continue\r\n\r\n", 0},
+		{"HTTP/1.1 4x0 Bad Request\r\n\r\n", 0},
+		{"HTTP/2 400 Bad Request\r\n", 0},
+		{"HTTP/1.1 400 Bad Request", 0}, // no line end: not the start of a response
+		{`{"success":true,"data":{}}`, 0},
+		{"", 0},
 	} {
-		if _, _, _, ok := netHTTPError([]byte(b)); ok {
-			t.Errorf("%q taken for net/http's own error", b)
+		if status, ok := statusLine([]byte(c.b)); status != c.status || ok != (c.status != 0) {
+			t.Errorf("%q: %d %v, want %d", c.b, status, ok, c.status)
+		}
+	}
+}
+
+// TestHandlersErrorsUntouched: a handler's own error answer, whatever its shape, is the
+// handler's: only what net/http writes before any handler runs becomes a problem document.
+func TestHandlersErrorsUntouched(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "teapot", http.StatusTeapot)
+	}))
+	srv.Listener = apiListener{srv.Listener}
+	withConnHooks(srv.Config)
+	srv.Start()
+	defer srv.Close()
+	for range 3 { // keep-alive: the connection is idle between requests, and reused
+		resp, err := srv.Client().Get(srv.URL + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTeapot || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" || string(body) != "teapot\n" {
+			t.Errorf("%d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 	}
 }
@@ -93,6 +123,7 @@ func refusingServer(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(refuse)
 	srv.Listener = apiListener{srv.Listener}
+	withConnHooks(srv.Config)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String()
@@ -158,7 +189,7 @@ func TestCloseEndsLingering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: refuse}
+	srv := withConnHooks(&http.Server{Handler: refuse})
 	go srv.Serve(apiListener{ln})
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {

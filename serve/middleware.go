@@ -90,7 +90,7 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 		st := &requestState{ctx: reqinfo.Context{Context: r.Context(), Info: reqinfo.Info{ID: id}},
 			rec: statusRecorder{ResponseWriter: w}}
 		st.idHeader[0] = id
-		ri, rec := &st.ctx.Info, &st.rec
+		rec := &st.rec
 		r = r.WithContext(&st.ctx)
 		w.Header()["X-Request-Id"] = st.idHeader[:]
 		defer func() {
@@ -98,7 +98,7 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				slog.ErrorContext(r.Context(), "panic", "panic", p, "request_id", id, "path", r.URL.Path)
+				slog.ErrorContext(r.Context(), "panic", "panic", p, "path", r.URL.Path)
 				if rec.status == 0 {
 					writeError(rec, r, hensachi.Errorf(hensachi.EInternal, "panic"))
 				}
@@ -106,10 +106,10 @@ func (s *Server) instrument(route string, next httprouter.Handle) httprouter.Han
 			elapsed := time.Since(start)
 			m.observe(r.Method, rec.status, elapsed)
 			if s.cfg.AccessLog {
-				slog.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("request_id", id),
+				// the log's handler (reqinfo.Handler) adds the request id and the account from the context
+				slog.LogAttrs(r.Context(), slog.LevelInfo, "request",
 					slog.String("method", r.Method), slog.String("route", route), slog.String("path", r.URL.Path),
-					slog.Int("status", rec.status), slog.Int64("account", ri.AccountID),
-					slog.Duration("took", elapsed))
+					slog.Int("status", rec.status), slog.Duration("took", elapsed))
 			}
 		}()
 		next(rec, r, ps)

@@ -107,18 +107,13 @@ func TestOpenAPIRoutes(t *testing.T) {
 	}
 }
 
-type route struct{ method, path string }
-
-// registeredRoutes lists the routes the router knows among every method and path the server could
-// register.
+// registeredRoutes lists the routes the server registered, and the preflight of every path other
+// origins may call.
 func registeredRoutes(s *Server) []route {
-	var out []route
-	for _, r := range []route{{"GET", "/town/v1/municipalities/:code"}, {"GET", "/town/v1/municipalities"}, {"GET", "/town/v1/rankings/:axis"},
-		{"GET", "/town/v1/municipalities/:code/similar"}, {"GET", "/town/v1/compare"}, {"GET", "/town/v1/export"},
-		{"GET", "/town/v1/meta"}, {"GET", "/healthz"}, {"GET", "/readyz"}, {"GET", "/metrics"}, {"GET", "/openapi.json"},
-		{"GET", "/problems/:code"}, {"GET", "/town/municipalities/:code"}, {"POST", "/face/v1/predict"}} {
-		if h, _, _ := s.router.Lookup(r.method, routePattern.ReplaceAllString(r.path, "x")); h != nil {
-			out = append(out, r)
+	out := slices.Clone(s.registered)
+	for _, r := range s.registered {
+		if corsPath(r.path) {
+			out = append(out, route{http.MethodOptions, r.path})
 		}
 	}
 	return out
@@ -279,8 +274,17 @@ type exampleResponse struct {
 	}
 }
 
+// notAPICodes are the codes of the domain's table (hensachi.Kinds) that the API never answers
+// with, and who does.
+var notAPICodes = map[string]string{
+	hensachi.EConflict:        "the operator's commands (an account that exists already)",
+	hensachi.EForbidden:       "the login and account pages (a refused login, a form without its token)",
+	hensachi.ETooManyRequests: "the login pages (too many attempts from one address)",
+	hensachi.EBadGateway:      "the login pages (the identity provider failed)",
+}
+
 // TestProblemCodesDocumented checks that the document's list of problem codes is the domain's
-// table of them (hensachi.Kinds), but for conflict, which only the operator's commands meet.
+// table of them (hensachi.Kinds) but for the codes only other layers answer with (notAPICodes).
 func TestProblemCodesDocumented(t *testing.T) {
 	var doc struct {
 		Components struct {
@@ -294,8 +298,13 @@ func TestProblemCodesDocumented(t *testing.T) {
 	}
 	var want []string
 	for _, k := range hensachi.Kinds {
-		if k.Code != hensachi.EConflict {
+		if _, ok := notAPICodes[k.Code]; !ok {
 			want = append(want, k.Code)
+		}
+	}
+	for code := range notAPICodes {
+		if hensachi.KindOf(code).Code != code {
+			t.Errorf("%s, listed as not the API's, is not in the table", code)
 		}
 	}
 	got := doc.Components.Schemas.ProblemCode.Enum

@@ -12,7 +12,8 @@ import (
 	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
-// problem is an RFC 9457 problem document with the members DESIGN.md adds.
+// problem is an RFC 9457 problem document with the members every error of this API carries:
+// success false, the stable code, the request id, and the parameter at fault if one is.
 type problem struct {
 	Success   bool   `json:"success"`
 	Type      string `json:"type"`
@@ -35,11 +36,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &e) && code != hensachi.EInternal {
 		p.Detail, p.Param = e.Message, e.Param
 		if e.Cause != nil {
-			slog.InfoContext(r.Context(), "refused", "code", code, "cause", e.Cause, "request_id", p.RequestID)
+			slog.InfoContext(r.Context(), "refused", "code", code, "cause", e.Cause)
 		}
 	} else {
 		p.Detail = "The server failed to answer this request; quote the request id when reporting it."
-		slog.ErrorContext(r.Context(), "internal error", "err", err, "request_id", p.RequestID, "path", r.URL.Path)
+		slog.ErrorContext(r.Context(), "internal error", "err", err, "path", r.URL.Path)
 	}
 	h := w.Header()
 	switch status {

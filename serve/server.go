@@ -24,6 +24,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -81,7 +82,12 @@ type Server struct {
 	policies sync.Map // daily limit → its RateLimit-Policy header value
 	// storeDown: the store's last check failed (a database away, a file of it lost)
 	storeDown atomic.Bool
+	// registered lists the routes in the order they were registered, HEAD left out (every GET
+	// answers it) and OPTIONS too (the router answers it for every path), for the document's tests
+	registered []route
 }
+
+type route struct{ method, path string }
 
 // New builds the routes over the parts in cfg.
 func New(cfg Config) (*Server, error) {
@@ -115,6 +121,7 @@ func (s *Server) routes() {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	handle := func(method, path string, h httprouter.Handle) {
+		s.registered = append(s.registered, route{method, path})
 		h = s.instrument(path, h)
 		r.Handle(method, path, h)
 		if method == http.MethodGet { // RFC 9110 §9.3.2: HEAD is GET without the body, which net/http drops
@@ -156,15 +163,13 @@ func (s *Server) routes() {
 	r.GlobalOPTIONS = unrouted(s.instrument("(options)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		preflight(w, req)
 	}))
-	r.NotFound = unrouted(s.instrument("(none)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
-		if corsPath(req.URL.Path) && req.Header.Get("Origin") != "" {
-			allowCORS(w.Header()) // a page's script sees why its call failed
-		}
-		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, truncateParam(req.URL.Path)))
-	}))
-	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+	// a page's script sees why its call failed, a route missing or a method refused
+	r.NotFound = unrouted(s.instrument("(none)", corsRefusal(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, param.Truncate(req.URL.Path)))
+	})))
+	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", corsRefusal(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		writeError(w, req, hensachi.Errorf(hensachi.EMethodNotAllowed, "%s is not allowed here; allowed: %s", req.Method, w.Header().Get("Allow")))
-	}))
+	})))
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, p any) {
 		// only reached for panics outside instrument, which recovers its own
 		slog.Error("panic outside a route", "panic", p)
@@ -268,7 +273,7 @@ func (s *Server) Run(ctx context.Context) {
 // httpServer is the HTTP server ListenAndServe runs, with its limits; it serves apiListener's
 // connections.
 func (s *Server) httpServer() *http.Server {
-	return &http.Server{
+	return withConnHooks(&http.Server{
 		Addr:              s.cfg.Addr,
 		Handler:           s.handler,
 		ReadHeaderTimeout: 5 * time.Second,  // slow-loris clients cannot hold a connection
@@ -277,7 +282,7 @@ func (s *Server) httpServer() *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
-	}
+	})
 }
 
 // ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets

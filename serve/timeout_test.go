@@ -20,6 +20,7 @@ func TestSlowHeadersAre408(t *testing.T) {
 	srv := httptest.NewUnstartedServer(ts.Handler())
 	srv.Listener = apiListener{srv.Listener}
 	srv.Config.ReadHeaderTimeout = 300 * time.Millisecond
+	withConnHooks(srv.Config)
 	srv.Start()
 	defer srv.Close()
 	for _, c := range []struct{ name, sent string }{

@@ -51,8 +51,10 @@ func TestNewCallsBadParameters(t *testing.T) {
 		{"compare unknown code", "/town/v1/compare?codes=13101,99999", 404, ""},
 		{"search empty", "/town/v1/municipalities?q=", 400, "q"},
 		{"search blank", "/town/v1/municipalities?q=%20%E3%80%80", 400, "q"},
-		{"search too long", "/town/v1/municipalities?q=" + url.QueryEscape(strings.Repeat("宝", 22)), 400, "q"},
+		{"search too long", "/town/v1/municipalities?q=" + url.QueryEscape(strings.Repeat("宝", 43)), 400, "q"},
 		{"search pref unknown", "/town/v1/municipalities?q=%E5%AE%9D&pref=00", 400, "pref"},
+		{"search not UTF-8", "/town/v1/municipalities?q=%FF%FE", 400, "q"},
+		{"ranking pref repeated", "/town/v1/rankings/young?pref=13&pref=13", 400, "pref"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

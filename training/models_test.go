@@ -93,8 +93,8 @@ func bundleModels(t *testing.T) (*score.Model, *attr.Model) {
 	return s, a
 }
 
-// pearsonFloor is the measured test-split Pearson correlation (0.889) minus a margin for
-// numerical differences between machines.
+// pearsonFloor is the test split's Pearson correlation (face/models/ATTRACTIVENESS.md) less a
+// margin for numerical differences between machines.
 const pearsonFloor = 0.87
 
 // TestCommittedModelOnTestSplit evaluates the committed attractiveness model on the official test
@@ -123,20 +123,20 @@ func TestCommittedModelOnTestSplit(t *testing.T) {
 // Floors are the held-out figures of the committed model (face/models/GENDER.md, AGE.md) less a
 // margin for numerical differences between machines.
 const (
-	utkGenderFloor      = 0.885 // all ages (measured 0.894)
-	utkAdultGenderFloor = 0.965 // 15 and over (0.975)
-	utkTeenGenderFloor  = 0.83  // 10–19, the weakest band from 10 up (0.853 on 170 faces)
-	scutGenderFloor     = 0.982 // (0.992)
-	utkAdultMAECeiling  = 6.7   // years, 15 and over (6.37)
-	bandBiasCeiling     = 5     // years, every band (the goal; worst measured +1.91, 30–39)
-	eceCeiling          = 0.03  // (0.018 UTKFace, 0.005 SCUT)
+	utkGenderFloor      = 0.885 // all ages
+	utkAdultGenderFloor = 0.965 // 15 and over
+	utkTeenGenderFloor  = 0.83  // 10–19, the weakest band from 10 up, and a small one
+	scutGenderFloor     = 0.982
+	utkAdultMAECeiling  = 6.7  // years, 15 and over
+	bandBiasCeiling     = 5    // years, every band: the most a band's mean age may be off
+	eceCeiling          = 0.03 // UTKFace and SCUT-FBP5500
 	// the degraded copies of the held-out UTKFace faces (training.Degrade)
-	utkDegradedAdultGenderFloor = 0.955 // 15 and over (measured 0.967)
-	utkDegradedAdultMAECeiling  = 7.5   // years, 15 and over (7.09)
+	utkDegradedAdultGenderFloor = 0.955 // 15 and over
+	utkDegradedAdultMAECeiling  = 7.5   // years, 15 and over
 	// the hard copies of the held-out faces (training.HardCopies), all kinds together
-	utkHardAdultGenderFloor = 0.93 // UTKFace, 15 and over (measured 0.943; 0.929 fitted without them)
-	utkHardAdultMAECeiling  = 9.5  // years, UTKFace, 15 and over (8.81; 10.74 fitted without them)
-	scutHardGenderFloor     = 0.96 // (0.973; 0.955 fitted without them)
+	utkHardAdultGenderFloor = 0.93 // UTKFace, 15 and over
+	utkHardAdultMAECeiling  = 9.5  // years, UTKFace, 15 and over
+	scutHardGenderFloor     = 0.96
 )
 
 // TestCommittedModelOnHeldOut evaluates the committed age and gender model on the held-out UTKFace
@@ -310,13 +310,13 @@ func heldOutSample(samples []training.Sample, n int) []training.Sample {
 
 // Floors of the fast test, on sampleSize held-out images of each dataset: what the full evaluations
 // measure on thousands, less a margin for so small a sample (the sample is fixed, so its figures are
-// too; measured values in brackets).
+// too; the test logs them).
 const (
-	samplePearsonFloor    = 0.7 // with the panel's ratings (0.867; 0.889 on the whole test split)
-	sampleUTKGenderFloor  = 0.8 // all ages (0.900; 0.894 on all held-out faces)
-	sampleSCUTGenderFloor = 0.9 // (1.000; 0.992)
-	sampleAgeMAECeiling   = 9.0 // years, all ages (5.62)
-	sampleMissedCeiling   = 2   // of the sample's images (0)
+	samplePearsonFloor    = 0.7 // with the panel's ratings
+	sampleUTKGenderFloor  = 0.8 // all ages
+	sampleSCUTGenderFloor = 0.9
+	sampleAgeMAECeiling   = 9.0 // years, all ages
+	sampleMissedCeiling   = 2   // of the sample's images
 )
 
 // TestCommittedModelsOnHeldOutSample is the fast tier's check of the committed models with the

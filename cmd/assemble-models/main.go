@@ -1,4 +1,4 @@
-// Command assemble puts the face-analysis model bundle described by face/models/bundle.json into a
+// Command assemble-models puts the face-analysis model bundle described by face/models/bundle.json into a
 // directory (`make models`). Each file comes from the first source that has it: the local mirror,
 // the project's converters (the gender-age model is built from its MXNet checkpoint, FaceRes from
 // its TensorFlow.js graph model; neither is copied),

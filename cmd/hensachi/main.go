@@ -14,10 +14,12 @@ import (
 	"os"
 
 	"github.com/hensachi/hensachi/cmd/internal/cli"
+	"github.com/hensachi/hensachi/internal/reqinfo"
 )
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	// every record logged with a request's context carries its request id (and account)
+	slog.SetDefault(slog.New(reqinfo.NewHandler(slog.NewTextHandler(os.Stderr, nil))))
 	cli.Main("hensachi", []cli.Command{
 		{Name: "ingest", Summary: "build the dataset file from the source files", Run: runIngest},
 		{Name: "fetch", Summary: "download the source files into the raw directory and check their hashes", Run: runFetch},

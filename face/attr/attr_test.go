@@ -141,7 +141,7 @@ func TestNetworkCheck(t *testing.T) {
 }
 
 // BenchmarkAttributes is the heads' share of a face's analysis: the feature vector, the network
-// at its trained size and the calibrations (the models' inference is some 6 ms a face).
+// at its trained size and the calibrations, beside the models' inference (face.BenchmarkModels).
 func BenchmarkAttributes(b *testing.B) {
 	f := features(1)
 	f.Embedding = make([]float32, 512)

@@ -60,16 +60,14 @@ func Predict(m *attr.Model, samples []training.Sample) ([]Prediction, error) {
 
 // ageRangeNeighbours is how many calibration faces, those nearest in reported age, an age's range
 // is read from: fewer make the ranges jump from one age to the next, more mix ages whose errors
-// differ (children's ranges are a few years wide, adults' twenty). In a trial of 60, 80, 100, 120,
-// 150, 200 and 250 (age and gender model v4, two-fold cross-fitting) no count held every band
-// better than 100 did, and 150 and more let the 10–19 band fall below 78 %.
+// differ (children's ranges are a few years wide, adults' twenty). Of the counts tried, 100 held
+// every band nearest the nominal share.
 const ageRangeNeighbours = 100
 
 // ageRangeFolds is how many parts the cross-fitting splits the calibration faces into: each part
 // is measured with the ranges fitted on the others. Five parts measure ranges fitted on four
 // fifths of the faces, nearer the file's (fitted on all) than two halves' ranges are, whose
-// coverage was further from 80 % in either direction (two: 75.5–85.7 % by reported band, five:
-// 78.2–84.1 %, with the model v4).
+// coverage strays further from the nominal share either way.
 const ageRangeFolds = 5
 
 // reported is one calibration face: the age the service reports, and the true one.

@@ -36,7 +36,7 @@ type Config struct {
 	// SessionSecret signs the session and login cookies; at least 32 bytes. Empty: a random one
 	// per process, so sessions do not survive a restart or span replicas.
 	SessionSecret []byte
-	TermsVersion  string // recorded as accepted at each login (spec §5); required with a ClientID
+	TermsVersion  string // recorded as accepted at each login; required with a ClientID
 	TermsURL      string // optional link to the terms
 	// Mailer sends keys to the verified address; nil: keys are only shown.
 	Mailer mail.Sender
@@ -164,36 +164,64 @@ func (w *Pages) Close() {
 	}
 }
 
-// Routes registers the pages through the server's instrumented handle.
+// handler is a page that returns its failure, before writing anything, for Routes to answer
+// (page.Error), as the public pages and the API do.
+type handler func(rw http.ResponseWriter, r *http.Request) error
+
+// accountHandler is a page of the logged-in account (loggedIn).
+type accountHandler func(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account) error
+
+// failure is a page's failure in its own words: code gives the status (hensachi.Kinds), heading
+// and msg are what the page says, cause is what the log says (nil: nothing to log).
+func failure(code, heading, msg string, cause error) *page.Failure {
+	return &page.Failure{Heading: heading, Err: &hensachi.Error{Code: code, Message: msg, Cause: cause}}
+}
+
+// loginFailure is a failure of a step of logging in: the page offers to log in again.
+func loginFailure(code, heading, msg string, cause error) *page.Failure {
+	f := failure(code, heading, msg, cause)
+	f.Again = true
+	return f
+}
+
+// errLoginOff answers the login and account pages of a server without login.
+var errLoginOff = failure(hensachi.EUnavailable, "ログインは設定されていません",
+	"このサーバーではログインを使えません。API キーは運営者に発行してもらってください。", nil)
+
+// Routes registers the pages through the server's instrumented handle; one wrapper answers the
+// failures they return.
 func (w *Pages) Routes(handle func(method, path string, h httprouter.Handle)) {
-	login := func(method, path string, h http.HandlerFunc, limited bool) {
+	route := func(method, path string, h handler) {
 		handle(method, path, func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+			if err := h(rw, r); err != nil {
+				page.Error(rw, r, err)
+			}
+		})
+	}
+	login := func(method, path string, h handler, limited bool) {
+		route(method, path, func(rw http.ResponseWriter, r *http.Request) error {
 			if w.provider == nil {
-				page.Message(rw, r, http.StatusServiceUnavailable, "ログインは設定されていません",
-					"このサーバーではログインを使えません。API キーは運営者に発行してもらってください。", false)
-				return
+				return errLoginOff
 			}
 			if limited {
 				if ok, wait := w.limiter.allow(clientAddr(r, w.cfg.ClientIPHeader), w.deps.Now()); !ok {
-					page.RetryAfter(rw, wait)
-					page.Message(rw, r, http.StatusTooManyRequests, "試行が多すぎます",
-						"このアドレスからのログインの試行が多すぎます。1 分ほど待ってからもう一度お試しください。", false)
-					return
+					return &page.Failure{Heading: "試行が多すぎます", Err: (&hensachi.Error{Code: hensachi.ETooManyRequests,
+						Message: "このアドレスからのログインの試行が多すぎます。1 分ほど待ってからもう一度お試しください。"}).RetryIn(wait)}
 				}
 			}
-			h(rw, r)
+			return h(rw, r)
 		})
 	}
 	login(http.MethodGet, "/login", w.loginPage, true)
 	login(http.MethodGet, "/login/start", w.loginStart, true)
 	login(http.MethodGet, "/auth/callback", w.callback, true)
-	login(http.MethodGet, "/account", w.account, false)
-	login(http.MethodGet, "/account/key", w.issuedKey, false)
-	login(http.MethodPost, "/account/rotate", w.rotate, false)
-	login(http.MethodPost, "/account/origins", w.origins, false)
+	login(http.MethodGet, "/account", w.loggedIn(w.account), false)
+	login(http.MethodGet, "/account/key", w.loggedIn(w.issuedKey), false)
+	login(http.MethodPost, "/account/rotate", w.loggedIn(w.rotate), false)
+	login(http.MethodPost, "/account/origins", w.loggedIn(w.origins), false)
 	login(http.MethodPost, "/logout", w.logout, false)
-	handle(http.MethodGet, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
-	handle(http.MethodPost, "/demo/face", func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) { w.faceDemo(rw, r) })
+	route(http.MethodGet, "/demo/face", w.faceDemo)
+	route(http.MethodPost, "/demo/face", w.faceDemo)
 }
 
 //go:embed templates/*.html
@@ -201,93 +229,89 @@ var files embed.FS
 
 var templates = page.Parse(files, "templates/*.html")
 
-func (w *Pages) loginPage(rw http.ResponseWriter, r *http.Request) {
+func (w *Pages) loginPage(rw http.ResponseWriter, r *http.Request) error {
 	if _, ok := w.jar.session(r, w.deps.Now()); ok {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
-		return
+		return nil
 	}
 	page.Render(rw, r, templates, http.StatusOK, "login", loginPage{Base: w.base("ログイン", "ログインして、市区町村統計 API と顔分析 API の API キーを受け取る。", "/login"), Provider: w.name, Mails: w.cfg.Mailer != nil,
 		TermsVersion: w.cfg.TermsVersion, TermsURL: w.cfg.TermsURL, Development: w.cfg.Development})
+	return nil
 }
 
 // loginStart begins a login: fresh state, nonce and PKCE verifier in the login cookie, and a
 // redirect to the identity provider.
-func (w *Pages) loginStart(rw http.ResponseWriter, r *http.Request) {
+func (w *Pages) loginStart(rw http.ResponseWriter, r *http.Request) error {
 	flow := oidc.NewFlow()
 	target, err := w.provider.AuthURL(r.Context(), flow)
 	if err != nil {
-		page.FailLogin(rw, r, http.StatusServiceUnavailable, "ログインできません",
-			"ID プロバイダーに今は接続できません。1 分ほどしてからもう一度お試しください。", "start login", err)
-		return
+		return loginFailure(hensachi.EUnavailable, "ログインできません",
+			"ID プロバイダーに今は接続できません。1 分ほどしてからもう一度お試しください。", fmt.Errorf("start login: %w", err))
 	}
 	w.jar.setLogin(rw, flow, w.deps.Now())
 	rw.Header().Set("Cache-Control", "no-store")
 	http.Redirect(rw, r, target, http.StatusSeeOther)
+	return nil
 }
 
 // callback finishes a login: the state must be the login cookie's, the code is exchanged with
 // its verifier, and the ID token must pass every check. A first login creates the account, which
 // accepts the current terms, and shows its key once; a later one records a newer terms version
 // and goes to the account page.
-func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) {
-	const again = "ログインを完了できませんでした。ログインのページからやり直してください。"
+func (w *Pages) callback(rw http.ResponseWriter, r *http.Request) error {
+	const failed, again = "ログインに失敗しました", "ログインを完了できませんでした。ログインのページからやり直してください。"
 	now := w.deps.Now()
 	q := r.URL.Query()
 	flow, ok := w.jar.takeLogin(rw, r, now)
 	switch {
 	case !ok:
-		page.FailLogin(rw, r, http.StatusBadRequest, "ログインの期限切れ",
-			"このログインはこのブラウザーで始められたものではないか、10 分以上かかりました。もう一度ログインしてください。", "callback without a valid login cookie", nil)
-		return
+		return loginFailure(hensachi.EInvalidParameter, "ログインの期限切れ",
+			"このログインはこのブラウザーで始められたものではないか、10 分以上かかりました。もう一度ログインしてください。",
+			errors.New("callback without a valid login cookie"))
 	case !flow.CheckState(q.Get("state")):
-		page.FailLogin(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback state does not match the login cookie", nil)
-		return
+		return loginFailure(hensachi.EInvalidParameter, failed, again, errors.New("callback state does not match the login cookie"))
 	case q.Has("iss") && !w.provider.AcceptsIssuer(q.Get("iss")):
-		page.FailLogin(rw, r, http.StatusBadRequest, "ログインに失敗しました", again, "callback from another issuer", fmt.Errorf("iss %q", q.Get("iss")))
-		return
+		return loginFailure(hensachi.EInvalidParameter, failed, again, fmt.Errorf("callback from another issuer: iss %q", q.Get("iss")))
 	case q.Get("error") == "access_denied":
-		page.FailLogin(rw, r, http.StatusForbidden, "ログインの取り消し", "ID プロバイダーでログインが取り消されました。", "login denied at the provider", nil)
-		return
+		return loginFailure(hensachi.EForbidden, "ログインの取り消し", "ID プロバイダーでログインが取り消されました。",
+			errors.New("login denied at the provider"))
 	case q.Get("error") != "" || q.Get("code") == "":
 		// the provider's error_description is not shown: it is text from outside
-		page.FailLogin(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "provider answered an error", fmt.Errorf("error %.64q", q.Get("error")))
-		return
+		return loginFailure(hensachi.EBadGateway, failed, again, fmt.Errorf("provider answered an error: error %.64q", q.Get("error")))
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 20*time.Second)
 	defer cancel()
 	id, err := w.provider.Exchange(ctx, flow, q.Get("code"))
 	switch {
 	case errors.Is(err, oidc.ErrEmailNotVerified):
-		page.FailLogin(rw, r, http.StatusForbidden, "メールアドレスが未確認です",
-			"ID プロバイダーがあなたのメールアドレスを確認していません。そちらで確認してから、もう一度ログインしてください。", "login refused", err)
-		return
+		return loginFailure(hensachi.EForbidden, "メールアドレスが未確認です",
+			"ID プロバイダーがあなたのメールアドレスを確認していません。そちらで確認してから、もう一度ログインしてください。",
+			fmt.Errorf("login refused: %w", err))
 	case errors.Is(err, oidc.ErrDiscovery), errors.Is(err, oidc.ErrExchange):
-		page.FailLogin(rw, r, http.StatusBadGateway, "ログインに失敗しました", again, "login: identity provider", err)
-		return
+		return loginFailure(hensachi.EBadGateway, failed, again, fmt.Errorf("login: identity provider: %w", err))
 	case err != nil:
-		page.FailLogin(rw, r, http.StatusForbidden, "ログインに失敗しました", again, "login refused: ID token", err)
-		return
+		return loginFailure(hensachi.EForbidden, failed, again, fmt.Errorf("login refused: ID token: %w", err))
 	}
 
 	account, key, err := w.deps.Accounts.LogIn(ctx, id.Email, w.cfg.TermsVersion)
 	if hensachi.ErrorCode(err) == hensachi.EInvalidParameter { // an address that is not a bare one
-		page.FailLogin(rw, r, http.StatusForbidden, "メールアドレスを使えません",
-			"ID プロバイダーから届いたメールアドレスが name@example.com のような普通の形ではないため、アカウントを作れません。", "login refused: e-mail address", err)
-		return
+		return loginFailure(hensachi.EForbidden, "メールアドレスを使えません",
+			"ID プロバイダーから届いたメールアドレスが name@example.com のような普通の形ではないため、アカウントを作れません。",
+			fmt.Errorf("login refused: e-mail address: %w", err))
 	}
 	if err != nil {
-		page.FailLogin(rw, r, http.StatusInternalServerError, "ログインに失敗しました", again, "login: account", err)
-		return
+		return loginFailure(hensachi.EInternal, failed, again, fmt.Errorf("login: account: %w", err))
 	}
 	reqinfo.SetAccount(r.Context(), account.ID)
 	w.jar.setSession(rw, account.ID, w.cfg.SessionTTL, now)
 	if key != "" {
-		slog.InfoContext(r.Context(), "account created at first login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
+		slog.InfoContext(r.Context(), "account created at first login")
 		w.issue(rw, r, account, key, true)
-		return
+		return nil
 	}
-	slog.InfoContext(r.Context(), "login", "account", account.ID, "request_id", reqinfo.ID(r.Context()))
+	slog.InfoContext(r.Context(), "login")
 	http.Redirect(rw, r, "/account", http.StatusSeeOther)
+	return nil
 }
 
 // issue mails a new key to the account's verified address and sends the browser to the key page,
@@ -299,7 +323,7 @@ func (w *Pages) issue(rw http.ResponseWriter, r *http.Request, a hensachi.Accoun
 		err := w.cfg.Mailer.Send(ctx, keyMail(a.Email, key, strings.TrimSuffix(w.deps.PublicURL, "/"), first))
 		cancel()
 		if err != nil {
-			slog.ErrorContext(r.Context(), "mail the API key", "account", a.ID, "err", err, "request_id", reqinfo.ID(r.Context()))
+			slog.ErrorContext(r.Context(), "mail the API key", "err", err)
 		}
 		k.Mailed = err == nil
 	}
@@ -308,15 +332,11 @@ func (w *Pages) issue(rw http.ResponseWriter, r *http.Request, a hensachi.Accoun
 }
 
 // issuedKey shows the key just issued, once; a reload, or a visit later, gets the account page.
-func (w *Pages) issuedKey(rw http.ResponseWriter, r *http.Request) {
-	sess, a, ok := w.current(rw, r)
-	if !ok {
-		return
-	}
+func (w *Pages) issuedKey(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account) error {
 	k, ok := w.jar.takeIssuedKey(rw, r, sess, w.deps.Now())
 	if !ok {
 		http.Redirect(rw, r, "/account", http.StatusSeeOther)
-		return
+		return nil
 	}
 	p := keyPage{Base: w.base("API キー", "", "/account"), First: k.First, Email: a.Email, Key: k.Key,
 		PublicURL: strings.TrimSuffix(w.deps.PublicURL, "/"), Mailed: k.Mailed, MailOff: w.cfg.Mailer == nil}
@@ -324,6 +344,7 @@ func (w *Pages) issuedKey(rw http.ResponseWriter, r *http.Request) {
 		p.Title = "新しい API キー"
 	}
 	page.Render(rw, r, templates, http.StatusOK, "key", p)
+	return nil
 }
 
 func keyMail(to, key, publicURL string, first bool) mail.Message {
@@ -336,44 +357,46 @@ func keyMail(to, key, publicURL string, first bool) mail.Message {
 		"If it leaks, rotate it on your account page: " + publicURL + "/account\n"}
 }
 
-// current returns the logged-in account, or redirects to the login page.
-func (w *Pages) current(rw http.ResponseWriter, r *http.Request) (session, hensachi.Account, bool) {
-	sess, ok := w.jar.session(r, w.deps.Now())
-	if !ok {
-		http.Redirect(rw, r, "/login", http.StatusSeeOther)
-		return session{}, hensachi.Account{}, false
+// loggedIn answers h for the logged-in account, which the request's log lines then carry; a
+// visitor without a session, or whose account is gone, is sent to the login page.
+func (w *Pages) loggedIn(h accountHandler) handler {
+	return func(rw http.ResponseWriter, r *http.Request) error {
+		sess, ok := w.jar.session(r, w.deps.Now())
+		if !ok {
+			http.Redirect(rw, r, "/login", http.StatusSeeOther)
+			return nil
+		}
+		a, err := w.deps.Accounts.Store.Account(r.Context(), sess.AccountID)
+		if hensachi.ErrorCode(err) == hensachi.ENotFound {
+			w.jar.clear(rw, w.jar.sessionName)
+			http.Redirect(rw, r, "/login", http.StatusSeeOther)
+			return nil
+		}
+		if err != nil {
+			return accountUnread(fmt.Errorf("account page: %w", err))
+		}
+		reqinfo.SetAccount(r.Context(), a.ID)
+		return h(rw, r, sess, a)
 	}
-	a, err := w.deps.Accounts.Store.Account(r.Context(), sess.AccountID)
-	if hensachi.ErrorCode(err) == hensachi.ENotFound {
-		w.jar.clear(rw, w.jar.sessionName)
-		http.Redirect(rw, r, "/login", http.StatusSeeOther)
-		return session{}, hensachi.Account{}, false
-	}
-	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "アカウントを表示できません", "今はアカウントを読み込めません。しばらくしてからお試しください。", "account page", err)
-		return session{}, hensachi.Account{}, false
-	}
-	reqinfo.SetAccount(r.Context(), a.ID)
-	return sess, a, true
+}
+
+// accountUnread is the failure of an account page that could not read the account.
+func accountUnread(cause error) error {
+	return failure(hensachi.EInternal, "アカウントを表示できません", "今はアカウントを読み込めません。しばらくしてからお試しください。", cause)
 }
 
 var serviceLabels = map[hensachi.Service]string{hensachi.ServiceTown: "市区町村統計（/town/v1）", hensachi.ServiceFace: "顔分析（/face/v1）"}
 
-func (w *Pages) account(rw http.ResponseWriter, r *http.Request) {
-	sess, a, ok := w.current(rw, r)
-	if !ok {
-		return
-	}
-	w.renderAccount(rw, r, sess, a, http.StatusOK, strings.Join(a.Origins, "\n"), "")
+func (w *Pages) account(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account) error {
+	return w.renderAccount(rw, r, sess, a, http.StatusOK, strings.Join(a.Origins, "\n"), "")
 }
 
 // renderAccount shows the account page with the origins text area holding originsText, and
 // originsErr when that text was refused.
-func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account, status int, originsText, originsErr string) {
+func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account, status int, originsText, originsErr string) error {
 	keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID)
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "アカウントを表示できません", "今はアカウントを読み込めません。しばらくしてからお試しください。", "account page: keys", err)
-		return
+		return accountUnread(fmt.Errorf("account page: keys: %w", err))
 	}
 	now := w.deps.Now()
 	day := hensachi.Day(now)
@@ -385,7 +408,7 @@ func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess sess
 			stored[u.Service] = u.Count
 		}
 	} else {
-		slog.WarnContext(r.Context(), "account page: stored usage", "err", err, "request_id", reqinfo.ID(r.Context()))
+		slog.WarnContext(r.Context(), "account page: stored usage", "err", err)
 	}
 	p := accountPage{Base: w.base("アカウント", "", "/account"), Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
 		Day: day, CSRF: w.jar.csrfToken(sess), Mails: w.cfg.Mailer != nil, Origins: originsText,
@@ -403,6 +426,7 @@ func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess sess
 			Used: max(w.deps.Usage.Used(a.ID, svc), stored[svc]), Limit: w.deps.Limits.Daily(a.Plan, svc)})
 	}
 	page.Render(rw, r, templates, status, "account", p)
+	return nil
 }
 
 // base is the layout's part of a page reached at path, which gives its canonical address.
@@ -411,67 +435,67 @@ func (w *Pages) base(title, description, path string) page.Base {
 }
 
 // checkForm accepts a state-changing form only from this site with the session's CSRF token.
-func (w *Pages) checkForm(rw http.ResponseWriter, r *http.Request, sess session) bool {
+func (w *Pages) checkForm(rw http.ResponseWriter, r *http.Request, sess session) error {
+	const refused = "フォームを受け付けられません"
 	r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
 	if err := w.cop.Check(r); err != nil {
-		page.Fail(rw, r, http.StatusForbidden, "フォームを受け付けられません", "このフォームはこのサイトから送られていません。アカウントのページを読み込み直して、もう一度お試しください。", "cross-origin form", err)
-		return false
+		return failure(hensachi.EForbidden, refused, "このフォームはこのサイトから送られていません。アカウントのページを読み込み直して、もう一度お試しください。",
+			fmt.Errorf("cross-origin form: %w", err))
 	}
 	if !w.jar.checkCSRF(sess, r.PostFormValue("csrf")) {
-		page.Fail(rw, r, http.StatusForbidden, "フォームを受け付けられません", "このフォームの有効期限が切れています。アカウントのページを読み込み直して、もう一度お試しください。", "form without a valid CSRF token", nil)
-		return false
+		return failure(hensachi.EForbidden, refused, "このフォームの有効期限が切れています。アカウントのページを読み込み直して、もう一度お試しください。",
+			errors.New("form without a valid CSRF token"))
 	}
-	return true
+	return nil
 }
 
 // rotate revokes the account's keys and issues a new one, shown once and mailed.
-func (w *Pages) rotate(rw http.ResponseWriter, r *http.Request) {
-	sess, a, ok := w.current(rw, r)
-	if !ok || !w.checkForm(rw, r, sess) {
-		return
+func (w *Pages) rotate(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account) error {
+	if err := w.checkForm(rw, r, sess); err != nil {
+		return err
 	}
 	key, revoked, err := w.deps.Accounts.Rotate(r.Context(), a.ID)
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "キーを更新できません", "キーを更新できませんでした。しばらくしてからお試しください。", "rotate", err)
-		return
+		return failure(hensachi.EInternal, "キーを更新できません", "キーを更新できませんでした。しばらくしてからお試しください。", fmt.Errorf("rotate: %w", err))
 	}
 	// this process stops accepting the old keys at once; others within their key cache TTL
 	w.deps.ForgetKeys(revoked)
-	slog.InfoContext(r.Context(), "key rotated from the account page", "account", a.ID, "request_id", reqinfo.ID(r.Context()))
+	slog.InfoContext(r.Context(), "key rotated from the account page")
 	w.issue(rw, r, a, key, false)
+	return nil
 }
 
 // origins replaces the account's origin allow-list from the account page's text area. The
 // server forgets the account's keys, so the list applies at once here and within the key cache's
 // TTL on other processes.
-func (w *Pages) origins(rw http.ResponseWriter, r *http.Request) {
-	sess, a, ok := w.current(rw, r)
-	if !ok || !w.checkForm(rw, r, sess) {
-		return
+func (w *Pages) origins(rw http.ResponseWriter, r *http.Request, sess session, a hensachi.Account) error {
+	if err := w.checkForm(rw, r, sess); err != nil {
+		return err
 	}
 	text := r.PostFormValue("origins")
 	_, err := w.deps.Accounts.SetOrigins(r.Context(), a.ID, text)
 	var bad *hensachi.Error
 	if errors.As(err, &bad) && bad.Code == hensachi.EInvalidParameter {
-		w.renderAccount(rw, r, sess, a, http.StatusBadRequest, text, bad.Message)
-		return
+		return w.renderAccount(rw, r, sess, a, http.StatusBadRequest, text, bad.Message)
 	}
 	if err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "オリジンを保存できません", "オリジンの一覧を保存できませんでした。しばらくしてからお試しください。", "set origins", err)
-		return
+		return failure(hensachi.EInternal, "オリジンを保存できません", "オリジンの一覧を保存できませんでした。しばらくしてからお試しください。", fmt.Errorf("set origins: %w", err))
 	}
 	if keys, err := w.deps.Accounts.Store.Keys(r.Context(), a.ID); err == nil {
 		w.deps.ForgetKeys(keys)
 	}
-	slog.InfoContext(r.Context(), "origins set from the account page", "account", a.ID, "request_id", reqinfo.ID(r.Context()))
+	slog.InfoContext(r.Context(), "origins set from the account page")
 	http.Redirect(rw, r, "/account#origins", http.StatusSeeOther)
+	return nil
 }
 
-func (w *Pages) logout(rw http.ResponseWriter, r *http.Request) {
-	sess, ok := w.jar.session(r, w.deps.Now())
-	if ok && !w.checkForm(rw, r, sess) {
-		return
+func (w *Pages) logout(rw http.ResponseWriter, r *http.Request) error {
+	if sess, ok := w.jar.session(r, w.deps.Now()); ok {
+		if err := w.checkForm(rw, r, sess); err != nil {
+			return err
+		}
 	}
 	w.jar.clear(rw, w.jar.sessionName)
 	http.Redirect(rw, r, "/login", http.StatusSeeOther)
+	return nil
 }

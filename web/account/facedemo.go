@@ -74,8 +74,9 @@ type faceDemoPage struct {
 }
 
 // faceDemo shows the upload form to a logged-in user and, after a POST, the photo with the boxes
-// and fields of every face.
-func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
+// and fields of every face. What the form or the photo did wrong it shows on the form; a failure of
+// the server it returns.
+func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) error {
 	p := faceDemoPage{Base: w.base("顔分析デモ", "写真をアップロードして顔分析 API の結果を見る。", "/demo/face")}
 	p.Credit = w.credit()
 	rw.Header().Set("Cache-Control", "no-store")
@@ -107,18 +108,17 @@ func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) {
 			status, p.Error = demoError(err)
 			if err == nil {
 				p.setResult(&a)
-			} else if status >= 500 && status != http.StatusServiceUnavailable {
-				page.Fail(rw, r, status, "解析できません", "解析に失敗しました。", "face demo", err)
-				return
+			} else if status == http.StatusInternalServerError {
+				return failure(hensachi.EInternal, "解析できません", "解析に失敗しました。", fmt.Errorf("face demo: %w", err))
 			}
 		}
 	}
 	var body strings.Builder
 	if err := templates.ExecuteTemplate(&body, "face-demo", p); err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render face demo", err)
-		return
+		return fmt.Errorf("render face demo: %w", err)
 	}
 	writeDemoPage(rw, r, status, []byte(body.String()))
+	return nil
 }
 
 // demoUpload is the demo form's upload as the API reads its own: at the upload's pace, into a buffer

@@ -49,7 +49,7 @@ type Base struct {
 func Render(w http.ResponseWriter, r *http.Request, t *template.Template, status int, name string, data any) {
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
-		slog.ErrorContext(r.Context(), "render page", "page", name, "err", err, "request_id", reqinfo.ID(r.Context()))
+		slog.ErrorContext(r.Context(), "render page", "page", name, "err", err)
 		http.Error(w, "internal error; request id "+reqinfo.ID(r.Context()), http.StatusInternalServerError)
 		return
 	}
@@ -128,50 +128,61 @@ type messagePage struct {
 	Again              bool // offer to log in again
 }
 
-// Message renders a short page with the request id, for failures: the log has the cause. again
+// message renders a short page with the request id, for failures: the log has the cause. again
 // offers to log in again.
-func Message(w http.ResponseWriter, r *http.Request, status int, title, msg string, again bool) {
-	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: title}, Message: msg,
+func message(w http.ResponseWriter, r *http.Request, status int, heading, msg string, again bool) {
+	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: heading}, Message: msg,
 		RequestID: reqinfo.ID(r.Context()), Again: again})
 }
 
+// Failure gives a failed page words of its own where its code's would say less: a heading in place
+// of the code's (hensachi.Kinds), and a link to log in again. Err is the failure itself, which
+// Error answers: a hensachi.Error, whose code gives the status and whose message the page shows.
+type Failure struct {
+	Heading string // "": the code's
+	Again   bool   // offer to log in again
+	Err     error
+}
+
+func (f *Failure) Error() string { return f.Err.Error() }
+
+func (f *Failure) Unwrap() error { return f.Err }
+
 // Error answers a page that failed with the message page: the status and heading of err's code
-// (hensachi.Kinds), and the message of a hensachi.Error, which is written for the page's reader. Any
-// other error is internal: the reader sees a general message and the log gets the error.
+// (hensachi.Kinds), or a Failure's heading; the message of a hensachi.Error (its Japanese one when it
+// has one), which is written for the page's reader, and its cause in the log. Any other error is
+// internal: the reader sees a general message and the log gets the error.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
 	kind := hensachi.KindOf(hensachi.ErrorCode(err))
+	heading, again := kind.Heading, false
+	var f *Failure
+	if errors.As(err, &f) {
+		again = f.Again
+		if f.Heading != "" {
+			heading = f.Heading
+		}
+	}
+	msg, cause := "このページを表示できませんでした。", err
 	var e *hensachi.Error
-	if !errors.As(err, &e) || kind.Code == hensachi.EInternal {
-		slog.ErrorContext(r.Context(), "page failed", "err", err, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
-		Message(w, r, kind.Status, kind.Heading, "このページを表示できませんでした。", false)
-		return
+	if errors.As(err, &e) {
+		msg, cause = e.Japanese, e.Cause
+		if msg == "" {
+			msg = e.Message
+		}
+		if e.RetryAfter > 0 {
+			RetryAfter(w, e.RetryAfter)
+		}
 	}
-	if e.Cause != nil {
-		slog.WarnContext(r.Context(), "page refused", "code", kind.Code, "cause", e.Cause, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
+	switch {
+	case kind.Code == hensachi.EInternal:
+		if cause == nil {
+			cause = err
+		}
+		slog.ErrorContext(r.Context(), "page failed", "err", cause, "path", r.URL.Path)
+	case cause != nil:
+		slog.WarnContext(r.Context(), "page refused", "code", kind.Code, "cause", cause, "path", r.URL.Path)
 	}
-	if e.RetryAfter > 0 {
-		RetryAfter(w, e.RetryAfter)
-	}
-	Message(w, r, kind.Status, kind.Heading, e.Message, false)
-}
-
-// Fail logs why a page failed, with the request id, and shows the user a message without it.
-func Fail(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
-	fail(w, r, status, title, msg, logMsg, err, false)
-}
-
-// FailLogin is Fail for a step of logging in: the message offers to log in again.
-func FailLogin(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error) {
-	fail(w, r, status, title, msg, logMsg, err, true)
-}
-
-func fail(w http.ResponseWriter, r *http.Request, status int, title, msg, logMsg string, err error, again bool) {
-	level := slog.LevelWarn
-	if status >= 500 && status != http.StatusBadGateway && status != http.StatusServiceUnavailable {
-		level = slog.LevelError
-	}
-	slog.Log(r.Context(), level, logMsg, "err", err, "status", status, "request_id", reqinfo.ID(r.Context()), "path", r.URL.Path)
-	Message(w, r, status, title, msg, again && status != http.StatusTooManyRequests)
+	message(w, r, kind.Status, heading, msg, again)
 }
 
 // RetryAfter sets Retry-After in whole seconds, at least one.

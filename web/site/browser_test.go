@@ -63,7 +63,7 @@ func TestBrowserSite(t *testing.T) {
 	}
 }
 
-// TestBrowserJourney is issue 23's newcomer in a real Chromium: they download the whole table
+// TestBrowserJourney is a newcomer exploring the data in a real Chromium: they download the whole table
 // from the ranking page's CSV link, find the ten municipalities most like theirs, compare theirs
 // with two of them, and read the scatter of income against the young with their prefecture
 // picked out. The new pages are kept as screenshots at 1280 and 390 px, and at 390 px none of

@@ -10,6 +10,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/negotiate"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -21,34 +22,25 @@ import (
 // version, the compared ones per request. Its validator is the dataset version, gzipped or not
 // (their tags differ); If-None-Match is read as the API reads it (negotiate.NoneMatch), and
 // net/http answers HEAD and ranges.
-func (s *Site) csvDownload(c *town.Catalog, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	q := r.URL.Query()
+func (s *Site) csvDownload(c *town.Catalog, q param.Query, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var f *export.File
 	if q.Has("codes") {
 		if q.Has("pref") {
-			return hensachi.ParamError("pref", "pref と codes はどちらか一方だけを指定してください。")
+			return &hensachi.Error{Code: hensachi.EInvalidParameter, Param: "pref", Message: "give pref or codes, not both",
+				Japanese: "pref と codes はどちらか一方だけを指定してください。"}
 		}
-		codes, err := comparedCodes(q)
+		towns, err := param.Compared(c, q)
 		if err != nil {
 			return err
 		}
-		if _, err := comparedTowns(c, codes); err != nil {
-			return err
-		}
-		if f, err = export.OfCodes(c, export.CSV, codes); err != nil {
-			return err
-		}
+		f = export.Compared(c, export.CSV, towns)
 	} else {
-		pref, err := prefParam(c, q.Get("pref"))
+		pref, err := param.Prefecture(c, q)
 		if err != nil {
 			return err
-		}
-		code := ""
-		if pref != nil {
-			code = pref.Code
 		}
 		var ok bool
-		if f, ok = export.Of(c, export.CSV, code); !ok {
+		if f, ok = export.Of(c, export.CSV, param.PrefectureCode(pref)); !ok {
 			return hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 		}
 	}

@@ -292,7 +292,7 @@ func (s *Site) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params
 	}
 	var body bytes.Buffer
 	if err := templates.ExecuteTemplate(&body, "docs", p); err != nil {
-		page.Fail(rw, r, http.StatusInternalServerError, "表示できません", "このページを表示できませんでした。", "render docs", err)
+		page.Error(rw, r, fmt.Errorf("render docs: %w", err))
 		return
 	}
 	page.Write(rw, r, http.StatusOK, body.Bytes())

@@ -2,16 +2,19 @@ package site
 
 import (
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hensachi/hensachi/internal/param"
+
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
-// scatterBudget is the most a scatter page may weigh uncompressed (issue 23).
+// scatterBudget is the most a scatter page may weigh uncompressed.
 const scatterBudget = 300_000
 
 // measureKeys are the keys of the six axes and the sixteen statistics.
@@ -64,11 +67,12 @@ func TestScatterOnRealData(t *testing.T) {
 	circle := regexp.MustCompile(`<a href=municipalities/(\d{5})><circle cx=\d+ cy=\d+ r=\d><title>([^<]+)</title></circle></a>`)
 	withIncomeOrYoung := func(x, y string) bool { return x == "income" || x == "young" || y == "income" || y == "young" }
 	scatterPages(t, s, withIncomeOrYoung, func(xKey, yKey, path, body string) {
-		x, _ := measureOf(c, xKey)
-		y, _ := measureOf(c, yKey)
+		q, _ := param.ParsePage(url.Values{"x": {xKey}, "y": {yKey}}.Encode())
+		x, _ := param.MeasureOf(c, q, "x", "")
+		y, _ := param.MeasureOf(c, q, "y", "")
 		want, wantPicked := 0, 0
 		for _, m := range allTowns(c) {
-			if x.value(m).Valid && y.value(m).Valid {
+			if x.Value(m).Valid && y.Value(m).Valid {
 				want++
 				if m.Prefecture.Code == "13" {
 					wantPicked++

@@ -28,11 +28,15 @@ func TestScatterPage(t *testing.T) {
 			nil},
 		{"/town/scatter?x=shops&y=fiscal&pref=01", 200, 5, 3, []string{"札内町（北海道）", "↑ 財政力指数<"}, []string{"1 市区町村を除く"}},
 		{"/town/scatter?x=pop&y=area", 200, 4, 0, []string{"総人口（人）", "面積（km²）"}, nil},
-		{"/town/scatter?x=income", 400, 0, 0, []string{"y には 6 軸か 16 の統計のキー"}, nil},
+		{"/town/scatter?x=pop", 200, 4, 0, []string{"総人口（人）", "若さ（%）"}, nil}, // y defaults as x does
+		{"/town/scatter?x=income&y=nope", 400, 0, 0, []string{"y には 6 軸か 16 の統計のキー"}, nil},
+		{"/town/scatter?x=income&x=pop&y=young", 400, 0, 0, []string{"x が 2 回指定されています"}, nil},
+		{"/town/scatter?x=income&y=young&pref=%zz", 400, 0, 0, []string{"形が正しくありません"}, nil},
+		{"/town/scatter?x=income&y=%ff", 400, 0, 0, []string{"UTF-8"}, nil},
 		{"/town/scatter?x=nope&y=young", 400, 0, 0, []string{"x には"}, nil},
 		{"/town/scatter?x=income&y=income", 400, 0, 0, []string{"別のもの"}, nil},
 		{"/town/scatter?x=income&y=young&pref=abc", 400, 0, 0, []string{"2 桁のコード"}, nil},
-		{"/town/scatter?x=income&y=young&pref=99", 404, 0, 0, []string{"都道府県コードはありません"}, nil},
+		{"/town/scatter?x=income&y=young&pref=99", 400, 0, 0, []string{"都道府県コード 99 はありません"}, nil},
 	} {
 		status, body := getPage(t, router, tc.path)
 		if status != tc.status {
@@ -92,7 +96,9 @@ func TestCSVDownload(t *testing.T) {
 		{"/town/municipalities.csv?pref=13", 200, []string{"13101", "13102"}, "hensachi-municipalities-13-2026-01-01.csv"},
 		{"/town/municipalities.csv?codes=13102,01100", 200, []string{"13102", "01100"}, "hensachi-compare-2026-01-01.csv"},
 		{"/town/municipalities.csv?codes=13102&codes=01100", 200, []string{"13102", "01100"}, "hensachi-compare-2026-01-01.csv"},
-		{"/town/municipalities.csv?pref=99", 404, nil, ""},
+		{"/town/municipalities.csv?pref=99", 400, nil, ""},
+		{"/town/municipalities.csv?pref=%zz", 400, nil, ""},
+		{"/town/municipalities.csv?pref=13&pref=01", 400, nil, ""},
 		{"/town/municipalities.csv?pref=1", 400, nil, ""},
 		{"/town/municipalities.csv?codes=13102", 400, nil, ""},
 		{"/town/municipalities.csv?codes=13102,99999", 404, nil, ""},

@@ -26,7 +26,7 @@ func TestPageHeaders(t *testing.T) {
 		{"/town/prefectures", 200},
 		{"/town/prefectures/13", 200},
 		{"/town/scatter?x=pop&y=young&pref=13", 200},
-		{"/town/scatter?x=pop", 400},
+		{"/town/scatter?x=nope", 400},
 		{"/town/compare?codes=13101,01100", 200},
 		{"/town/compare?codes=13101", 400},
 	} {

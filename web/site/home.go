@@ -1,11 +1,10 @@
 package site
 
 import (
-	"net/http"
-
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
 )
@@ -16,7 +15,7 @@ type homePage struct {
 	Prefectures []hensachi.Prefecture
 }
 
-func (s *Site) home(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+func (s *Site) home(c *town.Catalog, _ param.Query, _ httprouter.Params) (string, any, error) {
 	return "home", homePage{Base: s.base(c, "市区町村の偏差値と顔分析の API",
 		"日本の全市区町村を偏差値・全国順位・統計・ふるさと納税で比べる API と、顔の年齢・性別・スコアを返す API。", "/"),
 		Axes: hensachi.Axes, Prefectures: c.Meta.Prefectures}, nil

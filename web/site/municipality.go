@@ -3,7 +3,6 @@ package site
 import (
 	"fmt"
 	"html/template"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
 )
@@ -46,10 +46,10 @@ type municipalityPage struct {
 	Updated    string
 }
 
-func (s *Site) municipality(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
-	m, ok := c.Municipality(ps.ByName("code"))
-	if !ok {
-		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このコードの市区町村はありません。")
+func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params) (string, any, error) {
+	m, err := param.Municipality(c, "code", ps.ByName("code"))
+	if err != nil {
+		return "", nil, err
 	}
 	p := municipalityPage{Town: m, Method: c.Meta.Method, Updated: c.Meta.DataUpdated,
 		Base: s.base(c, m.Name+"（"+m.Prefecture.Name+"）の偏差値と統計",
@@ -122,7 +122,7 @@ func similarOf(c *town.Catalog, m *hensachi.Municipality, p *municipalityPage) e
 		for _, d := range n.Differences {
 			diffs = append(diffs, fmt.Sprintf("%s %+.1f", hensachi.Axes[d.Axis].Label, d.Difference))
 		}
-		if len(codes) < maxCompared {
+		if len(codes) < param.MaxCompared {
 			codes = append(codes, n.Municipality.Code)
 		}
 		p.Similar = append(p.Similar, similarRow{Code: n.Municipality.Code, Name: n.Municipality.Name, Pref: n.Municipality.Prefecture.Name,

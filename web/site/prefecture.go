@@ -1,12 +1,12 @@
 package site
 
 import (
-	"net/http"
 	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
 )
@@ -16,7 +16,7 @@ type prefecturesPage struct {
 	Prefectures []hensachi.Prefecture
 }
 
-func (s *Site) prefectures(c *town.Catalog, _ *http.Request, _ httprouter.Params) (string, any, error) {
+func (s *Site) prefectures(c *town.Catalog, _ param.Query, _ httprouter.Params) (string, any, error) {
 	return "prefectures", prefecturesPage{Base: s.base(c, "都道府県", "都道府県ごとの市区町村の偏差値一覧。", "/town/prefectures"),
 		Prefectures: c.Meta.Prefectures}, nil
 }
@@ -33,10 +33,10 @@ type prefecturePage struct {
 	Towns []prefectureTown
 }
 
-func (s *Site) prefecture(c *town.Catalog, _ *http.Request, ps httprouter.Params) (string, any, error) {
-	pref, ok := c.Prefecture(ps.ByName("pref"))
-	if !ok {
-		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
+func (s *Site) prefecture(c *town.Catalog, _ param.Query, ps httprouter.Params) (string, any, error) {
+	pref, err := param.PrefectureInPath(c, "pref", ps.ByName("pref"))
+	if err != nil {
+		return "", nil, err
 	}
 	towns := c.InPrefecture(pref.Code)
 	p := prefecturePage{Pref: pref, Axes: hensachi.Axes,

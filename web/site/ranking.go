@@ -1,19 +1,22 @@
 package site
 
 import (
-	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
 )
 
 // rankingPageSize is the number of municipalities on one ranking page.
 const rankingPageSize = 50
+
+// maxRankingPages bounds the page parameter: the whole country fits in 35 pages.
+const maxRankingPages = 100
 
 type axisLink struct {
 	Key, Label string
@@ -40,29 +43,24 @@ type rankingPage struct {
 	PrevURL, NextURL string
 }
 
-func (s *Site) ranking(c *town.Catalog, r *http.Request, ps httprouter.Params) (string, any, error) {
-	a := hensachi.AxisIndex(ps.ByName("axis"))
-	if a < 0 {
-		return "", nil, hensachi.Errorf(hensachi.ENotFound, "この軸はありません。")
+func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (string, any, error) {
+	a, err := param.Axis(ps.ByName("axis"))
+	if err != nil {
+		return "", nil, err
 	}
 	axis := hensachi.Axes[a]
-	q := r.URL.Query()
 	p := rankingPage{Axis: axis, PageSize: rankingPageSize}
-	prefCode := q.Get("pref")
-	if prefCode != "" {
-		pref, ok := c.Prefecture(prefCode)
-		if !ok {
-			return "", nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
-		}
-		p.Pref, p.PrefQuery = &pref, "?pref="+prefCode
+	pref, err := param.Prefecture(c, q)
+	if err != nil {
+		return "", nil, err
 	}
-	pageNo := 1
-	if s := q.Get("page"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			return "", nil, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
-		}
-		pageNo = n
+	prefCode := param.PrefectureCode(pref)
+	if pref != nil {
+		p.Pref, p.PrefQuery = pref, "?pref="+prefCode
+	}
+	pageNo, err := param.Int(q, "page", 1, 1, maxRankingPages)
+	if err != nil {
+		return "", nil, err
 	}
 	items, total := c.Ranking(a, town.BestFirst, prefCode, (pageNo-1)*rankingPageSize, rankingPageSize)
 	if len(items) == 0 && pageNo > 1 {

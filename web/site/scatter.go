@@ -2,42 +2,22 @@ package site
 
 import (
 	"html/template"
-	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
 )
 
 // The scatter of two measures over the whole country.
 
-// measure is what one axis of a scatter plots: the value of one of the six axes (not its deviation
-// score, which is the value's rank put on a normal curve and so hides the units), or one of the
-// sixteen statistics.
-type measure struct {
-	hensachi.Field
-	Median hensachi.Optional[float64]
-	value  func(*hensachi.Municipality) hensachi.Optional[float64]
-}
-
-// measureOf finds the axis or statistic a key names; the two key sets do not overlap.
-func measureOf(c *town.Catalog, key string) (measure, bool) {
-	if a := hensachi.AxisIndex(key); a >= 0 {
-		return measure{Field: hensachi.Axes[a], Median: c.AxisMedian(a),
-			value: func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Scores[a].Value }}, true
-	}
-	if s := hensachi.StatIndex(key); s >= 0 {
-		return measure{Field: hensachi.Stats[s], Median: c.StatMedian(s),
-			value: func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Stats[s] }}, true
-	}
-	return measure{}, false
-}
+// measure is what one axis of a scatter plots (param.MeasureOf).
+type measure struct{ param.Measure }
 
 // name is the measure with its unit and any notes, for an axis of the chart.
 func (m measure) name(notes ...string) string {
@@ -105,43 +85,20 @@ type scatterPage struct {
 	PrefRows         []scatterRow
 }
 
-var prefCode = regexp.MustCompile(`^[0-9]{2}$`)
-
-// prefParam reads an optional prefecture code: malformed is a bad request, unknown not found.
-func prefParam(c *town.Catalog, code string) (*hensachi.Prefecture, error) {
-	if code == "" {
-		return nil, nil
-	}
-	if !prefCode.MatchString(code) {
-		return nil, hensachi.ParamError("pref", "都道府県は 2 桁のコード（例：28）で指定してください。")
-	}
-	p, ok := c.Prefecture(code)
-	if !ok {
-		return nil, hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
-	}
-	return &p, nil
-}
-
-func (s *Site) scatter(c *town.Catalog, r *http.Request, _ httprouter.Params) (string, any, error) {
-	q := r.URL.Query()
-	xKey, yKey := q.Get("x"), q.Get("y")
-	if !q.Has("x") && !q.Has("y") {
-		xKey, yKey = defaultX, defaultY
-	}
+func (s *Site) scatter(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
 	var p scatterPage
-	for _, side := range []struct {
-		param, key string
-		into       *measure
-	}{{"x", xKey, &p.X}, {"y", yKey, &p.Y}} {
-		var ok bool
-		if *side.into, ok = measureOf(c, side.key); !ok {
-			return "", nil, hensachi.ParamError(side.param, "%s には 6 軸か 16 の統計のキー（例：income、pop）を指定してください。", side.param)
-		}
+	var err error
+	if p.X.Measure, err = param.MeasureOf(c, q, "x", defaultX); err != nil {
+		return "", nil, err
 	}
-	if xKey == yKey {
-		return "", nil, hensachi.ParamError("y", "x と y には別のものを指定してください。")
+	if p.Y.Measure, err = param.MeasureOf(c, q, "y", defaultY); err != nil {
+		return "", nil, err
 	}
-	pref, err := prefParam(c, q.Get("pref"))
+	if p.X.Key == p.Y.Key {
+		return "", nil, &hensachi.Error{Code: hensachi.EInvalidParameter, Param: "y", Message: "x and y must name two different measures",
+			Japanese: "x と y には別のものを指定してください。"}
+	}
+	pref, err := param.Prefecture(c, q)
 	if err != nil {
 		return "", nil, err
 	}
@@ -149,7 +106,7 @@ func (s *Site) scatter(c *town.Catalog, r *http.Request, _ httprouter.Params) (s
 	var dots []scatterDot
 	all := allTowns(c)
 	for _, m := range all {
-		x, y := p.X.value(m), p.Y.value(m)
+		x, y := p.X.Value(m), p.Y.Value(m)
 		if !x.Valid || !y.Valid {
 			continue
 		}

@@ -1,12 +1,12 @@
 package site
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
 )
@@ -21,13 +21,14 @@ type searchPage struct {
 	More    bool
 }
 
-func (s *Site) search(c *town.Catalog, r *http.Request, _ httprouter.Params) (string, any, error) {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	if len(q) > 200 {
-		q = q[:200]
+func (s *Site) search(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
+	query, _, err := q.One("q")
+	if err != nil {
+		return "", nil, err
 	}
-	p := searchPage{Base: s.base(c, "市区町村を探す", "市区町村を名前や読みで探す。", ""), Query: q}
-	p.Results = c.Search(q, maxSearchResults+1)
+	query = strings.TrimSpace(query)
+	p := searchPage{Base: s.base(c, "市区町村を探す", "市区町村を名前や読みで探す。", ""), Query: query}
+	p.Results = c.Search(query, maxSearchResults+1)
 	if len(p.Results) > maxSearchResults {
 		p.Results, p.More = p.Results[:maxSearchResults], true
 	}

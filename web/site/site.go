@@ -15,6 +15,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
 )
@@ -109,34 +110,41 @@ func (s *Site) Credit() hensachi.Link {
 	return c.Meta.Source
 }
 
-// pageHandler renders one public page from the catalog; it returns the template, its data and
-// the status, or an error that the wrapper turns into a message page.
-type pageHandler func(c *town.Catalog, r *http.Request, ps httprouter.Params) (name string, data any, err error)
+// pageHandler renders one public page from the catalog and the query; it returns the template and
+// its data, or an error that the wrapper turns into a message page.
+type pageHandler func(c *town.Catalog, q param.Query, ps httprouter.Params) (name string, data any, err error)
 
-// catalogHandler answers one public route from the catalog; the error it returns, before writing
-// anything, becomes a message page.
-type catalogHandler func(c *town.Catalog, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error
+// catalogHandler answers one public route from the catalog and the query; the error it returns,
+// before writing anything, becomes a message page.
+type catalogHandler func(c *town.Catalog, q param.Query, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error
 
-// withCatalog wraps a public route: the catalog of the dataset being served, and one place for
-// failures, which page.Error answers with the status of their code.
+// withCatalog wraps a public route: the catalog of the dataset being served, the query read as the
+// pages read it (param.ParsePage), and one place for failures, which page.Error answers with the
+// status of their code.
 func (s *Site) withCatalog(h catalogHandler) httprouter.Handle {
 	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		c, err := s.deps.Catalogs.Catalog()
-		if err != nil {
-			err = &hensachi.Error{Code: hensachi.EUnavailable, Message: "データを読み込めません。しばらくしてからもう一度お試しください。", Cause: err}
-		} else {
-			err = h(c, rw, r, ps)
-		}
-		if err != nil {
+		if err := s.answer(h, rw, r, ps); err != nil {
 			page.Error(rw, r, err)
 		}
 	}
 }
 
+func (s *Site) answer(h catalogHandler, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+	c, err := s.deps.Catalogs.Catalog()
+	if err != nil {
+		return &hensachi.Error{Code: hensachi.EUnavailable, Message: "データを読み込めません。しばらくしてからもう一度お試しください。", Cause: err}
+	}
+	q, err := param.ParsePage(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	return h(c, q, rw, r, ps)
+}
+
 // catalogPage wraps a public page: withCatalog, and the headers every page has.
 func (s *Site) catalogPage(h pageHandler) httprouter.Handle {
-	return s.withCatalog(func(c *town.Catalog, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
-		name, data, err := h(c, r, ps)
+	return s.withCatalog(func(c *town.Catalog, q param.Query, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+		name, data, err := h(c, q, ps)
 		if err != nil {
 			return err
 		}

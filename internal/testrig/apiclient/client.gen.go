@@ -884,10 +884,85 @@ type Unauthorized = Problem
 // Unavailable defines model for Unavailable.
 type Unavailable = Problem
 
+// FinishLoginParams defines parameters for FinishLogin.
+type FinishLoginParams struct {
+	// State the login's state
+	State *string `form:"state,omitempty" json:"state,omitempty"`
+
+	// Code the authorization code
+	Code *string `form:"code,omitempty" json:"code,omitempty"`
+
+	// Iss the issuer (RFC 9207)
+	Iss *string `form:"iss,omitempty" json:"iss,omitempty"`
+
+	// Error the provider's error
+	Error *string `form:"error,omitempty" json:"error,omitempty"`
+}
+
+// PreflightPredictFacesParams defines parameters for PreflightPredictFaces.
+type PreflightPredictFacesParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
 // PredictFacesMultipartBody defines parameters for PredictFaces.
 type PredictFacesMultipartBody struct {
 	// File the JPEG or PNG image
 	File openapi_types.File `json:"file"`
+}
+
+// PreflightGetOpenAPIParams defines parameters for PreflightGetOpenAPI.
+type PreflightGetOpenAPIParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
+// GetSearchPageParams defines parameters for GetSearchPage.
+type GetSearchPageParams struct {
+	// Q name or reading, as GET /town/v1/municipalities?q= reads it
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+}
+
+// GetComparePageParams defines parameters for GetComparePage.
+type GetComparePageParams struct {
+	// Codes 2 to 10 distinct 5-digit municipality codes, separated by commas or the parameter repeated (a form's check boxes).
+	Codes string `form:"codes" json:"codes"`
+}
+
+// DownloadMunicipalitiesCSVParams defines parameters for DownloadMunicipalitiesCSV.
+type DownloadMunicipalitiesCSVParams struct {
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Codes the compared municipalities, in their order (not with pref)
+	Codes *string `form:"codes,omitempty" json:"codes,omitempty"`
+}
+
+// GetRankingPageParams defines parameters for GetRankingPage.
+type GetRankingPageParams struct {
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Page page number, from 1
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// GetScatterPageParams defines parameters for GetScatterPage.
+type GetScatterPageParams struct {
+	// X horizontal measure: an axis (its value) or a statistic key; default income
+	X *string `form:"x,omitempty" json:"x,omitempty"`
+
+	// Y vertical measure, another key; default young
+	Y *string `form:"y,omitempty" json:"y,omitempty"`
+
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 }
 
 // CompareMunicipalitiesParams defines parameters for CompareMunicipalities.
@@ -897,6 +972,15 @@ type CompareMunicipalitiesParams struct {
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightCompareMunicipalitiesParams defines parameters for PreflightCompareMunicipalities.
+type PreflightCompareMunicipalitiesParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
 }
 
 // ExportMunicipalitiesParams defines parameters for ExportMunicipalities.
@@ -911,10 +995,28 @@ type ExportMunicipalitiesParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// PreflightExportMunicipalitiesParams defines parameters for PreflightExportMunicipalities.
+type PreflightExportMunicipalitiesParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
 // GetMetaParams defines parameters for GetMeta.
 type GetMetaParams struct {
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightGetMetaParams defines parameters for PreflightGetMeta.
+type PreflightGetMetaParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
 }
 
 // ListMunicipalitiesParams defines parameters for ListMunicipalities.
@@ -929,10 +1031,28 @@ type ListMunicipalitiesParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// PreflightListMunicipalitiesParams defines parameters for PreflightListMunicipalities.
+type PreflightListMunicipalitiesParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
 // GetMunicipalityParams defines parameters for GetMunicipality.
 type GetMunicipalityParams struct {
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightGetMunicipalityParams defines parameters for PreflightGetMunicipality.
+type PreflightGetMunicipalityParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
 }
 
 // GetSimilarMunicipalitiesParams defines parameters for GetSimilarMunicipalities.
@@ -942,6 +1062,15 @@ type GetSimilarMunicipalitiesParams struct {
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightGetSimilarMunicipalitiesParams defines parameters for PreflightGetSimilarMunicipalities.
+type PreflightGetSimilarMunicipalitiesParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
 }
 
 // GetRankingParams defines parameters for GetRanking.
@@ -960,6 +1089,15 @@ type GetRankingParams struct {
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightGetRankingParams defines parameters for PreflightGetRanking.
+type PreflightGetRankingParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
 }
 
 // PredictFacesMultipartRequestBody defines body for PredictFaces for multipart/form-data ContentType.
@@ -1039,6 +1177,75 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetHomePage Landing page
+	//
+	// Corresponds with GET / (the `GetHomePage` operationId).
+	GetHomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAccountPage The account: key hints, the day's usage, the origin allow-list
+	//
+	// Without a session: 303 to /login. Without a configured identity provider the login and account routes answer 503.
+	//
+	// Corresponds with GET /account (the `GetAccountPage` operationId).
+	GetAccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetIssuedKeyPage The key just issued, shown once
+	//
+	// A reload, or a visit later: 303 to /account.
+	//
+	// Corresponds with GET /account/key (the `GetIssuedKeyPage` operationId).
+	GetIssuedKeyPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetOrigins Set the origins whose pages may call the API with the account's keys
+	//
+	// The form field `origins`, one origin a line; an invalid list shows the account page again with 400. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+	//
+	// Corresponds with POST /account/origins (the `SetOrigins` operationId).
+	SetOrigins(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateKey Revoke the account's keys and issue a new one (shown once, mailed)
+	//
+	// 303 to /account/key. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+	//
+	// Corresponds with POST /account/rotate (the `RotateKey` operationId).
+	RotateKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FinishLogin The identity provider's answer: the account page, or the key page after a first login
+	//
+	// Corresponds with GET /auth/callback (the `FinishLogin` operationId).
+	FinishLogin(ctx context.Context, params *FinishLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFaceDemo The face demo's form
+	//
+	// Corresponds with GET /demo/face (the `GetFaceDemo` operationId).
+	GetFaceDemo(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostFaceDemo Analyse a photo on the demo page, as one face API call of the logged-in account
+	//
+	// multipart/form-data with the form's `csrf` token first and the photo in `file`; an analysis that fails shows the form again with its message and the status the API would answer.
+	//
+	// Corresponds with POST /demo/face (the `PostFaceDemo` operationId).
+	PostFaceDemo(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDocsPage The API documentation, rendered from this document
+	//
+	// Corresponds with GET /docs (the `GetDocsPage` operationId).
+	GetDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostDocsPage The API documentation with the curl examples carrying a key typed into its form (never stored)
+	//
+	// The form field `key` (application/x-www-form-urlencoded, at most 4 KiB): a key that passes its checksum is written into the examples.
+	//
+	// Corresponds with POST /docs (the `PostDocsPage` operationId).
+	PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightPredictFaces CORS preflight of /face/v1/predict
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /face/v1/predict (the `PreflightPredictFaces` operationId).
+	PreflightPredictFaces(ctx context.Context, params *PreflightPredictFacesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PredictFacesWithBody Analyse the faces in one JPEG or PNG image
 	//
 	// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted. Refusals that do not need the body (the key, the account's parallel calls, the daily limit) come before it is read, so a client sending Expect: 100-continue gets no 100 Continue for them.
@@ -1048,10 +1255,39 @@ type ClientInterface interface {
 	// Corresponds with POST /face/v1/predict (the `PredictFaces` operationId).
 	PredictFacesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetFaviconICO The icon where browsers look for it
+	//
+	// Corresponds with GET /favicon.ico (the `GetFaviconICO` operationId).
+	GetFaviconICO(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetFavicon The site's icon
+	//
+	// Corresponds with GET /favicon.svg (the `GetFavicon` operationId).
+	GetFavicon(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetHealth Liveness
 	//
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLoginPage Log in with the identity provider to get an API key
+	//
+	// A logged-in browser is sent to /account (303). Without a configured identity provider the login and account routes answer 503.
+	//
+	// Corresponds with GET /login (the `GetLoginPage` operationId).
+	GetLoginPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartLogin Start a login: to the identity provider (OpenID Connect, PKCE, state and nonce in a cookie)
+	//
+	// Corresponds with GET /login/start (the `StartLogin` operationId).
+	StartLogin(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LogOut End the session
+	//
+	// 303 to /login. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+	//
+	// Corresponds with POST /logout (the `LogOut` operationId).
+	LogOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMetrics Prometheus metrics
 	//
@@ -1063,6 +1299,13 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PreflightGetOpenAPI CORS preflight of /openapi.json
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /openapi.json (the `PreflightGetOpenAPI` operationId).
+	PreflightGetOpenAPI(ctx context.Context, params *PreflightGetOpenAPIParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetProblemType Explanation of a problem type
 	//
 	// Corresponds with GET /problems/{code} (the `GetProblemType` operationId).
@@ -1073,10 +1316,60 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetRobots What crawlers may read
+	//
+	// Corresponds with GET /robots.txt (the `GetRobots` operationId).
+	GetRobots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSearchPage Search municipalities by name or reading
+	//
+	// Search. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Corresponds with GET /search (the `GetSearchPage` operationId).
+	GetSearchPage(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+	//
+	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Corresponds with GET /town/compare (the `GetComparePage` operationId).
+	GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadMunicipalitiesCSV CSV download of every municipality, a prefecture's or the compared ones, without a key
+	//
+	// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
+	DownloadMunicipalitiesCSV(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMunicipalityPage Web page of a municipality (page_url)
 	//
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPage(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPrefecturesPage The prefectures
+	//
+	// Corresponds with GET /town/prefectures (the `GetPrefecturesPage` operationId).
+	GetPrefecturesPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPrefecturePage The municipalities of a prefecture with their deviation scores
+	//
+	// Corresponds with GET /town/prefectures/{pref} (the `GetPrefecturePage` operationId).
+	GetPrefecturePage(ctx context.Context, pref string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRankingPage National ranking of an axis, 50 a page
+	//
+	// A ranking page; an unknown axis or a page past the last is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Corresponds with GET /town/rankings/{axis} (the `GetRankingPage` operationId).
+	GetRankingPage(ctx context.Context, axis Axis, params *GetRankingPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetScatterPage Scatter of two measures over every municipality
+	//
+	// A scatter. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Corresponds with GET /town/scatter (the `GetScatterPage` operationId).
+	GetScatterPage(ctx context.Context, params *GetScatterPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CompareMunicipalities Two to ten municipalities side by side, with the national medians
 	//
@@ -1085,6 +1378,13 @@ type ClientInterface interface {
 	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 	CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PreflightCompareMunicipalities CORS preflight of /town/v1/compare
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
+	PreflightCompareMunicipalities(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
 	//
 	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
@@ -1092,20 +1392,48 @@ type ClientInterface interface {
 	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 	ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PreflightExportMunicipalities CORS preflight of /town/v1/export
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/export (the `PreflightExportMunicipalities` operationId).
+	PreflightExportMunicipalities(ctx context.Context, params *PreflightExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMeta Sources, method, per-axis summaries and prefectures
 	//
 	// Corresponds with GET /town/v1/meta (the `GetMeta` operationId).
 	GetMeta(ctx context.Context, params *GetMetaParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightGetMeta CORS preflight of /town/v1/meta
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/meta (the `PreflightGetMeta` operationId).
+	PreflightGetMeta(ctx context.Context, params *PreflightGetMetaParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListMunicipalities List of municipalities in ascending code order, or those a name search finds
 	//
 	// Corresponds with GET /town/v1/municipalities (the `ListMunicipalities` operationId).
 	ListMunicipalities(ctx context.Context, params *ListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PreflightListMunicipalities CORS preflight of /town/v1/municipalities
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities (the `PreflightListMunicipalities` operationId).
+	PreflightListMunicipalities(ctx context.Context, params *PreflightListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMunicipality One municipality: scores, statistics and hometown-tax figures
 	//
 	// Corresponds with GET /town/v1/municipalities/{code} (the `GetMunicipality` operationId).
 	GetMunicipality(ctx context.Context, code MunicipalityCode, params *GetMunicipalityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightGetMunicipality CORS preflight of /town/v1/municipalities/{code}
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities/{code} (the `PreflightGetMunicipality` operationId).
+	PreflightGetMunicipality(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSimilarMunicipalities Municipalities most like one, on the six deviation scores
 	//
@@ -1114,12 +1442,205 @@ type ClientInterface interface {
 	// Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
 	GetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PreflightGetSimilarMunicipalities CORS preflight of /town/v1/municipalities/{code}/similar
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities/{code}/similar (the `PreflightGetSimilarMunicipalities` operationId).
+	PreflightGetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetRanking National ranking on one axis
 	//
 	// Ranks stay national under a prefecture filter; `total` counts the filtered ranking. Ties share a rank and are listed in code order.
 	//
 	// Corresponds with GET /town/v1/rankings/{axis} (the `GetRanking` operationId).
 	GetRanking(ctx context.Context, axis Axis, params *GetRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightGetRanking CORS preflight of /town/v1/rankings/{axis}
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/rankings/{axis} (the `PreflightGetRanking` operationId).
+	PreflightGetRanking(ctx context.Context, axis Axis, params *PreflightGetRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// GetHomePage Landing page
+//
+// Corresponds with GET / (the `GetHomePage` operationId).
+func (c *Client) GetHomePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetHomePageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAccountPage The account: key hints, the day's usage, the origin allow-list
+//
+// Without a session: 303 to /login. Without a configured identity provider the login and account routes answer 503.
+//
+// Corresponds with GET /account (the `GetAccountPage` operationId).
+func (c *Client) GetAccountPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAccountPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetIssuedKeyPage The key just issued, shown once
+//
+// A reload, or a visit later: 303 to /account.
+//
+// Corresponds with GET /account/key (the `GetIssuedKeyPage` operationId).
+func (c *Client) GetIssuedKeyPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetIssuedKeyPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetOrigins Set the origins whose pages may call the API with the account's keys
+//
+// The form field `origins`, one origin a line; an invalid list shows the account page again with 400. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+//
+// Corresponds with POST /account/origins (the `SetOrigins` operationId).
+func (c *Client) SetOrigins(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetOriginsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateKey Revoke the account's keys and issue a new one (shown once, mailed)
+//
+// 303 to /account/key. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+//
+// Corresponds with POST /account/rotate (the `RotateKey` operationId).
+func (c *Client) RotateKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FinishLogin The identity provider's answer: the account page, or the key page after a first login
+//
+// Corresponds with GET /auth/callback (the `FinishLogin` operationId).
+func (c *Client) FinishLogin(ctx context.Context, params *FinishLoginParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFinishLoginRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFaceDemo The face demo's form
+//
+// Corresponds with GET /demo/face (the `GetFaceDemo` operationId).
+func (c *Client) GetFaceDemo(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFaceDemoRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostFaceDemo Analyse a photo on the demo page, as one face API call of the logged-in account
+//
+// multipart/form-data with the form's `csrf` token first and the photo in `file`; an analysis that fails shows the form again with its message and the status the API would answer.
+//
+// Corresponds with POST /demo/face (the `PostFaceDemo` operationId).
+func (c *Client) PostFaceDemo(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostFaceDemoRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDocsPage The API documentation, rendered from this document
+//
+// Corresponds with GET /docs (the `GetDocsPage` operationId).
+func (c *Client) GetDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDocsPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostDocsPage The API documentation with the curl examples carrying a key typed into its form (never stored)
+//
+// The form field `key` (application/x-www-form-urlencoded, at most 4 KiB): a key that passes its checksum is written into the examples.
+//
+// Corresponds with POST /docs (the `PostDocsPage` operationId).
+func (c *Client) PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostDocsPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightPredictFaces CORS preflight of /face/v1/predict
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /face/v1/predict (the `PreflightPredictFaces` operationId).
+func (c *Client) PreflightPredictFaces(ctx context.Context, params *PreflightPredictFacesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightPredictFacesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // PredictFacesWithBody Analyse the faces in one JPEG or PNG image
@@ -1141,11 +1662,90 @@ func (c *Client) PredictFacesWithBody(ctx context.Context, contentType string, b
 	return c.Client.Do(req)
 }
 
+// GetFaviconICO The icon where browsers look for it
+//
+// Corresponds with GET /favicon.ico (the `GetFaviconICO` operationId).
+func (c *Client) GetFaviconICO(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFaviconICORequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetFavicon The site's icon
+//
+// Corresponds with GET /favicon.svg (the `GetFavicon` operationId).
+func (c *Client) GetFavicon(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFaviconRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetHealth Liveness
 //
 // Corresponds with GET /healthz (the `GetHealth` operationId).
 func (c *Client) GetHealth(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetHealthRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLoginPage Log in with the identity provider to get an API key
+//
+// A logged-in browser is sent to /account (303). Without a configured identity provider the login and account routes answer 503.
+//
+// Corresponds with GET /login (the `GetLoginPage` operationId).
+func (c *Client) GetLoginPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLoginPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartLogin Start a login: to the identity provider (OpenID Connect, PKCE, state and nonce in a cookie)
+//
+// Corresponds with GET /login/start (the `StartLogin` operationId).
+func (c *Client) StartLogin(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartLoginRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LogOut End the session
+//
+// 303 to /login. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+//
+// Corresponds with POST /logout (the `LogOut` operationId).
+func (c *Client) LogOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogOutRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1186,6 +1786,23 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 	return c.Client.Do(req)
 }
 
+// PreflightGetOpenAPI CORS preflight of /openapi.json
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /openapi.json (the `PreflightGetOpenAPI` operationId).
+func (c *Client) PreflightGetOpenAPI(ctx context.Context, params *PreflightGetOpenAPIParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightGetOpenAPIRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetProblemType Explanation of a problem type
 //
 // Corresponds with GET /problems/{code} (the `GetProblemType` operationId).
@@ -1216,11 +1833,141 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
+// GetRobots What crawlers may read
+//
+// Corresponds with GET /robots.txt (the `GetRobots` operationId).
+func (c *Client) GetRobots(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRobotsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSearchPage Search municipalities by name or reading
+//
+// Search. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Corresponds with GET /search (the `GetSearchPage` operationId).
+func (c *Client) GetSearchPage(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSearchPageRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+//
+// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Corresponds with GET /town/compare (the `GetComparePage` operationId).
+func (c *Client) GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetComparePageRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadMunicipalitiesCSV CSV download of every municipality, a prefecture's or the compared ones, without a key
+//
+// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
+func (c *Client) DownloadMunicipalitiesCSV(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadMunicipalitiesCSVRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetMunicipalityPage Web page of a municipality (page_url)
 //
 // Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 func (c *Client) GetMunicipalityPage(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMunicipalityPageRequest(c.Server, code)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPrefecturesPage The prefectures
+//
+// Corresponds with GET /town/prefectures (the `GetPrefecturesPage` operationId).
+func (c *Client) GetPrefecturesPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPrefecturesPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPrefecturePage The municipalities of a prefecture with their deviation scores
+//
+// Corresponds with GET /town/prefectures/{pref} (the `GetPrefecturePage` operationId).
+func (c *Client) GetPrefecturePage(ctx context.Context, pref string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPrefecturePageRequest(c.Server, pref)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRankingPage National ranking of an axis, 50 a page
+//
+// A ranking page; an unknown axis or a page past the last is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Corresponds with GET /town/rankings/{axis} (the `GetRankingPage` operationId).
+func (c *Client) GetRankingPage(ctx context.Context, axis Axis, params *GetRankingPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRankingPageRequest(c.Server, axis, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetScatterPage Scatter of two measures over every municipality
+//
+// A scatter. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Corresponds with GET /town/scatter (the `GetScatterPage` operationId).
+func (c *Client) GetScatterPage(ctx context.Context, params *GetScatterPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetScatterPageRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1248,6 +1995,23 @@ func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunic
 	return c.Client.Do(req)
 }
 
+// PreflightCompareMunicipalities CORS preflight of /town/v1/compare
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
+func (c *Client) PreflightCompareMunicipalities(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightCompareMunicipalitiesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
 //
 // Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
@@ -1255,6 +2019,23 @@ func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunic
 // Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 func (c *Client) ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExportMunicipalitiesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightExportMunicipalities CORS preflight of /town/v1/export
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/export (the `PreflightExportMunicipalities` operationId).
+func (c *Client) PreflightExportMunicipalities(ctx context.Context, params *PreflightExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightExportMunicipalitiesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1280,6 +2061,23 @@ func (c *Client) GetMeta(ctx context.Context, params *GetMetaParams, reqEditors 
 	return c.Client.Do(req)
 }
 
+// PreflightGetMeta CORS preflight of /town/v1/meta
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/meta (the `PreflightGetMeta` operationId).
+func (c *Client) PreflightGetMeta(ctx context.Context, params *PreflightGetMetaParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightGetMetaRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListMunicipalities List of municipalities in ascending code order, or those a name search finds
 //
 // Corresponds with GET /town/v1/municipalities (the `ListMunicipalities` operationId).
@@ -1295,11 +2093,45 @@ func (c *Client) ListMunicipalities(ctx context.Context, params *ListMunicipalit
 	return c.Client.Do(req)
 }
 
+// PreflightListMunicipalities CORS preflight of /town/v1/municipalities
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/municipalities (the `PreflightListMunicipalities` operationId).
+func (c *Client) PreflightListMunicipalities(ctx context.Context, params *PreflightListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightListMunicipalitiesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetMunicipality One municipality: scores, statistics and hometown-tax figures
 //
 // Corresponds with GET /town/v1/municipalities/{code} (the `GetMunicipality` operationId).
 func (c *Client) GetMunicipality(ctx context.Context, code MunicipalityCode, params *GetMunicipalityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMunicipalityRequest(c.Server, code, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightGetMunicipality CORS preflight of /town/v1/municipalities/{code}
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/municipalities/{code} (the `PreflightGetMunicipality` operationId).
+func (c *Client) PreflightGetMunicipality(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightGetMunicipalityRequest(c.Server, code, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1327,6 +2159,23 @@ func (c *Client) GetSimilarMunicipalities(ctx context.Context, code Municipality
 	return c.Client.Do(req)
 }
 
+// PreflightGetSimilarMunicipalities CORS preflight of /town/v1/municipalities/{code}/similar
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/municipalities/{code}/similar (the `PreflightGetSimilarMunicipalities` operationId).
+func (c *Client) PreflightGetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightGetSimilarMunicipalitiesRequest(c.Server, code, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetRanking National ranking on one axis
 //
 // Ranks stay national under a prefecture filter; `total` counts the filtered ranking. Ties share a rank and are listed in code order.
@@ -1342,6 +2191,409 @@ func (c *Client) GetRanking(ctx context.Context, axis Axis, params *GetRankingPa
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// PreflightGetRanking CORS preflight of /town/v1/rankings/{axis}
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/rankings/{axis} (the `PreflightGetRanking` operationId).
+func (c *Client) PreflightGetRanking(ctx context.Context, axis Axis, params *PreflightGetRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightGetRankingRequest(c.Server, axis, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// NewGetHomePageRequest constructs an http.Request for the GetHomePage method
+func NewGetHomePageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAccountPageRequest constructs an http.Request for the GetAccountPage method
+func NewGetAccountPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetIssuedKeyPageRequest constructs an http.Request for the GetIssuedKeyPage method
+func NewGetIssuedKeyPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/key")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetOriginsRequest constructs an http.Request for the SetOrigins method
+func NewSetOriginsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/origins")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRotateKeyRequest constructs an http.Request for the RotateKey method
+func NewRotateKeyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/account/rotate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewFinishLoginRequest constructs an http.Request for the FinishLogin method
+func NewFinishLoginRequest(server string, params *FinishLoginParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/callback")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Code != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "code", *params.Code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Iss != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "iss", *params.Iss, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Error != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "error", *params.Error, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetFaceDemoRequest constructs an http.Request for the GetFaceDemo method
+func NewGetFaceDemoRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/demo/face")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostFaceDemoRequest constructs an http.Request for the PostFaceDemo method
+func NewPostFaceDemoRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/demo/face")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDocsPageRequest constructs an http.Request for the GetDocsPage method
+func NewGetDocsPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/docs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPostDocsPageRequest constructs an http.Request for the PostDocsPage method
+func NewPostDocsPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/docs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPreflightPredictFacesRequest constructs an http.Request for the PreflightPredictFaces method
+func NewPreflightPredictFacesRequest(server string, params *PreflightPredictFacesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/face/v1/predict")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
 }
 
 // NewPredictFacesRequestWithBody constructs an http.Request for the PredictFaces method, with any body, and a specified content type
@@ -1373,6 +2625,60 @@ func NewPredictFacesRequestWithBody(server string, contentType string, body io.R
 	return req, nil
 }
 
+// NewGetFaviconICORequest constructs an http.Request for the GetFaviconICO method
+func NewGetFaviconICORequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/favicon.ico")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetFaviconRequest constructs an http.Request for the GetFavicon method
+func NewGetFaviconRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/favicon.svg")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetHealthRequest constructs an http.Request for the GetHealth method
 func NewGetHealthRequest(server string) (*http.Request, error) {
 	var err error
@@ -1393,6 +2699,87 @@ func NewGetHealthRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLoginPageRequest constructs an http.Request for the GetLoginPage method
+func NewGetLoginPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/login")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStartLoginRequest constructs an http.Request for the StartLogin method
+func NewStartLoginRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/login/start")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogOutRequest constructs an http.Request for the LogOut method
+func NewLogOutRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/logout")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -1449,6 +2836,59 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPreflightGetOpenAPIRequest constructs an http.Request for the PreflightGetOpenAPI method
+func NewPreflightGetOpenAPIRequest(server string, params *PreflightGetOpenAPIParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -1515,6 +2955,203 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetRobotsRequest constructs an http.Request for the GetRobots method
+func NewGetRobotsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/robots.txt")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSearchPageRequest constructs an http.Request for the GetSearchPage method
+func NewGetSearchPageRequest(server string, params *GetSearchPageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/search")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetComparePageRequest constructs an http.Request for the GetComparePage method
+func NewGetComparePageRequest(server string, params *GetComparePageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/compare")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "codes", params.Codes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDownloadMunicipalitiesCSVRequest constructs an http.Request for the DownloadMunicipalitiesCSV method
+func NewDownloadMunicipalitiesCSVRequest(server string, params *DownloadMunicipalitiesCSVParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/municipalities.csv")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Codes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "codes", *params.Codes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetMunicipalityPageRequest constructs an http.Request for the GetMunicipalityPage method
 func NewGetMunicipalityPageRequest(server string, code MunicipalityCode) (*http.Request, error) {
 	var err error
@@ -1539,6 +3176,218 @@ func NewGetMunicipalityPageRequest(server string, code MunicipalityCode) (*http.
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPrefecturesPageRequest constructs an http.Request for the GetPrefecturesPage method
+func NewGetPrefecturesPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/prefectures")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPrefecturePageRequest constructs an http.Request for the GetPrefecturePage method
+func NewGetPrefecturePageRequest(server string, pref string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "pref", pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/prefectures/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetRankingPageRequest constructs an http.Request for the GetRankingPage method
+func NewGetRankingPageRequest(server string, axis Axis, params *GetRankingPageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "axis", axis, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/rankings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetScatterPageRequest constructs an http.Request for the GetScatterPage method
+func NewGetScatterPageRequest(server string, params *GetScatterPageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/scatter")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.X != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "x", *params.X, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Y != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "y", *params.Y, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -1607,6 +3456,59 @@ func NewCompareMunicipalitiesRequest(server string, params *CompareMunicipalitie
 			}
 
 			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightCompareMunicipalitiesRequest constructs an http.Request for the PreflightCompareMunicipalities method
+func NewPreflightCompareMunicipalitiesRequest(server string, params *PreflightCompareMunicipalitiesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/compare")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
 		}
 
 	}
@@ -1691,6 +3593,59 @@ func NewExportMunicipalitiesRequest(server string, params *ExportMunicipalitiesP
 	return req, nil
 }
 
+// NewPreflightExportMunicipalitiesRequest constructs an http.Request for the PreflightExportMunicipalities method
+func NewPreflightExportMunicipalitiesRequest(server string, params *PreflightExportMunicipalitiesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetMetaRequest constructs an http.Request for the GetMeta method
 func NewGetMetaRequest(server string, params *GetMetaParams) (*http.Request, error) {
 	var err error
@@ -1726,6 +3681,59 @@ func NewGetMetaRequest(server string, params *GetMetaParams) (*http.Request, err
 			}
 
 			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightGetMetaRequest constructs an http.Request for the PreflightGetMeta method
+func NewPreflightGetMetaRequest(server string, params *PreflightGetMetaParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/meta")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
 		}
 
 	}
@@ -1814,6 +3822,59 @@ func NewListMunicipalitiesRequest(server string, params *ListMunicipalitiesParam
 	return req, nil
 }
 
+// NewPreflightListMunicipalitiesRequest constructs an http.Request for the PreflightListMunicipalities method
+func NewPreflightListMunicipalitiesRequest(server string, params *PreflightListMunicipalitiesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/municipalities")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetMunicipalityRequest constructs an http.Request for the GetMunicipality method
 func NewGetMunicipalityRequest(server string, code MunicipalityCode, params *GetMunicipalityParams) (*http.Request, error) {
 	var err error
@@ -1856,6 +3917,66 @@ func NewGetMunicipalityRequest(server string, code MunicipalityCode, params *Get
 			}
 
 			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightGetMunicipalityRequest constructs an http.Request for the PreflightGetMunicipality method
+func NewPreflightGetMunicipalityRequest(server string, code MunicipalityCode, params *PreflightGetMunicipalityParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/municipalities/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
 		}
 
 	}
@@ -1932,6 +4053,66 @@ func NewGetSimilarMunicipalitiesRequest(server string, code MunicipalityCode, pa
 			}
 
 			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightGetSimilarMunicipalitiesRequest constructs an http.Request for the PreflightGetSimilarMunicipalities method
+func NewPreflightGetSimilarMunicipalitiesRequest(server string, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/municipalities/%s/similar", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
 		}
 
 	}
@@ -2051,6 +4232,66 @@ func NewGetRankingRequest(server string, axis Axis, params *GetRankingParams) (*
 	return req, nil
 }
 
+// NewPreflightGetRankingRequest constructs an http.Request for the PreflightGetRanking method
+func NewPreflightGetRankingRequest(server string, axis Axis, params *PreflightGetRankingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "axis", axis, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/rankings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2095,6 +4336,97 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetHomePageWithResponse Landing page
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET / (the `GetHomePage` operationId).
+	GetHomePageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHomePageResponse, error)
+
+	// GetAccountPageWithResponse The account: key hints, the day's usage, the origin allow-list
+	//
+	// Without a session: 303 to /login. Without a configured identity provider the login and account routes answer 503.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /account (the `GetAccountPage` operationId).
+	GetAccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAccountPageResponse, error)
+
+	// GetIssuedKeyPageWithResponse The key just issued, shown once
+	//
+	// A reload, or a visit later: 303 to /account.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /account/key (the `GetIssuedKeyPage` operationId).
+	GetIssuedKeyPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetIssuedKeyPageResponse, error)
+
+	// SetOriginsWithResponse Set the origins whose pages may call the API with the account's keys
+	//
+	// The form field `origins`, one origin a line; an invalid list shows the account page again with 400. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/origins (the `SetOrigins` operationId).
+	SetOriginsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SetOriginsResponse, error)
+
+	// RotateKeyWithResponse Revoke the account's keys and issue a new one (shown once, mailed)
+	//
+	// 303 to /account/key. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /account/rotate (the `RotateKey` operationId).
+	RotateKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RotateKeyResponse, error)
+
+	// FinishLoginWithResponse The identity provider's answer: the account page, or the key page after a first login
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /auth/callback (the `FinishLogin` operationId).
+	FinishLoginWithResponse(ctx context.Context, params *FinishLoginParams, reqEditors ...RequestEditorFn) (*FinishLoginResponse, error)
+
+	// GetFaceDemoWithResponse The face demo's form
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /demo/face (the `GetFaceDemo` operationId).
+	GetFaceDemoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaceDemoResponse, error)
+
+	// PostFaceDemoWithResponse Analyse a photo on the demo page, as one face API call of the logged-in account
+	//
+	// multipart/form-data with the form's `csrf` token first and the photo in `file`; an analysis that fails shows the form again with its message and the status the API would answer.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /demo/face (the `PostFaceDemo` operationId).
+	PostFaceDemoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostFaceDemoResponse, error)
+
+	// GetDocsPageWithResponse The API documentation, rendered from this document
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /docs (the `GetDocsPage` operationId).
+	GetDocsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsPageResponse, error)
+
+	// PostDocsPageWithResponse The API documentation with the curl examples carrying a key typed into its form (never stored)
+	//
+	// The form field `key` (application/x-www-form-urlencoded, at most 4 KiB): a key that passes its checksum is written into the examples.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /docs (the `PostDocsPage` operationId).
+	PostDocsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostDocsPageResponse, error)
+
+	// PreflightPredictFacesWithResponse CORS preflight of /face/v1/predict
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /face/v1/predict (the `PreflightPredictFaces` operationId).
+	PreflightPredictFacesWithResponse(ctx context.Context, params *PreflightPredictFacesParams, reqEditors ...RequestEditorFn) (*PreflightPredictFacesResponse, error)
+
 	// PredictFacesWithBodyWithResponse Analyse the faces in one JPEG or PNG image
 	//
 	// multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted. Refusals that do not need the body (the key, the account's parallel calls, the daily limit) come before it is read, so a client sending Expect: 100-continue gets no 100 Continue for them.
@@ -2104,12 +4436,51 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /face/v1/predict (the `PredictFaces` operationId).
 	PredictFacesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PredictFacesResponse, error)
 
+	// GetFaviconICOWithResponse The icon where browsers look for it
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /favicon.ico (the `GetFaviconICO` operationId).
+	GetFaviconICOWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaviconICOResponse, error)
+
+	// GetFaviconWithResponse The site's icon
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /favicon.svg (the `GetFavicon` operationId).
+	GetFaviconWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaviconResponse, error)
+
 	// GetHealthWithResponse Liveness
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /healthz (the `GetHealth` operationId).
 	GetHealthWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthResponse, error)
+
+	// GetLoginPageWithResponse Log in with the identity provider to get an API key
+	//
+	// A logged-in browser is sent to /account (303). Without a configured identity provider the login and account routes answer 503.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /login (the `GetLoginPage` operationId).
+	GetLoginPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLoginPageResponse, error)
+
+	// StartLoginWithResponse Start a login: to the identity provider (OpenID Connect, PKCE, state and nonce in a cookie)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /login/start (the `StartLogin` operationId).
+	StartLoginWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartLoginResponse, error)
+
+	// LogOutWithResponse End the session
+	//
+	// 303 to /login. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /logout (the `LogOut` operationId).
+	LogOutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogOutResponse, error)
 
 	// GetMetricsWithResponse Prometheus metrics
 	//
@@ -2125,6 +4496,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
 
+	// PreflightGetOpenAPIWithResponse CORS preflight of /openapi.json
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /openapi.json (the `PreflightGetOpenAPI` operationId).
+	PreflightGetOpenAPIWithResponse(ctx context.Context, params *PreflightGetOpenAPIParams, reqEditors ...RequestEditorFn) (*PreflightGetOpenAPIResponse, error)
+
 	// GetProblemTypeWithResponse Explanation of a problem type
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -2139,12 +4519,78 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
 
+	// GetRobotsWithResponse What crawlers may read
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /robots.txt (the `GetRobots` operationId).
+	GetRobotsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetRobotsResponse, error)
+
+	// GetSearchPageWithResponse Search municipalities by name or reading
+	//
+	// Search. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /search (the `GetSearchPage` operationId).
+	GetSearchPageWithResponse(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*GetSearchPageResponse, error)
+
+	// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+	//
+	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/compare (the `GetComparePage` operationId).
+	GetComparePageWithResponse(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*GetComparePageResponse, error)
+
+	// DownloadMunicipalitiesCSVWithResponse CSV download of every municipality, a prefecture's or the compared ones, without a key
+	//
+	// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
+	DownloadMunicipalitiesCSVWithResponse(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesCSVResponse, error)
+
 	// GetMunicipalityPageWithResponse Web page of a municipality (page_url)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPageWithResponse(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*GetMunicipalityPageResponse, error)
+
+	// GetPrefecturesPageWithResponse The prefectures
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/prefectures (the `GetPrefecturesPage` operationId).
+	GetPrefecturesPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPrefecturesPageResponse, error)
+
+	// GetPrefecturePageWithResponse The municipalities of a prefecture with their deviation scores
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/prefectures/{pref} (the `GetPrefecturePage` operationId).
+	GetPrefecturePageWithResponse(ctx context.Context, pref string, reqEditors ...RequestEditorFn) (*GetPrefecturePageResponse, error)
+
+	// GetRankingPageWithResponse National ranking of an axis, 50 a page
+	//
+	// A ranking page; an unknown axis or a page past the last is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/rankings/{axis} (the `GetRankingPage` operationId).
+	GetRankingPageWithResponse(ctx context.Context, axis Axis, params *GetRankingPageParams, reqEditors ...RequestEditorFn) (*GetRankingPageResponse, error)
+
+	// GetScatterPageWithResponse Scatter of two measures over every municipality
+	//
+	// A scatter. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/scatter (the `GetScatterPage` operationId).
+	GetScatterPageWithResponse(ctx context.Context, params *GetScatterPageParams, reqEditors ...RequestEditorFn) (*GetScatterPageResponse, error)
 
 	// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 	//
@@ -2155,6 +4601,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 	CompareMunicipalitiesWithResponse(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*CompareMunicipalitiesResponse, error)
 
+	// PreflightCompareMunicipalitiesWithResponse CORS preflight of /town/v1/compare
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
+	PreflightCompareMunicipalitiesWithResponse(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightCompareMunicipalitiesResponse, error)
+
 	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
 	//
 	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
@@ -2164,12 +4619,30 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 	ExportMunicipalitiesWithResponse(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*ExportMunicipalitiesResponse, error)
 
+	// PreflightExportMunicipalitiesWithResponse CORS preflight of /town/v1/export
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/export (the `PreflightExportMunicipalities` operationId).
+	PreflightExportMunicipalitiesWithResponse(ctx context.Context, params *PreflightExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightExportMunicipalitiesResponse, error)
+
 	// GetMetaWithResponse Sources, method, per-axis summaries and prefectures
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /town/v1/meta (the `GetMeta` operationId).
 	GetMetaWithResponse(ctx context.Context, params *GetMetaParams, reqEditors ...RequestEditorFn) (*GetMetaResponse, error)
+
+	// PreflightGetMetaWithResponse CORS preflight of /town/v1/meta
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/meta (the `PreflightGetMeta` operationId).
+	PreflightGetMetaWithResponse(ctx context.Context, params *PreflightGetMetaParams, reqEditors ...RequestEditorFn) (*PreflightGetMetaResponse, error)
 
 	// ListMunicipalitiesWithResponse List of municipalities in ascending code order, or those a name search finds
 	//
@@ -2178,12 +4651,30 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/v1/municipalities (the `ListMunicipalities` operationId).
 	ListMunicipalitiesWithResponse(ctx context.Context, params *ListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*ListMunicipalitiesResponse, error)
 
+	// PreflightListMunicipalitiesWithResponse CORS preflight of /town/v1/municipalities
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities (the `PreflightListMunicipalities` operationId).
+	PreflightListMunicipalitiesWithResponse(ctx context.Context, params *PreflightListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightListMunicipalitiesResponse, error)
+
 	// GetMunicipalityWithResponse One municipality: scores, statistics and hometown-tax figures
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /town/v1/municipalities/{code} (the `GetMunicipality` operationId).
 	GetMunicipalityWithResponse(ctx context.Context, code MunicipalityCode, params *GetMunicipalityParams, reqEditors ...RequestEditorFn) (*GetMunicipalityResponse, error)
+
+	// PreflightGetMunicipalityWithResponse CORS preflight of /town/v1/municipalities/{code}
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities/{code} (the `PreflightGetMunicipality` operationId).
+	PreflightGetMunicipalityWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityParams, reqEditors ...RequestEditorFn) (*PreflightGetMunicipalityResponse, error)
 
 	// GetSimilarMunicipalitiesWithResponse Municipalities most like one, on the six deviation scores
 	//
@@ -2194,6 +4685,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
 	GetSimilarMunicipalitiesWithResponse(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*GetSimilarMunicipalitiesResponse, error)
 
+	// PreflightGetSimilarMunicipalitiesWithResponse CORS preflight of /town/v1/municipalities/{code}/similar
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities/{code}/similar (the `PreflightGetSimilarMunicipalities` operationId).
+	PreflightGetSimilarMunicipalitiesWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightGetSimilarMunicipalitiesResponse, error)
+
 	// GetRankingWithResponse National ranking on one axis
 	//
 	// Ranks stay national under a prefecture filter; `total` counts the filtered ranking. Ties share a rank and are listed in code order.
@@ -2202,6 +4702,886 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /town/v1/rankings/{axis} (the `GetRanking` operationId).
 	GetRankingWithResponse(ctx context.Context, axis Axis, params *GetRankingParams, reqEditors ...RequestEditorFn) (*GetRankingResponse, error)
+
+	// PreflightGetRankingWithResponse CORS preflight of /town/v1/rankings/{axis}
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/rankings/{axis} (the `PreflightGetRanking` operationId).
+	PreflightGetRankingWithResponse(ctx context.Context, axis Axis, params *PreflightGetRankingParams, reqEditors ...RequestEditorFn) (*PreflightGetRankingResponse, error)
+}
+
+// GetHomePageResponse200Headers the declared response headers of an HTTP 200 response for GetHomePage
+type GetHomePageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetHomePageResponse405Headers the declared response headers of an HTTP 405 response for GetHomePage
+type GetHomePageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetHomePageResponse500Headers the declared response headers of an HTTP 500 response for GetHomePage
+type GetHomePageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetHomePageResponse503Headers the declared response headers of an HTTP 503 response for GetHomePage
+type GetHomePageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetHomePageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetHomePageResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetHomePageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetHomePageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetHomePageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetHomePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetHomePageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetHomePageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetHomePageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetHomePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAccountPageResponse200Headers the declared response headers of an HTTP 200 response for GetAccountPage
+type GetAccountPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetAccountPageResponse303Headers the declared response headers of an HTTP 303 response for GetAccountPage
+type GetAccountPageResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// GetAccountPageResponse405Headers the declared response headers of an HTTP 405 response for GetAccountPage
+type GetAccountPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetAccountPageResponse500Headers the declared response headers of an HTTP 500 response for GetAccountPage
+type GetAccountPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetAccountPageResponse503Headers the declared response headers of an HTTP 503 response for GetAccountPage
+type GetAccountPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetAccountPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAccountPageResponse200Headers
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *GetAccountPageResponse303Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetAccountPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetAccountPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAccountPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetAccountPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAccountPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAccountPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAccountPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAccountPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetIssuedKeyPageResponse200Headers the declared response headers of an HTTP 200 response for GetIssuedKeyPage
+type GetIssuedKeyPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetIssuedKeyPageResponse303Headers the declared response headers of an HTTP 303 response for GetIssuedKeyPage
+type GetIssuedKeyPageResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// GetIssuedKeyPageResponse405Headers the declared response headers of an HTTP 405 response for GetIssuedKeyPage
+type GetIssuedKeyPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetIssuedKeyPageResponse500Headers the declared response headers of an HTTP 500 response for GetIssuedKeyPage
+type GetIssuedKeyPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetIssuedKeyPageResponse503Headers the declared response headers of an HTTP 503 response for GetIssuedKeyPage
+type GetIssuedKeyPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetIssuedKeyPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetIssuedKeyPageResponse200Headers
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *GetIssuedKeyPageResponse303Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetIssuedKeyPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetIssuedKeyPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetIssuedKeyPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetIssuedKeyPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetIssuedKeyPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetIssuedKeyPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetIssuedKeyPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetIssuedKeyPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetOriginsResponse303Headers the declared response headers of an HTTP 303 response for SetOrigins
+type SetOriginsResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// SetOriginsResponse400Headers the declared response headers of an HTTP 400 response for SetOrigins
+type SetOriginsResponse400Headers struct {
+	XRequestId *string
+}
+
+// SetOriginsResponse403Headers the declared response headers of an HTTP 403 response for SetOrigins
+type SetOriginsResponse403Headers struct {
+	XRequestId *string
+}
+
+// SetOriginsResponse405Headers the declared response headers of an HTTP 405 response for SetOrigins
+type SetOriginsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// SetOriginsResponse500Headers the declared response headers of an HTTP 500 response for SetOrigins
+type SetOriginsResponse500Headers struct {
+	XRequestId *string
+}
+
+// SetOriginsResponse503Headers the declared response headers of an HTTP 503 response for SetOrigins
+type SetOriginsResponse503Headers struct {
+	XRequestId *string
+}
+
+type SetOriginsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *SetOriginsResponse303Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SetOriginsResponse400Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SetOriginsResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *SetOriginsResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SetOriginsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetOriginsResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r SetOriginsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r SetOriginsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetOriginsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetOriginsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetOriginsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotateKeyResponse303Headers the declared response headers of an HTTP 303 response for RotateKey
+type RotateKeyResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// RotateKeyResponse403Headers the declared response headers of an HTTP 403 response for RotateKey
+type RotateKeyResponse403Headers struct {
+	XRequestId *string
+}
+
+// RotateKeyResponse405Headers the declared response headers of an HTTP 405 response for RotateKey
+type RotateKeyResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// RotateKeyResponse500Headers the declared response headers of an HTTP 500 response for RotateKey
+type RotateKeyResponse500Headers struct {
+	XRequestId *string
+}
+
+// RotateKeyResponse503Headers the declared response headers of an HTTP 503 response for RotateKey
+type RotateKeyResponse503Headers struct {
+	XRequestId *string
+}
+
+type RotateKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *RotateKeyResponse303Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RotateKeyResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *RotateKeyResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RotateKeyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateKeyResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r RotateKeyResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FinishLoginResponse303Headers the declared response headers of an HTTP 303 response for FinishLogin
+type FinishLoginResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// FinishLoginResponse400Headers the declared response headers of an HTTP 400 response for FinishLogin
+type FinishLoginResponse400Headers struct {
+	XRequestId *string
+}
+
+// FinishLoginResponse403Headers the declared response headers of an HTTP 403 response for FinishLogin
+type FinishLoginResponse403Headers struct {
+	XRequestId *string
+}
+
+// FinishLoginResponse405Headers the declared response headers of an HTTP 405 response for FinishLogin
+type FinishLoginResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// FinishLoginResponse429Headers the declared response headers of an HTTP 429 response for FinishLogin
+type FinishLoginResponse429Headers struct {
+	XRequestId *string
+}
+
+// FinishLoginResponse500Headers the declared response headers of an HTTP 500 response for FinishLogin
+type FinishLoginResponse500Headers struct {
+	XRequestId *string
+}
+
+// FinishLoginResponse502Headers the declared response headers of an HTTP 502 response for FinishLogin
+type FinishLoginResponse502Headers struct {
+	XRequestId *string
+}
+
+// FinishLoginResponse503Headers the declared response headers of an HTTP 503 response for FinishLogin
+type FinishLoginResponse503Headers struct {
+	XRequestId *string
+}
+
+type FinishLoginResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *FinishLoginResponse303Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *FinishLoginResponse400Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *FinishLoginResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *FinishLoginResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FinishLoginResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *FinishLoginResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *FinishLoginResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FinishLoginResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r FinishLoginResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r FinishLoginResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FinishLoginResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FinishLoginResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FinishLoginResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFaceDemoResponse200Headers the declared response headers of an HTTP 200 response for GetFaceDemo
+type GetFaceDemoResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetFaceDemoResponse405Headers the declared response headers of an HTTP 405 response for GetFaceDemo
+type GetFaceDemoResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetFaceDemoResponse500Headers the declared response headers of an HTTP 500 response for GetFaceDemo
+type GetFaceDemoResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetFaceDemoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetFaceDemoResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetFaceDemoResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetFaceDemoResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetFaceDemoResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFaceDemoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFaceDemoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFaceDemoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFaceDemoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostFaceDemoResponse200Headers the declared response headers of an HTTP 200 response for PostFaceDemo
+type PostFaceDemoResponse200Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse400Headers the declared response headers of an HTTP 400 response for PostFaceDemo
+type PostFaceDemoResponse400Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse401Headers the declared response headers of an HTTP 401 response for PostFaceDemo
+type PostFaceDemoResponse401Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse403Headers the declared response headers of an HTTP 403 response for PostFaceDemo
+type PostFaceDemoResponse403Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse405Headers the declared response headers of an HTTP 405 response for PostFaceDemo
+type PostFaceDemoResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PostFaceDemoResponse408Headers the declared response headers of an HTTP 408 response for PostFaceDemo
+type PostFaceDemoResponse408Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse413Headers the declared response headers of an HTTP 413 response for PostFaceDemo
+type PostFaceDemoResponse413Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse415Headers the declared response headers of an HTTP 415 response for PostFaceDemo
+type PostFaceDemoResponse415Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse429Headers the declared response headers of an HTTP 429 response for PostFaceDemo
+type PostFaceDemoResponse429Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse500Headers the declared response headers of an HTTP 500 response for PostFaceDemo
+type PostFaceDemoResponse500Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse503Headers the declared response headers of an HTTP 503 response for PostFaceDemo
+type PostFaceDemoResponse503Headers struct {
+	XRequestId *string
+}
+
+type PostFaceDemoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostFaceDemoResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostFaceDemoResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostFaceDemoResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostFaceDemoResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostFaceDemoResponse405Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PostFaceDemoResponse408Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostFaceDemoResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostFaceDemoResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostFaceDemoResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostFaceDemoResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostFaceDemoResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PostFaceDemoResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r PostFaceDemoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostFaceDemoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostFaceDemoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostFaceDemoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetDocsPageResponse200Headers the declared response headers of an HTTP 200 response for GetDocsPage
+type GetDocsPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetDocsPageResponse405Headers the declared response headers of an HTTP 405 response for GetDocsPage
+type GetDocsPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetDocsPageResponse500Headers the declared response headers of an HTTP 500 response for GetDocsPage
+type GetDocsPageResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetDocsPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDocsPageResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetDocsPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetDocsPageResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetDocsPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDocsPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDocsPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDocsPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDocsPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostDocsPageResponse200Headers the declared response headers of an HTTP 200 response for PostDocsPage
+type PostDocsPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// PostDocsPageResponse405Headers the declared response headers of an HTTP 405 response for PostDocsPage
+type PostDocsPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PostDocsPageResponse500Headers the declared response headers of an HTTP 500 response for PostDocsPage
+type PostDocsPageResponse500Headers struct {
+	XRequestId *string
+}
+
+type PostDocsPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostDocsPageResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostDocsPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostDocsPageResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PostDocsPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r PostDocsPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostDocsPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostDocsPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostDocsPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightPredictFacesResponse204Headers the declared response headers of an HTTP 204 response for PreflightPredictFaces
+type PreflightPredictFacesResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightPredictFacesResponse405Headers the declared response headers of an HTTP 405 response for PreflightPredictFaces
+type PreflightPredictFacesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightPredictFacesResponse500Headers the declared response headers of an HTTP 500 response for PreflightPredictFaces
+type PreflightPredictFacesResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightPredictFacesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightPredictFacesResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightPredictFacesResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightPredictFacesResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightPredictFacesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightPredictFacesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightPredictFacesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightPredictFacesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightPredictFacesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightPredictFacesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // PredictFacesResponse200Headers the declared response headers of an HTTP 200 response for PredictFaces
@@ -2410,6 +5790,133 @@ func (r PredictFacesResponse) ContentType() string {
 	return ""
 }
 
+// GetFaviconICOResponse301Headers the declared response headers of an HTTP 301 response for GetFaviconICO
+type GetFaviconICOResponse301Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// GetFaviconICOResponse405Headers the declared response headers of an HTTP 405 response for GetFaviconICO
+type GetFaviconICOResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetFaviconICOResponse500Headers the declared response headers of an HTTP 500 response for GetFaviconICO
+type GetFaviconICOResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetFaviconICOResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers301 the parsed response headers for an HTTP 301 response
+	Headers301 *GetFaviconICOResponse301Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetFaviconICOResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetFaviconICOResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetFaviconICOResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFaviconICOResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFaviconICOResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFaviconICOResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFaviconICOResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetFaviconResponse200Headers the declared response headers of an HTTP 200 response for GetFavicon
+type GetFaviconResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetFaviconResponse405Headers the declared response headers of an HTTP 405 response for GetFavicon
+type GetFaviconResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetFaviconResponse500Headers the declared response headers of an HTTP 500 response for GetFavicon
+type GetFaviconResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetFaviconResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetFaviconResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetFaviconResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetFaviconResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetFaviconResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetFaviconResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetFaviconResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetFaviconResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetFaviconResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetHealthResponse200Headers the declared response headers of an HTTP 200 response for GetHealth
 type GetHealthResponse200Headers struct {
 	XRequestId *string
@@ -2474,6 +5981,239 @@ func (r GetHealthResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLoginPageResponse200Headers the declared response headers of an HTTP 200 response for GetLoginPage
+type GetLoginPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetLoginPageResponse405Headers the declared response headers of an HTTP 405 response for GetLoginPage
+type GetLoginPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetLoginPageResponse429Headers the declared response headers of an HTTP 429 response for GetLoginPage
+type GetLoginPageResponse429Headers struct {
+	XRequestId *string
+}
+
+// GetLoginPageResponse500Headers the declared response headers of an HTTP 500 response for GetLoginPage
+type GetLoginPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetLoginPageResponse503Headers the declared response headers of an HTTP 503 response for GetLoginPage
+type GetLoginPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetLoginPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLoginPageResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetLoginPageResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLoginPageResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLoginPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLoginPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetLoginPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLoginPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLoginPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLoginPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLoginPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StartLoginResponse303Headers the declared response headers of an HTTP 303 response for StartLogin
+type StartLoginResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// StartLoginResponse405Headers the declared response headers of an HTTP 405 response for StartLogin
+type StartLoginResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// StartLoginResponse429Headers the declared response headers of an HTTP 429 response for StartLogin
+type StartLoginResponse429Headers struct {
+	XRequestId *string
+}
+
+// StartLoginResponse500Headers the declared response headers of an HTTP 500 response for StartLogin
+type StartLoginResponse500Headers struct {
+	XRequestId *string
+}
+
+// StartLoginResponse503Headers the declared response headers of an HTTP 503 response for StartLogin
+type StartLoginResponse503Headers struct {
+	XRequestId *string
+}
+
+type StartLoginResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *StartLoginResponse303Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *StartLoginResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *StartLoginResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *StartLoginResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StartLoginResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r StartLoginResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r StartLoginResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartLoginResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartLoginResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartLoginResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogOutResponse303Headers the declared response headers of an HTTP 303 response for LogOut
+type LogOutResponse303Headers struct {
+	Location   *string
+	XRequestId *string
+}
+
+// LogOutResponse403Headers the declared response headers of an HTTP 403 response for LogOut
+type LogOutResponse403Headers struct {
+	XRequestId *string
+}
+
+// LogOutResponse405Headers the declared response headers of an HTTP 405 response for LogOut
+type LogOutResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// LogOutResponse500Headers the declared response headers of an HTTP 500 response for LogOut
+type LogOutResponse500Headers struct {
+	XRequestId *string
+}
+
+// LogOutResponse503Headers the declared response headers of an HTTP 503 response for LogOut
+type LogOutResponse503Headers struct {
+	XRequestId *string
+}
+
+type LogOutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers303 the parsed response headers for an HTTP 303 response
+	Headers303 *LogOutResponse303Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *LogOutResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *LogOutResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *LogOutResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LogOutResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r LogOutResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r LogOutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogOutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogOutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogOutResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2621,6 +6361,81 @@ func (r GetOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightGetOpenAPIResponse204Headers the declared response headers of an HTTP 204 response for PreflightGetOpenAPI
+type PreflightGetOpenAPIResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightGetOpenAPIResponse405Headers the declared response headers of an HTTP 405 response for PreflightGetOpenAPI
+type PreflightGetOpenAPIResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightGetOpenAPIResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetOpenAPI
+type PreflightGetOpenAPIResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightGetOpenAPIResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightGetOpenAPIResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightGetOpenAPIResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightGetOpenAPIResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightGetOpenAPIResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightGetOpenAPIResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightGetOpenAPIResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightGetOpenAPIResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightGetOpenAPIResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightGetOpenAPIResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2788,8 +6603,331 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+// GetRobotsResponse200Headers the declared response headers of an HTTP 200 response for GetRobots
+type GetRobotsResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetRobotsResponse405Headers the declared response headers of an HTTP 405 response for GetRobots
+type GetRobotsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetRobotsResponse500Headers the declared response headers of an HTTP 500 response for GetRobots
+type GetRobotsResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetRobotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRobotsResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetRobotsResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRobotsResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetRobotsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRobotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRobotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRobotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRobotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSearchPageResponse200Headers the declared response headers of an HTTP 200 response for GetSearchPage
+type GetSearchPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetSearchPageResponse400Headers the declared response headers of an HTTP 400 response for GetSearchPage
+type GetSearchPageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetSearchPageResponse405Headers the declared response headers of an HTTP 405 response for GetSearchPage
+type GetSearchPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetSearchPageResponse500Headers the declared response headers of an HTTP 500 response for GetSearchPage
+type GetSearchPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetSearchPageResponse503Headers the declared response headers of an HTTP 503 response for GetSearchPage
+type GetSearchPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetSearchPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSearchPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetSearchPageResponse400Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetSearchPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetSearchPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSearchPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetSearchPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSearchPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSearchPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSearchPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSearchPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetComparePageResponse200Headers the declared response headers of an HTTP 200 response for GetComparePage
+type GetComparePageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetComparePageResponse400Headers the declared response headers of an HTTP 400 response for GetComparePage
+type GetComparePageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetComparePageResponse404Headers the declared response headers of an HTTP 404 response for GetComparePage
+type GetComparePageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetComparePageResponse405Headers the declared response headers of an HTTP 405 response for GetComparePage
+type GetComparePageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetComparePageResponse500Headers the declared response headers of an HTTP 500 response for GetComparePage
+type GetComparePageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetComparePageResponse503Headers the declared response headers of an HTTP 503 response for GetComparePage
+type GetComparePageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetComparePageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetComparePageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetComparePageResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetComparePageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetComparePageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetComparePageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetComparePageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetComparePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetComparePageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetComparePageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetComparePageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetComparePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DownloadMunicipalitiesCSVResponse200Headers the declared response headers of an HTTP 200 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse200Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesCSVResponse304Headers the declared response headers of an HTTP 304 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// DownloadMunicipalitiesCSVResponse400Headers the declared response headers of an HTTP 400 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse400Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesCSVResponse404Headers the declared response headers of an HTTP 404 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse404Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesCSVResponse405Headers the declared response headers of an HTTP 405 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesCSVResponse500Headers the declared response headers of an HTTP 500 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse500Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesCSVResponse503Headers the declared response headers of an HTTP 503 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse503Headers struct {
+	XRequestId *string
+}
+
+type DownloadMunicipalitiesCSVResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DownloadMunicipalitiesCSVResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *DownloadMunicipalitiesCSVResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DownloadMunicipalitiesCSVResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DownloadMunicipalitiesCSVResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DownloadMunicipalitiesCSVResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DownloadMunicipalitiesCSVResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DownloadMunicipalitiesCSVResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r DownloadMunicipalitiesCSVResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadMunicipalitiesCSVResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadMunicipalitiesCSVResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadMunicipalitiesCSVResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadMunicipalitiesCSVResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMunicipalityPageResponse200Headers the declared response headers of an HTTP 200 response for GetMunicipalityPage
 type GetMunicipalityPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityPageResponse400Headers the declared response headers of an HTTP 400 response for GetMunicipalityPage
+type GetMunicipalityPageResponse400Headers struct {
 	XRequestId *string
 }
 
@@ -2811,23 +6949,18 @@ type GetMunicipalityPageResponse500Headers struct {
 
 // GetMunicipalityPageResponse503Headers the declared response headers of an HTTP 503 response for GetMunicipalityPage
 type GetMunicipalityPageResponse503Headers struct {
-	RetryAfter *int
 	XRequestId *string
 }
 
 type GetMunicipalityPageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
-	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
-	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
-	ApplicationproblemJSON500 *InternalError
-	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetMunicipalityPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMunicipalityPageResponse400Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetMunicipalityPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
@@ -2838,24 +6971,9 @@ type GetMunicipalityPageResponse struct {
 	Headers503 *GetMunicipalityPageResponse503Headers
 }
 
-// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
-func (r GetMunicipalityPageResponse) GetApplicationproblemJSON404() *NotFound {
-	return r.ApplicationproblemJSON404
-}
-
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetMunicipalityPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
-}
-
-// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r GetMunicipalityPageResponse) GetApplicationproblemJSON500() *InternalError {
-	return r.ApplicationproblemJSON500
-}
-
-// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r GetMunicipalityPageResponse) GetApplicationproblemJSON503() *Unavailable {
-	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -2881,6 +6999,321 @@ func (r GetMunicipalityPageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetMunicipalityPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPrefecturesPageResponse200Headers the declared response headers of an HTTP 200 response for GetPrefecturesPage
+type GetPrefecturesPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturesPageResponse405Headers the declared response headers of an HTTP 405 response for GetPrefecturesPage
+type GetPrefecturesPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetPrefecturesPageResponse500Headers the declared response headers of an HTTP 500 response for GetPrefecturesPage
+type GetPrefecturesPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturesPageResponse503Headers the declared response headers of an HTTP 503 response for GetPrefecturesPage
+type GetPrefecturesPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetPrefecturesPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPrefecturesPageResponse200Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetPrefecturesPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPrefecturesPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPrefecturesPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetPrefecturesPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPrefecturesPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPrefecturesPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPrefecturesPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPrefecturesPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPrefecturePageResponse200Headers the declared response headers of an HTTP 200 response for GetPrefecturePage
+type GetPrefecturePageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturePageResponse400Headers the declared response headers of an HTTP 400 response for GetPrefecturePage
+type GetPrefecturePageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturePageResponse404Headers the declared response headers of an HTTP 404 response for GetPrefecturePage
+type GetPrefecturePageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturePageResponse405Headers the declared response headers of an HTTP 405 response for GetPrefecturePage
+type GetPrefecturePageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetPrefecturePageResponse500Headers the declared response headers of an HTTP 500 response for GetPrefecturePage
+type GetPrefecturePageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturePageResponse503Headers the declared response headers of an HTTP 503 response for GetPrefecturePage
+type GetPrefecturePageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetPrefecturePageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPrefecturePageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetPrefecturePageResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetPrefecturePageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetPrefecturePageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPrefecturePageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPrefecturePageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetPrefecturePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPrefecturePageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPrefecturePageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPrefecturePageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPrefecturePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRankingPageResponse200Headers the declared response headers of an HTTP 200 response for GetRankingPage
+type GetRankingPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetRankingPageResponse400Headers the declared response headers of an HTTP 400 response for GetRankingPage
+type GetRankingPageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetRankingPageResponse404Headers the declared response headers of an HTTP 404 response for GetRankingPage
+type GetRankingPageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetRankingPageResponse405Headers the declared response headers of an HTTP 405 response for GetRankingPage
+type GetRankingPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetRankingPageResponse500Headers the declared response headers of an HTTP 500 response for GetRankingPage
+type GetRankingPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetRankingPageResponse503Headers the declared response headers of an HTTP 503 response for GetRankingPage
+type GetRankingPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetRankingPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRankingPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRankingPageResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRankingPageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetRankingPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRankingPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRankingPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetRankingPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRankingPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRankingPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRankingPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRankingPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetScatterPageResponse200Headers the declared response headers of an HTTP 200 response for GetScatterPage
+type GetScatterPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetScatterPageResponse400Headers the declared response headers of an HTTP 400 response for GetScatterPage
+type GetScatterPageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetScatterPageResponse405Headers the declared response headers of an HTTP 405 response for GetScatterPage
+type GetScatterPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetScatterPageResponse500Headers the declared response headers of an HTTP 500 response for GetScatterPage
+type GetScatterPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetScatterPageResponse503Headers the declared response headers of an HTTP 503 response for GetScatterPage
+type GetScatterPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetScatterPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetScatterPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetScatterPageResponse400Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetScatterPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetScatterPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetScatterPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetScatterPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetScatterPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetScatterPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetScatterPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetScatterPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3070,6 +7503,81 @@ func (r CompareMunicipalitiesResponse) ContentType() string {
 	return ""
 }
 
+// PreflightCompareMunicipalitiesResponse204Headers the declared response headers of an HTTP 204 response for PreflightCompareMunicipalities
+type PreflightCompareMunicipalitiesResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightCompareMunicipalitiesResponse405Headers the declared response headers of an HTTP 405 response for PreflightCompareMunicipalities
+type PreflightCompareMunicipalitiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightCompareMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightCompareMunicipalities
+type PreflightCompareMunicipalitiesResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightCompareMunicipalitiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightCompareMunicipalitiesResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightCompareMunicipalitiesResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightCompareMunicipalitiesResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightCompareMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightCompareMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightCompareMunicipalitiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightCompareMunicipalitiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightCompareMunicipalitiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightCompareMunicipalitiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ExportMunicipalitiesResponse200Headers the declared response headers of an HTTP 200 response for ExportMunicipalities
 type ExportMunicipalitiesResponse200Headers struct {
 	ContentDisposition *string
@@ -3232,6 +7740,81 @@ func (r ExportMunicipalitiesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ExportMunicipalitiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightExportMunicipalitiesResponse204Headers the declared response headers of an HTTP 204 response for PreflightExportMunicipalities
+type PreflightExportMunicipalitiesResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightExportMunicipalitiesResponse405Headers the declared response headers of an HTTP 405 response for PreflightExportMunicipalities
+type PreflightExportMunicipalitiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightExportMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightExportMunicipalities
+type PreflightExportMunicipalitiesResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightExportMunicipalitiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightExportMunicipalitiesResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightExportMunicipalitiesResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightExportMunicipalitiesResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightExportMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightExportMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightExportMunicipalitiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightExportMunicipalitiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightExportMunicipalitiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightExportMunicipalitiesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3405,6 +7988,81 @@ func (r GetMetaResponse) ContentType() string {
 	return ""
 }
 
+// PreflightGetMetaResponse204Headers the declared response headers of an HTTP 204 response for PreflightGetMeta
+type PreflightGetMetaResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightGetMetaResponse405Headers the declared response headers of an HTTP 405 response for PreflightGetMeta
+type PreflightGetMetaResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightGetMetaResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetMeta
+type PreflightGetMetaResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightGetMetaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightGetMetaResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightGetMetaResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightGetMetaResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightGetMetaResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightGetMetaResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightGetMetaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightGetMetaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightGetMetaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightGetMetaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListMunicipalitiesResponse200Headers the declared response headers of an HTTP 200 response for ListMunicipalities
 type ListMunicipalitiesResponse200Headers struct {
 	ETag            *string
@@ -3566,6 +8224,81 @@ func (r ListMunicipalitiesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListMunicipalitiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightListMunicipalitiesResponse204Headers the declared response headers of an HTTP 204 response for PreflightListMunicipalities
+type PreflightListMunicipalitiesResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightListMunicipalitiesResponse405Headers the declared response headers of an HTTP 405 response for PreflightListMunicipalities
+type PreflightListMunicipalitiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightListMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightListMunicipalities
+type PreflightListMunicipalitiesResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightListMunicipalitiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightListMunicipalitiesResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightListMunicipalitiesResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightListMunicipalitiesResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightListMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightListMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightListMunicipalitiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightListMunicipalitiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightListMunicipalitiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightListMunicipalitiesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -3755,6 +8488,81 @@ func (r GetMunicipalityResponse) ContentType() string {
 	return ""
 }
 
+// PreflightGetMunicipalityResponse204Headers the declared response headers of an HTTP 204 response for PreflightGetMunicipality
+type PreflightGetMunicipalityResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightGetMunicipalityResponse405Headers the declared response headers of an HTTP 405 response for PreflightGetMunicipality
+type PreflightGetMunicipalityResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightGetMunicipalityResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetMunicipality
+type PreflightGetMunicipalityResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightGetMunicipalityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightGetMunicipalityResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightGetMunicipalityResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightGetMunicipalityResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightGetMunicipalityResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightGetMunicipalityResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightGetMunicipalityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightGetMunicipalityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightGetMunicipalityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightGetMunicipalityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetSimilarMunicipalitiesResponse200Headers the declared response headers of an HTTP 200 response for GetSimilarMunicipalities
 type GetSimilarMunicipalitiesResponse200Headers struct {
 	ETag            *string
@@ -3932,6 +8740,81 @@ func (r GetSimilarMunicipalitiesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetSimilarMunicipalitiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightGetSimilarMunicipalitiesResponse204Headers the declared response headers of an HTTP 204 response for PreflightGetSimilarMunicipalities
+type PreflightGetSimilarMunicipalitiesResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightGetSimilarMunicipalitiesResponse405Headers the declared response headers of an HTTP 405 response for PreflightGetSimilarMunicipalities
+type PreflightGetSimilarMunicipalitiesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightGetSimilarMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetSimilarMunicipalities
+type PreflightGetSimilarMunicipalitiesResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightGetSimilarMunicipalitiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightGetSimilarMunicipalitiesResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightGetSimilarMunicipalitiesResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightGetSimilarMunicipalitiesResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightGetSimilarMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightGetSimilarMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightGetSimilarMunicipalitiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightGetSimilarMunicipalitiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightGetSimilarMunicipalitiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightGetSimilarMunicipalitiesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -4121,6 +9004,238 @@ func (r GetRankingResponse) ContentType() string {
 	return ""
 }
 
+// PreflightGetRankingResponse204Headers the declared response headers of an HTTP 204 response for PreflightGetRanking
+type PreflightGetRankingResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightGetRankingResponse405Headers the declared response headers of an HTTP 405 response for PreflightGetRanking
+type PreflightGetRankingResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightGetRankingResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetRanking
+type PreflightGetRankingResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightGetRankingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightGetRankingResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightGetRankingResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightGetRankingResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightGetRankingResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightGetRankingResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightGetRankingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightGetRankingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightGetRankingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightGetRankingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetHomePageWithResponse Landing page
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET / (the `GetHomePage` operationId).
+func (c *ClientWithResponses) GetHomePageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHomePageResponse, error) {
+	rsp, err := c.GetHomePage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetHomePageResponse(rsp)
+}
+
+// GetAccountPageWithResponse The account: key hints, the day's usage, the origin allow-list
+//
+// Without a session: 303 to /login. Without a configured identity provider the login and account routes answer 503.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /account (the `GetAccountPage` operationId).
+func (c *ClientWithResponses) GetAccountPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAccountPageResponse, error) {
+	rsp, err := c.GetAccountPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAccountPageResponse(rsp)
+}
+
+// GetIssuedKeyPageWithResponse The key just issued, shown once
+//
+// A reload, or a visit later: 303 to /account.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /account/key (the `GetIssuedKeyPage` operationId).
+func (c *ClientWithResponses) GetIssuedKeyPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetIssuedKeyPageResponse, error) {
+	rsp, err := c.GetIssuedKeyPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetIssuedKeyPageResponse(rsp)
+}
+
+// SetOriginsWithResponse Set the origins whose pages may call the API with the account's keys
+//
+// The form field `origins`, one origin a line; an invalid list shows the account page again with 400. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/origins (the `SetOrigins` operationId).
+func (c *ClientWithResponses) SetOriginsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SetOriginsResponse, error) {
+	rsp, err := c.SetOrigins(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetOriginsResponse(rsp)
+}
+
+// RotateKeyWithResponse Revoke the account's keys and issue a new one (shown once, mailed)
+//
+// 303 to /account/key. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /account/rotate (the `RotateKey` operationId).
+func (c *ClientWithResponses) RotateKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RotateKeyResponse, error) {
+	rsp, err := c.RotateKey(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateKeyResponse(rsp)
+}
+
+// FinishLoginWithResponse The identity provider's answer: the account page, or the key page after a first login
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /auth/callback (the `FinishLogin` operationId).
+func (c *ClientWithResponses) FinishLoginWithResponse(ctx context.Context, params *FinishLoginParams, reqEditors ...RequestEditorFn) (*FinishLoginResponse, error) {
+	rsp, err := c.FinishLogin(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFinishLoginResponse(rsp)
+}
+
+// GetFaceDemoWithResponse The face demo's form
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /demo/face (the `GetFaceDemo` operationId).
+func (c *ClientWithResponses) GetFaceDemoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaceDemoResponse, error) {
+	rsp, err := c.GetFaceDemo(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFaceDemoResponse(rsp)
+}
+
+// PostFaceDemoWithResponse Analyse a photo on the demo page, as one face API call of the logged-in account
+//
+// multipart/form-data with the form's `csrf` token first and the photo in `file`; an analysis that fails shows the form again with its message and the status the API would answer.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /demo/face (the `PostFaceDemo` operationId).
+func (c *ClientWithResponses) PostFaceDemoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostFaceDemoResponse, error) {
+	rsp, err := c.PostFaceDemo(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostFaceDemoResponse(rsp)
+}
+
+// GetDocsPageWithResponse The API documentation, rendered from this document
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /docs (the `GetDocsPage` operationId).
+func (c *ClientWithResponses) GetDocsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetDocsPageResponse, error) {
+	rsp, err := c.GetDocsPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDocsPageResponse(rsp)
+}
+
+// PostDocsPageWithResponse The API documentation with the curl examples carrying a key typed into its form (never stored)
+//
+// The form field `key` (application/x-www-form-urlencoded, at most 4 KiB): a key that passes its checksum is written into the examples.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /docs (the `PostDocsPage` operationId).
+func (c *ClientWithResponses) PostDocsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostDocsPageResponse, error) {
+	rsp, err := c.PostDocsPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostDocsPageResponse(rsp)
+}
+
+// PreflightPredictFacesWithResponse CORS preflight of /face/v1/predict
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /face/v1/predict (the `PreflightPredictFaces` operationId).
+func (c *ClientWithResponses) PreflightPredictFacesWithResponse(ctx context.Context, params *PreflightPredictFacesParams, reqEditors ...RequestEditorFn) (*PreflightPredictFacesResponse, error) {
+	rsp, err := c.PreflightPredictFaces(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightPredictFacesResponse(rsp)
+}
+
 // PredictFacesWithBodyWithResponse Analyse the faces in one JPEG or PNG image
 //
 // multipart/form-data with one part named `file` (at most 10 MiB; JPEG or PNG, judged by content; other parts are ignored). EXIF orientation is applied. No face gives 200 with faces_detected 0 (it counts). At most 100 faces, the largest, are analysed. No query parameters are accepted. Refusals that do not need the body (the key, the account's parallel calls, the daily limit) come before it is read, so a client sending Expect: 100-continue gets no 100 Continue for them.
@@ -4136,6 +9251,32 @@ func (c *ClientWithResponses) PredictFacesWithBodyWithResponse(ctx context.Conte
 	return ParsePredictFacesResponse(rsp)
 }
 
+// GetFaviconICOWithResponse The icon where browsers look for it
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /favicon.ico (the `GetFaviconICO` operationId).
+func (c *ClientWithResponses) GetFaviconICOWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaviconICOResponse, error) {
+	rsp, err := c.GetFaviconICO(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFaviconICOResponse(rsp)
+}
+
+// GetFaviconWithResponse The site's icon
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /favicon.svg (the `GetFavicon` operationId).
+func (c *ClientWithResponses) GetFaviconWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetFaviconResponse, error) {
+	rsp, err := c.GetFavicon(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetFaviconResponse(rsp)
+}
+
 // GetHealthWithResponse Liveness
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4147,6 +9288,49 @@ func (c *ClientWithResponses) GetHealthWithResponse(ctx context.Context, reqEdit
 		return nil, err
 	}
 	return ParseGetHealthResponse(rsp)
+}
+
+// GetLoginPageWithResponse Log in with the identity provider to get an API key
+//
+// A logged-in browser is sent to /account (303). Without a configured identity provider the login and account routes answer 503.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /login (the `GetLoginPage` operationId).
+func (c *ClientWithResponses) GetLoginPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetLoginPageResponse, error) {
+	rsp, err := c.GetLoginPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLoginPageResponse(rsp)
+}
+
+// StartLoginWithResponse Start a login: to the identity provider (OpenID Connect, PKCE, state and nonce in a cookie)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /login/start (the `StartLogin` operationId).
+func (c *ClientWithResponses) StartLoginWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartLoginResponse, error) {
+	rsp, err := c.StartLogin(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartLoginResponse(rsp)
+}
+
+// LogOutWithResponse End the session
+//
+// 303 to /login. A form of the account page: the session cookie, this site's origin and the form's CSRF token are required (403 otherwise).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /logout (the `LogOut` operationId).
+func (c *ClientWithResponses) LogOutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogOutResponse, error) {
+	rsp, err := c.LogOut(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogOutResponse(rsp)
 }
 
 // GetMetricsWithResponse Prometheus metrics
@@ -4175,6 +9359,21 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 	return ParseGetOpenAPIResponse(rsp)
 }
 
+// PreflightGetOpenAPIWithResponse CORS preflight of /openapi.json
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /openapi.json (the `PreflightGetOpenAPI` operationId).
+func (c *ClientWithResponses) PreflightGetOpenAPIWithResponse(ctx context.Context, params *PreflightGetOpenAPIParams, reqEditors ...RequestEditorFn) (*PreflightGetOpenAPIResponse, error) {
+	rsp, err := c.PreflightGetOpenAPI(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightGetOpenAPIResponse(rsp)
+}
+
 // GetProblemTypeWithResponse Explanation of a problem type
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4201,6 +9400,64 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 	return ParseGetReadinessResponse(rsp)
 }
 
+// GetRobotsWithResponse What crawlers may read
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /robots.txt (the `GetRobots` operationId).
+func (c *ClientWithResponses) GetRobotsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetRobotsResponse, error) {
+	rsp, err := c.GetRobots(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRobotsResponse(rsp)
+}
+
+// GetSearchPageWithResponse Search municipalities by name or reading
+//
+// Search. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /search (the `GetSearchPage` operationId).
+func (c *ClientWithResponses) GetSearchPageWithResponse(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*GetSearchPageResponse, error) {
+	rsp, err := c.GetSearchPage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSearchPageResponse(rsp)
+}
+
+// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+//
+// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/compare (the `GetComparePage` operationId).
+func (c *ClientWithResponses) GetComparePageWithResponse(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*GetComparePageResponse, error) {
+	rsp, err := c.GetComparePage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetComparePageResponse(rsp)
+}
+
+// DownloadMunicipalitiesCSVWithResponse CSV download of every municipality, a prefecture's or the compared ones, without a key
+//
+// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
+func (c *ClientWithResponses) DownloadMunicipalitiesCSVWithResponse(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesCSVResponse, error) {
+	rsp, err := c.DownloadMunicipalitiesCSV(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadMunicipalitiesCSVResponse(rsp)
+}
+
 // GetMunicipalityPageWithResponse Web page of a municipality (page_url)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4212,6 +9469,62 @@ func (c *ClientWithResponses) GetMunicipalityPageWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseGetMunicipalityPageResponse(rsp)
+}
+
+// GetPrefecturesPageWithResponse The prefectures
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/prefectures (the `GetPrefecturesPage` operationId).
+func (c *ClientWithResponses) GetPrefecturesPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPrefecturesPageResponse, error) {
+	rsp, err := c.GetPrefecturesPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPrefecturesPageResponse(rsp)
+}
+
+// GetPrefecturePageWithResponse The municipalities of a prefecture with their deviation scores
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/prefectures/{pref} (the `GetPrefecturePage` operationId).
+func (c *ClientWithResponses) GetPrefecturePageWithResponse(ctx context.Context, pref string, reqEditors ...RequestEditorFn) (*GetPrefecturePageResponse, error) {
+	rsp, err := c.GetPrefecturePage(ctx, pref, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPrefecturePageResponse(rsp)
+}
+
+// GetRankingPageWithResponse National ranking of an axis, 50 a page
+//
+// A ranking page; an unknown axis or a page past the last is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/rankings/{axis} (the `GetRankingPage` operationId).
+func (c *ClientWithResponses) GetRankingPageWithResponse(ctx context.Context, axis Axis, params *GetRankingPageParams, reqEditors ...RequestEditorFn) (*GetRankingPageResponse, error) {
+	rsp, err := c.GetRankingPage(ctx, axis, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRankingPageResponse(rsp)
+}
+
+// GetScatterPageWithResponse Scatter of two measures over every municipality
+//
+// A scatter. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/scatter (the `GetScatterPage` operationId).
+func (c *ClientWithResponses) GetScatterPageWithResponse(ctx context.Context, params *GetScatterPageParams, reqEditors ...RequestEditorFn) (*GetScatterPageResponse, error) {
+	rsp, err := c.GetScatterPage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetScatterPageResponse(rsp)
 }
 
 // CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
@@ -4229,6 +9542,21 @@ func (c *ClientWithResponses) CompareMunicipalitiesWithResponse(ctx context.Cont
 	return ParseCompareMunicipalitiesResponse(rsp)
 }
 
+// PreflightCompareMunicipalitiesWithResponse CORS preflight of /town/v1/compare
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
+func (c *ClientWithResponses) PreflightCompareMunicipalitiesWithResponse(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightCompareMunicipalitiesResponse, error) {
+	rsp, err := c.PreflightCompareMunicipalities(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightCompareMunicipalitiesResponse(rsp)
+}
+
 // ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
 //
 // Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
@@ -4244,6 +9572,21 @@ func (c *ClientWithResponses) ExportMunicipalitiesWithResponse(ctx context.Conte
 	return ParseExportMunicipalitiesResponse(rsp)
 }
 
+// PreflightExportMunicipalitiesWithResponse CORS preflight of /town/v1/export
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/export (the `PreflightExportMunicipalities` operationId).
+func (c *ClientWithResponses) PreflightExportMunicipalitiesWithResponse(ctx context.Context, params *PreflightExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightExportMunicipalitiesResponse, error) {
+	rsp, err := c.PreflightExportMunicipalities(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightExportMunicipalitiesResponse(rsp)
+}
+
 // GetMetaWithResponse Sources, method, per-axis summaries and prefectures
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4255,6 +9598,21 @@ func (c *ClientWithResponses) GetMetaWithResponse(ctx context.Context, params *G
 		return nil, err
 	}
 	return ParseGetMetaResponse(rsp)
+}
+
+// PreflightGetMetaWithResponse CORS preflight of /town/v1/meta
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/meta (the `PreflightGetMeta` operationId).
+func (c *ClientWithResponses) PreflightGetMetaWithResponse(ctx context.Context, params *PreflightGetMetaParams, reqEditors ...RequestEditorFn) (*PreflightGetMetaResponse, error) {
+	rsp, err := c.PreflightGetMeta(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightGetMetaResponse(rsp)
 }
 
 // ListMunicipalitiesWithResponse List of municipalities in ascending code order, or those a name search finds
@@ -4270,6 +9628,21 @@ func (c *ClientWithResponses) ListMunicipalitiesWithResponse(ctx context.Context
 	return ParseListMunicipalitiesResponse(rsp)
 }
 
+// PreflightListMunicipalitiesWithResponse CORS preflight of /town/v1/municipalities
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/municipalities (the `PreflightListMunicipalities` operationId).
+func (c *ClientWithResponses) PreflightListMunicipalitiesWithResponse(ctx context.Context, params *PreflightListMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightListMunicipalitiesResponse, error) {
+	rsp, err := c.PreflightListMunicipalities(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightListMunicipalitiesResponse(rsp)
+}
+
 // GetMunicipalityWithResponse One municipality: scores, statistics and hometown-tax figures
 //
 // Returns a wrapper object for the known response body format(s).
@@ -4281,6 +9654,21 @@ func (c *ClientWithResponses) GetMunicipalityWithResponse(ctx context.Context, c
 		return nil, err
 	}
 	return ParseGetMunicipalityResponse(rsp)
+}
+
+// PreflightGetMunicipalityWithResponse CORS preflight of /town/v1/municipalities/{code}
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/municipalities/{code} (the `PreflightGetMunicipality` operationId).
+func (c *ClientWithResponses) PreflightGetMunicipalityWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityParams, reqEditors ...RequestEditorFn) (*PreflightGetMunicipalityResponse, error) {
+	rsp, err := c.PreflightGetMunicipality(ctx, code, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightGetMunicipalityResponse(rsp)
 }
 
 // GetSimilarMunicipalitiesWithResponse Municipalities most like one, on the six deviation scores
@@ -4298,6 +9686,21 @@ func (c *ClientWithResponses) GetSimilarMunicipalitiesWithResponse(ctx context.C
 	return ParseGetSimilarMunicipalitiesResponse(rsp)
 }
 
+// PreflightGetSimilarMunicipalitiesWithResponse CORS preflight of /town/v1/municipalities/{code}/similar
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/municipalities/{code}/similar (the `PreflightGetSimilarMunicipalities` operationId).
+func (c *ClientWithResponses) PreflightGetSimilarMunicipalitiesWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightGetSimilarMunicipalitiesResponse, error) {
+	rsp, err := c.PreflightGetSimilarMunicipalities(ctx, code, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightGetSimilarMunicipalitiesResponse(rsp)
+}
+
 // GetRankingWithResponse National ranking on one axis
 //
 // Ranks stay national under a prefecture filter; `total` counts the filtered ranking. Ties share a rank and are listed in code order.
@@ -4311,6 +9714,1072 @@ func (c *ClientWithResponses) GetRankingWithResponse(ctx context.Context, axis A
 		return nil, err
 	}
 	return ParseGetRankingResponse(rsp)
+}
+
+// PreflightGetRankingWithResponse CORS preflight of /town/v1/rankings/{axis}
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/rankings/{axis} (the `PreflightGetRanking` operationId).
+func (c *ClientWithResponses) PreflightGetRankingWithResponse(ctx context.Context, axis Axis, params *PreflightGetRankingParams, reqEditors ...RequestEditorFn) (*PreflightGetRankingResponse, error) {
+	rsp, err := c.PreflightGetRanking(ctx, axis, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightGetRankingResponse(rsp)
+}
+
+// ParseGetHomePageResponse parses an HTTP response from a GetHomePageWithResponse call
+func ParseGetHomePageResponse(rsp *http.Response) (*GetHomePageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetHomePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetHomePageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetHomePageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetHomePageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetHomePageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAccountPageResponse parses an HTTP response from a GetAccountPageWithResponse call
+func ParseGetAccountPageResponse(rsp *http.Response) (*GetAccountPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAccountPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAccountPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 303:
+		var headers GetAccountPageResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetAccountPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetAccountPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAccountPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetIssuedKeyPageResponse parses an HTTP response from a GetIssuedKeyPageWithResponse call
+func ParseGetIssuedKeyPageResponse(rsp *http.Response) (*GetIssuedKeyPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetIssuedKeyPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetIssuedKeyPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 303:
+		var headers GetIssuedKeyPageResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetIssuedKeyPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetIssuedKeyPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetIssuedKeyPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetOriginsResponse parses an HTTP response from a SetOriginsWithResponse call
+func ParseSetOriginsResponse(rsp *http.Response) (*SetOriginsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetOriginsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		var headers SetOriginsResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 400:
+		var headers SetOriginsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 403:
+		var headers SetOriginsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers SetOriginsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers SetOriginsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetOriginsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateKeyResponse parses an HTTP response from a RotateKeyWithResponse call
+func ParseRotateKeyResponse(rsp *http.Response) (*RotateKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		var headers RotateKeyResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 403:
+		var headers RotateKeyResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers RotateKeyResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers RotateKeyResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateKeyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFinishLoginResponse parses an HTTP response from a FinishLoginWithResponse call
+func ParseFinishLoginResponse(rsp *http.Response) (*FinishLoginResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FinishLoginResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		var headers FinishLoginResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 400:
+		var headers FinishLoginResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 403:
+		var headers FinishLoginResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers FinishLoginResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers FinishLoginResponse429Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers FinishLoginResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers FinishLoginResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers FinishLoginResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFaceDemoResponse parses an HTTP response from a GetFaceDemoWithResponse call
+func ParseGetFaceDemoResponse(rsp *http.Response) (*GetFaceDemoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFaceDemoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetFaceDemoResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetFaceDemoResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetFaceDemoResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostFaceDemoResponse parses an HTTP response from a PostFaceDemoWithResponse call
+func ParsePostFaceDemoResponse(rsp *http.Response) (*PostFaceDemoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostFaceDemoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostFaceDemoResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostFaceDemoResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostFaceDemoResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostFaceDemoResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostFaceDemoResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 408:
+		var headers PostFaceDemoResponse408Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostFaceDemoResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostFaceDemoResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostFaceDemoResponse429Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostFaceDemoResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostFaceDemoResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDocsPageResponse parses an HTTP response from a GetDocsPageWithResponse call
+func ParseGetDocsPageResponse(rsp *http.Response) (*GetDocsPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDocsPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDocsPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetDocsPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetDocsPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostDocsPageResponse parses an HTTP response from a PostDocsPageWithResponse call
+func ParsePostDocsPageResponse(rsp *http.Response) (*PostDocsPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostDocsPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostDocsPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostDocsPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostDocsPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightPredictFacesResponse parses an HTTP response from a PreflightPredictFacesWithResponse call
+func ParsePreflightPredictFacesResponse(rsp *http.Response) (*PreflightPredictFacesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightPredictFacesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightPredictFacesResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightPredictFacesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightPredictFacesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
 }
 
 // ParsePredictFacesResponse parses an HTTP response from a PredictFacesWithResponse call
@@ -4648,6 +11117,148 @@ func ParsePredictFacesResponse(rsp *http.Response) (*PredictFacesResponse, error
 	return response, nil
 }
 
+// ParseGetFaviconICOResponse parses an HTTP response from a GetFaviconICOWithResponse call
+func ParseGetFaviconICOResponse(rsp *http.Response) (*GetFaviconICOResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFaviconICOResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 301:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 301:
+		var headers GetFaviconICOResponse301Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers301 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetFaviconICOResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetFaviconICOResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetFaviconResponse parses an HTTP response from a GetFaviconWithResponse call
+func ParseGetFaviconResponse(rsp *http.Response) (*GetFaviconResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetFaviconResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetFaviconResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetFaviconResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetFaviconResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetHealthResponse parses an HTTP response from a GetHealthWithResponse call
 func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -4716,6 +11327,284 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLoginPageResponse parses an HTTP response from a GetLoginPageWithResponse call
+func ParseGetLoginPageResponse(rsp *http.Response) (*GetLoginPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLoginPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLoginPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetLoginPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLoginPageResponse429Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLoginPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLoginPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartLoginResponse parses an HTTP response from a StartLoginWithResponse call
+func ParseStartLoginResponse(rsp *http.Response) (*StartLoginResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartLoginResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		var headers StartLoginResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 405:
+		var headers StartLoginResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers StartLoginResponse429Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers StartLoginResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers StartLoginResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogOutResponse parses an HTTP response from a LogOutWithResponse call
+func ParseLogOutResponse(rsp *http.Response) (*LogOutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogOutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 303:
+		var headers LogOutResponse303Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers303 = &headers
+	case rsp.StatusCode == 403:
+		var headers LogOutResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers LogOutResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers LogOutResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers LogOutResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -4861,6 +11750,117 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		response.Headers405 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOpenAPIResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightGetOpenAPIResponse parses an HTTP response from a PreflightGetOpenAPIWithResponse call
+func ParsePreflightGetOpenAPIResponse(rsp *http.Response) (*PreflightGetOpenAPIResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightGetOpenAPIResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightGetOpenAPIResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightGetOpenAPIResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightGetOpenAPIResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -5047,6 +12047,384 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 	return response, nil
 }
 
+// ParseGetRobotsResponse parses an HTTP response from a GetRobotsWithResponse call
+func ParseGetRobotsResponse(rsp *http.Response) (*GetRobotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRobotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRobotsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetRobotsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRobotsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSearchPageResponse parses an HTTP response from a GetSearchPageWithResponse call
+func ParseGetSearchPageResponse(rsp *http.Response) (*GetSearchPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSearchPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSearchPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetSearchPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetSearchPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetSearchPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSearchPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetComparePageResponse parses an HTTP response from a GetComparePageWithResponse call
+func ParseGetComparePageResponse(rsp *http.Response) (*GetComparePageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetComparePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetComparePageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetComparePageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetComparePageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetComparePageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetComparePageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetComparePageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDownloadMunicipalitiesCSVResponse parses an HTTP response from a DownloadMunicipalitiesCSVWithResponse call
+func ParseDownloadMunicipalitiesCSVResponse(rsp *http.Response) (*DownloadMunicipalitiesCSVResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadMunicipalitiesCSVResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DownloadMunicipalitiesCSVResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers DownloadMunicipalitiesCSVResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers DownloadMunicipalitiesCSVResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers DownloadMunicipalitiesCSVResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DownloadMunicipalitiesCSVResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers DownloadMunicipalitiesCSVResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DownloadMunicipalitiesCSVResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetMunicipalityPageResponse parses an HTTP response from a GetMunicipalityPageWithResponse call
 func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5061,33 +12439,12 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest NotFound
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON404 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
 		var dest MethodNotAllowed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest InternalError
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON503 = &dest
 
 	}
 
@@ -5102,6 +12459,16 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMunicipalityPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetMunicipalityPageResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5141,13 +12508,360 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetMunicipalityPageResponse503Headers
-		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
-			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.RetryAfter = &value
+			headers.XRequestId = &value
 		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPrefecturesPageResponse parses an HTTP response from a GetPrefecturesPageWithResponse call
+func ParseGetPrefecturesPageResponse(rsp *http.Response) (*GetPrefecturesPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPrefecturesPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPrefecturesPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetPrefecturesPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPrefecturesPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPrefecturesPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPrefecturePageResponse parses an HTTP response from a GetPrefecturePageWithResponse call
+func ParseGetPrefecturePageResponse(rsp *http.Response) (*GetPrefecturePageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPrefecturePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPrefecturePageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetPrefecturePageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetPrefecturePageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetPrefecturePageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPrefecturePageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPrefecturePageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRankingPageResponse parses an HTTP response from a GetRankingPageWithResponse call
+func ParseGetRankingPageResponse(rsp *http.Response) (*GetRankingPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRankingPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRankingPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetRankingPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRankingPageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetRankingPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRankingPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRankingPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetScatterPageResponse parses an HTTP response from a GetScatterPageWithResponse call
+func ParseGetScatterPageResponse(rsp *http.Response) (*GetScatterPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetScatterPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetScatterPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetScatterPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetScatterPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetScatterPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetScatterPageResponse503Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -5461,6 +13175,117 @@ func ParseCompareMunicipalitiesResponse(rsp *http.Response) (*CompareMunicipalit
 	return response, nil
 }
 
+// ParsePreflightCompareMunicipalitiesResponse parses an HTTP response from a PreflightCompareMunicipalitiesWithResponse call
+func ParsePreflightCompareMunicipalitiesResponse(rsp *http.Response) (*PreflightCompareMunicipalitiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightCompareMunicipalitiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightCompareMunicipalitiesResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightCompareMunicipalitiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightCompareMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseExportMunicipalitiesResponse parses an HTTP response from a ExportMunicipalitiesWithResponse call
 func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitiesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -5740,6 +13565,117 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 	return response, nil
 }
 
+// ParsePreflightExportMunicipalitiesResponse parses an HTTP response from a PreflightExportMunicipalitiesWithResponse call
+func ParsePreflightExportMunicipalitiesResponse(rsp *http.Response) (*PreflightExportMunicipalitiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightExportMunicipalitiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightExportMunicipalitiesResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightExportMunicipalitiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightExportMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetMetaResponse parses an HTTP response from a GetMetaWithResponse call
 func ParseGetMetaResponse(rsp *http.Response) (*GetMetaResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6009,6 +13945,117 @@ func ParseGetMetaResponse(rsp *http.Response) (*GetMetaResponse, error) {
 	return response, nil
 }
 
+// ParsePreflightGetMetaResponse parses an HTTP response from a PreflightGetMetaWithResponse call
+func ParsePreflightGetMetaResponse(rsp *http.Response) (*PreflightGetMetaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightGetMetaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightGetMetaResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightGetMetaResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightGetMetaResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListMunicipalitiesResponse parses an HTTP response from a ListMunicipalitiesWithResponse call
 func ParseListMunicipalitiesResponse(rsp *http.Response) (*ListMunicipalitiesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6273,6 +14320,117 @@ func ParseListMunicipalitiesResponse(rsp *http.Response) (*ListMunicipalitiesRes
 			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightListMunicipalitiesResponse parses an HTTP response from a PreflightListMunicipalitiesWithResponse call
+func ParsePreflightListMunicipalitiesResponse(rsp *http.Response) (*PreflightListMunicipalitiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightListMunicipalitiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightListMunicipalitiesResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightListMunicipalitiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightListMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil
@@ -6578,6 +14736,117 @@ func ParseGetMunicipalityResponse(rsp *http.Response) (*GetMunicipalityResponse,
 	return response, nil
 }
 
+// ParsePreflightGetMunicipalityResponse parses an HTTP response from a PreflightGetMunicipalityWithResponse call
+func ParsePreflightGetMunicipalityResponse(rsp *http.Response) (*PreflightGetMunicipalityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightGetMunicipalityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightGetMunicipalityResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightGetMunicipalityResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightGetMunicipalityResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetSimilarMunicipalitiesResponse parses an HTTP response from a GetSimilarMunicipalitiesWithResponse call
 func ParseGetSimilarMunicipalitiesResponse(rsp *http.Response) (*GetSimilarMunicipalitiesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6878,6 +15147,117 @@ func ParseGetSimilarMunicipalitiesResponse(rsp *http.Response) (*GetSimilarMunic
 	return response, nil
 }
 
+// ParsePreflightGetSimilarMunicipalitiesResponse parses an HTTP response from a PreflightGetSimilarMunicipalitiesWithResponse call
+func ParsePreflightGetSimilarMunicipalitiesResponse(rsp *http.Response) (*PreflightGetSimilarMunicipalitiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightGetSimilarMunicipalitiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightGetSimilarMunicipalitiesResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightGetSimilarMunicipalitiesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightGetSimilarMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetRankingResponse parses an HTTP response from a GetRankingWithResponse call
 func ParseGetRankingResponse(rsp *http.Response) (*GetRankingResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -7173,6 +15553,117 @@ func ParseGetRankingResponse(rsp *http.Response) (*GetRankingResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightGetRankingResponse parses an HTTP response from a PreflightGetRankingWithResponse call
+func ParsePreflightGetRankingResponse(rsp *http.Response) (*PreflightGetRankingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightGetRankingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightGetRankingResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightGetRankingResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightGetRankingResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil

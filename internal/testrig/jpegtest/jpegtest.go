@@ -1,5 +1,5 @@
 // Package jpegtest writes JPEG files by hand for tests: progressive files, which image/jpeg does not
-// write, and files of thousands of scans, which no encoder writes (issue 24).
+// write, and files of thousands of scans, which no encoder writes but an attacker may.
 package jpegtest
 
 // jpegBits writes entropy-coded data, stuffing a zero after every 0xFF byte and padding the last
@@ -117,8 +117,8 @@ func Progressive(w, h, ncomp int, scans []Scan) []byte {
 	return append(out, 0xFF, 0xD9)
 }
 
-// ManyScans is a w×h grey progressive JPEG with its DC scan and n repeated AC scans: the
-// attack of issue 24, where decoding time grows with the scans while the file barely does.
+// ManyScans is a w×h grey progressive JPEG with its DC scan and n repeated AC scans: an attack
+// whose decoding time grows with the scans while the file barely does (face.MaxScans bounds them).
 func ManyScans(w, h, n int) []byte {
 	scans := []Scan{{[]int{0}, 0, 0, 0, 0}}
 	for range n {

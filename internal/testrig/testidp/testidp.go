@@ -141,7 +141,7 @@ func (p *IDP) JWKSFetches() int {
 	return p.jwksFetches
 }
 
-// TokenCalls counts token requests, and LastTokenError is the error of the last refused one.
+// TokenCalls returns how many token requests came and the error of the last refused one.
 func (p *IDP) TokenCalls() (int, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,0 +1,183 @@
+// Package param reads the parameters of the statistics calls and pages: one validator per
+// parameter (prefecture, municipality code, code list, axis, measure key, whole numbers for paging),
+// which the API (package serve) and the pages (package web/site) share, so that the same input gets
+// the same answer from both: the same error code, and so the same status. Messages are written in
+// English for the API and in Japanese for the pages (hensachi.Error.Japanese).
+//
+// How the query string around them is read differs by transport, on purpose: the API refuses an
+// unknown or empty parameter (a typo must not silently change a result), while the pages ignore
+// unknown ones (links carry tracking parameters) and take an empty value as absent (a form's
+// "whole country" option sends pref=). Both refuse a query that is malformed or not UTF-8, a value
+// over MaxLen bytes, and a parameter given twice unless it is a list.
+package param
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hensachi/hensachi"
+)
+
+// MaxLen bounds one value: no valid value comes close (ten codes with spaces are 69 bytes).
+const MaxLen = 128
+
+// Query is a request's query string, read once.
+type Query struct{ values url.Values }
+
+// ParseAPI reads a query string as the API does: besides what both transports refuse, a parameter
+// not in known, or given empty, is an invalid parameter.
+func ParseAPI(raw string, known ...string) (Query, error) {
+	q, err := parse(raw)
+	if err != nil {
+		return Query{}, err
+	}
+	for _, name := range q.names() {
+		switch {
+		case !slices.Contains(known, name):
+			return Query{}, invalid(Truncate(name), fmt.Sprintf("unknown parameter %q%s", Truncate(name), knownList(known)),
+				"「"+Truncate(name)+"」という指定はありません。")
+		case slices.Contains(q.values[name], ""):
+			return Query{}, invalid(name, name+" is empty; omit it for the default", name+" が空です。")
+		}
+	}
+	return q, nil
+}
+
+// ParsePage reads a query string as the pages do: unknown parameters are left unread, and an
+// empty value is no value.
+func ParsePage(raw string) (Query, error) {
+	q, err := parse(raw)
+	if err != nil {
+		return Query{}, err
+	}
+	for name, vs := range q.values {
+		vs = slices.DeleteFunc(vs, func(v string) bool { return v == "" })
+		if len(vs) == 0 {
+			delete(q.values, name)
+		} else {
+			q.values[name] = vs
+		}
+	}
+	return q, nil
+}
+
+func parse(raw string) (Query, error) {
+	if raw == "" {
+		return Query{}, nil // most calls have no query; reading a nil map is fine
+	}
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		return Query{}, invalid("", "the query string is malformed: "+err.Error(), "アドレスの ? 以降の形が正しくありません。")
+	}
+	q := Query{values}
+	for _, name := range q.names() {
+		if !utf8.ValidString(name) {
+			return Query{}, invalid("", "a parameter's name is not UTF-8", "指定の名前が UTF-8 ではありません。")
+		}
+		for _, v := range values[name] {
+			switch {
+			case len(v) > MaxLen:
+				return Query{}, invalid(name, fmt.Sprintf("%s is too long (%d bytes)", name, len(v)), name+" が長すぎます。")
+			case !utf8.ValidString(v):
+				return Query{}, invalid(name, name+" is not UTF-8 text", name+" が UTF-8 の文字列ではありません。")
+			}
+		}
+	}
+	return q, nil
+}
+
+// names lists the parameters in order, so that the same request always reports the same one.
+func (q Query) names() []string {
+	names := make([]string, 0, len(q.values))
+	for name := range q.values {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// One returns the value of a parameter that takes one: ok is false when it is absent, and given
+// twice it is an invalid parameter.
+func (q Query) One(name string) (value string, ok bool, err error) {
+	vs := q.values[name]
+	switch len(vs) {
+	case 0:
+		return "", false, nil
+	case 1:
+		return vs[0], true, nil
+	}
+	return "", false, invalid(name, fmt.Sprintf("%s is given %d times; give it once", name, len(vs)),
+		fmt.Sprintf("%s が %d 回指定されています。1 回だけ指定してください。", name, len(vs)))
+}
+
+// List returns the items of a list parameter: given once or repeated, each value a comma-separated
+// list; spaces around an item and empty items are dropped.
+func (q Query) List(name string) []string {
+	var items []string
+	for _, v := range q.values[name] {
+		for item := range strings.SplitSeq(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				items = append(items, item)
+			}
+		}
+	}
+	return items
+}
+
+// Has reports whether a parameter is given.
+func (q Query) Has(name string) bool { return len(q.values[name]) > 0 }
+
+// Int reads a whole number in [lo, hi], def when absent. Only plain digits are accepted: no sign,
+// no spaces, no exponent.
+func Int(q Query, name string, def, lo, hi int) (int, error) {
+	s, ok, err := q.One(name)
+	if err != nil || !ok {
+		return def, err
+	}
+	n, err := strconv.Atoi(s)
+	if !Digits(s) || err != nil || n < lo || n > hi {
+		return 0, invalid(name, fmt.Sprintf("%s must be a whole number from %d to %d, not %q", name, lo, hi, s),
+			fmt.Sprintf("%s には %d から %d までの整数を指定してください。", name, lo, hi))
+	}
+	return n, nil
+}
+
+// Digits reports whether s has only ASCII digits. Codes are checked on every call, and
+// strings.Trim with a cutset would build the set each time.
+func Digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Truncate shortens a value the client sent to what a message repeats of it.
+func Truncate(s string) string {
+	if len(s) > MaxLen {
+		return s[:MaxLen]
+	}
+	return s
+}
+
+func knownList(known []string) string {
+	if len(known) == 0 {
+		return "; this call takes no parameters"
+	}
+	return "; this call takes " + strings.Join(known, ", ")
+}
+
+// invalid is an invalid parameter with its message for the API and for the pages.
+func invalid(param, message, japanese string) *hensachi.Error {
+	return &hensachi.Error{Code: hensachi.EInvalidParameter, Param: param, Message: message, Japanese: japanese}
+}
+
+// notFound is a thing named in the path that does not exist.
+func notFound(message, japanese string) *hensachi.Error {
+	return &hensachi.Error{Code: hensachi.ENotFound, Message: message, Japanese: japanese}
+}

@@ -1,0 +1,190 @@
+package param
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/towntest"
+)
+
+// TestParse pins what each transport refuses of a query string, and which parameter it names.
+func TestParse(t *testing.T) {
+	known := []string{"pref", "limit", "codes"}
+	for _, c := range []struct {
+		raw       string
+		api, page string // the parameter at fault, "-" when accepted, "?" for the whole query
+	}{
+		{"", "-", "-"},
+		{"pref=13&limit=5", "-", "-"},
+		{"pref=%zz", "?", "?"},
+		{"q=%ff%fe", "q", "q"},              // not UTF-8, even if unknown to the API
+		{"%ff=1", "?", "?"},                 // a name not UTF-8
+		{"utm_source=x", "utm_source", "-"}, // the pages ignore what they do not read
+		{"pref=", "pref", "-"},              // a form's empty option
+		{"limit=" + strings.Repeat("9", 129), "limit", "limit"},
+		{"codes=13101&codes=27100", "-", "-"}, // a list may repeat
+	} {
+		for _, side := range []struct {
+			name  string
+			parse func(string) (Query, error)
+			want  string
+		}{
+			{"api", func(raw string) (Query, error) { return ParseAPI(raw, known...) }, c.api},
+			{"page", ParsePage, c.page},
+		} {
+			_, err := side.parse(c.raw)
+			switch {
+			case side.want == "-" && err != nil:
+				t.Errorf("%s %q: %v", side.name, c.raw, err)
+			case side.want == "-":
+			case hensachi.ErrorCode(err) != hensachi.EInvalidParameter:
+				t.Errorf("%s %q: %v, want invalid_parameter", side.name, c.raw, err)
+			case side.want != "?" && err.(*hensachi.Error).Param != side.want:
+				t.Errorf("%s %q names %q, want %q", side.name, c.raw, err.(*hensachi.Error).Param, side.want)
+			}
+		}
+	}
+}
+
+func TestOneAndList(t *testing.T) {
+	q, err := ParsePage("x=income&x=pop&codes=13101,+27100,&codes=01100&pref=")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := q.One("x"); hensachi.ErrorCode(err) != hensachi.EInvalidParameter {
+		t.Errorf("x given twice: %v", err)
+	}
+	if got := strings.Join(q.List("codes"), ","); got != "13101,27100,01100" {
+		t.Errorf("codes %s", got)
+	}
+	if _, ok, err := q.One("pref"); ok || err != nil {
+		t.Errorf("an empty pref on a page is absent: %v %v", ok, err)
+	}
+}
+
+// TestValidators checks that each validator gives one code for one input, whichever transport
+// read the query.
+func TestValidators(t *testing.T) {
+	c := towntest.Catalog()
+	for _, tc := range []struct {
+		name, raw string
+		read      func(Query) error
+		code      string
+	}{
+		{"pref absent", "", func(q Query) error { _, err := Prefecture(c, q); return err }, ""},
+		{"pref known", "pref=13", func(q Query) error { _, err := Prefecture(c, q); return err }, ""},
+		{"pref unknown", "pref=99", func(q Query) error { _, err := Prefecture(c, q); return err }, hensachi.EInvalidParameter},
+		{"pref malformed", "pref=tokyo", func(q Query) error { _, err := Prefecture(c, q); return err }, hensachi.EInvalidParameter},
+		{"pref twice", "pref=13&pref=01", func(q Query) error { _, err := Prefecture(c, q); return err }, hensachi.EInvalidParameter},
+		{"compare", "codes=01100,13101", func(q Query) error { _, err := Compared(c, q); return err }, ""},
+		{"compare repeated", "codes=01100&codes=13101", func(q Query) error { _, err := Compared(c, q); return err }, ""},
+		{"compare one", "codes=01100", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
+		{"compare twice the same", "codes=01100,01100", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
+		{"compare malformed", "codes=01100,1310", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
+		{"compare unknown", "codes=01100,99999", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.ENotFound},
+		{"compare 11", "codes=" + strings.Repeat("01100,", 10) + "13101", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
+		{"measure", "x=pop", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, ""},
+		{"measure default", "", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, ""},
+		{"measure unknown", "x=hensachi", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure twice", "x=income&x=pop", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"int", "limit=100", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, ""},
+		{"int over", "limit=101", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
+		{"int signed", "limit=%2B5", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
+		{"order", "order=asc", func(q Query) error { _, err := Order(q); return err }, ""},
+		{"order unknown", "order=up", func(q Query) error { _, err := Order(q); return err }, hensachi.EInvalidParameter},
+	} {
+		for _, parse := range []func(string) (Query, error){
+			func(raw string) (Query, error) { return ParseAPI(raw, "pref", "codes", "x", "limit", "order") },
+			ParsePage,
+		} {
+			q, err := parse(tc.raw)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if got := hensachi.ErrorCode(tc.read(q)); got != tc.code {
+				t.Errorf("%s: code %q, want %q", tc.name, got, tc.code)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		code, want string
+	}{{"13101", ""}, {"99999", hensachi.ENotFound}, {"1310", hensachi.EInvalidParameter}, {"１３１０１", hensachi.EInvalidParameter}} {
+		if _, err := Municipality(c, "code", tc.code); hensachi.ErrorCode(err) != tc.want {
+			t.Errorf("municipality %q: %v, want %q", tc.code, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ code, want string }{{"13", ""}, {"99", hensachi.ENotFound}, {"x", hensachi.EInvalidParameter}} {
+		if _, err := PrefectureInPath(c, "pref", tc.code); hensachi.ErrorCode(err) != tc.want {
+			t.Errorf("prefecture %q: %v, want %q", tc.code, err, tc.want)
+		}
+	}
+	if _, err := Axis("young"); err != nil {
+		t.Error(err)
+	}
+	if _, err := Axis("old"); hensachi.ErrorCode(err) != hensachi.ENotFound {
+		t.Errorf("unknown axis: %v", err)
+	}
+}
+
+func FuzzParseAPI(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
+	for _, s := range []string{"", "limit=20", "limit=1&limit=2", "pref=%zz", "a=b&c", "order=asc&pref=13&limit=100&offset=0", "%", "&&&",
+		"limit=" + strings.Repeat("9", 80), "q=%ff"} {
+		f.Add(s)
+	}
+	known := []string{"order", "pref", "limit", "offset"}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := ParseAPI(raw, known...)
+		if err != nil {
+			if hensachi.ErrorCode(err) != hensachi.EInvalidParameter {
+				t.Fatalf("error of code %s: %v", hensachi.ErrorCode(err), err)
+			}
+			return
+		}
+		for name, vs := range q.values {
+			for _, v := range vs {
+				if !strings.Contains(strings.Join(known, ","), name) || v == "" || len(v) > MaxLen {
+					t.Fatalf("accepted %q=%q", name, v)
+				}
+			}
+		}
+		if n, err := Int(q, "limit", 20, 1, 100); err == nil && (n < 1 || n > 100) {
+			t.Fatalf("limit %d accepted", n)
+		}
+	})
+}
+
+// FuzzCompared: whatever the query, Compared accepts 2 to 10 distinct known codes or fails with
+// invalid_parameter or not_found.
+func FuzzCompared(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
+	for _, s := range []string{"", "codes=13101,01100", "codes=13101&codes=01100", "codes=,,,", "codes=13101,13101", "codes=%zz", "codes=１３１０１,01100"} {
+		f.Add(s)
+	}
+	c := towntest.Catalog()
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := ParsePage(raw)
+		if err != nil {
+			return
+		}
+		towns, err := Compared(c, q)
+		if code := hensachi.ErrorCode(err); err != nil {
+			if code != hensachi.EInvalidParameter && code != hensachi.ENotFound {
+				t.Fatalf("error of code %s: %v", code, err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, m := range towns {
+			if seen[m.Code] {
+				t.Fatalf("accepted %s twice", m.Code)
+			}
+			seen[m.Code] = true
+		}
+		if len(towns) < 2 || len(towns) > MaxCompared {
+			t.Fatalf("accepted %d codes", len(towns))
+		}
+	})
+}

@@ -1,0 +1,174 @@
+package param
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/town"
+)
+
+// Prefecture reads pref, an optional 2-digit prefecture code: nil when absent, and an invalid
+// parameter when malformed or unknown.
+func Prefecture(c *town.Catalog, q Query) (*hensachi.Prefecture, error) {
+	code, ok, err := q.One("pref")
+	if err != nil || !ok {
+		return nil, err
+	}
+	if p, ok := c.Prefecture(code); ok {
+		return &p, nil
+	}
+	if len(code) != 2 || !Digits(code) {
+		return nil, invalid("pref", fmt.Sprintf("pref must be a 2-digit prefecture code such as 13, not %q", code),
+			"都道府県は 2 桁のコード（例：28）で指定してください。")
+	}
+	return nil, invalid("pref", fmt.Sprintf("there is no prefecture %s; codes run from 01 to 47", code),
+		"都道府県コード "+code+" はありません。01 から 47 までです。")
+}
+
+// PrefectureCode is Prefecture's code, "" for the whole country.
+func PrefectureCode(p *hensachi.Prefecture) string {
+	if p == nil {
+		return ""
+	}
+	return p.Code
+}
+
+// PrefectureInPath reads a prefecture code that names a page: malformed is an invalid parameter,
+// unknown not found.
+func PrefectureInPath(c *town.Catalog, param, code string) (hensachi.Prefecture, error) {
+	if len(code) != 2 || !Digits(code) {
+		return hensachi.Prefecture{}, invalid(param, fmt.Sprintf("%s must be a 2-digit prefecture code such as 13, not %q", param, Truncate(code)),
+			"都道府県は 2 桁のコード（例：28）で指定してください。")
+	}
+	p, ok := c.Prefecture(code)
+	if !ok {
+		return hensachi.Prefecture{}, notFound("there is no prefecture "+code+"; codes run from 01 to 47", "この都道府県コードはありません。")
+	}
+	return p, nil
+}
+
+// Municipality reads a municipality code given as param: malformed is an invalid parameter, a
+// well-formed code of no municipality not found.
+func Municipality(c *town.Catalog, param, code string) (*hensachi.Municipality, error) {
+	if len(code) != 5 || !Digits(code) {
+		return nil, invalid(param, fmt.Sprintf("%s must be a 5-digit municipality code such as 13101, not %q", param, Truncate(code)),
+			"「"+truncateRunes(code, 20)+"」は市区町村コード（5 桁の数字、例：28214）ではありません。")
+	}
+	m, ok := c.Municipality(code)
+	if !ok {
+		return nil, notFound("there is no municipality "+code+"; GET /town/v1/municipalities lists the codes",
+			"市区町村コード "+code+" はありません。")
+	}
+	return m, nil
+}
+
+// MaxCompared is how many municipalities one comparison takes.
+const MaxCompared = 10
+
+// Compared reads codes, the municipalities of a comparison in their order: 2 to MaxCompared
+// distinct codes, as one comma-separated list or the parameter repeated (a form's check boxes).
+// A malformed code comes before an unknown one, which is not found.
+func Compared(c *town.Catalog, q Query) ([]*hensachi.Municipality, error) {
+	codes := q.List("codes")
+	const tooFew = "比べる市区町村を 2 つ以上、codes にコンマ区切りで指定してください（例：codes=28214,13101）。"
+	switch {
+	case !q.Has("codes"):
+		return nil, invalid("codes", fmt.Sprintf("codes is required: 2 to %d municipality codes separated by commas, such as 13101,27100", MaxCompared), tooFew)
+	case len(codes) < 2 || len(codes) > MaxCompared:
+		japanese := tooFew
+		if len(codes) > MaxCompared {
+			japanese = fmt.Sprintf("比べられるのは %d 市区町村までです。", MaxCompared)
+		}
+		return nil, invalid("codes", fmt.Sprintf("codes must name 2 to %d municipalities, not %d", MaxCompared, len(codes)), japanese)
+	}
+	for k, code := range codes {
+		if len(code) != 5 || !Digits(code) {
+			return nil, invalid("codes", fmt.Sprintf("codes must hold 5-digit municipality codes such as 13101, not %q", Truncate(code)),
+				"「"+truncateRunes(code, 20)+"」は市区町村コード（5 桁の数字、例：28214）ではありません。")
+		}
+		if slices.Contains(codes[:k], code) {
+			return nil, invalid("codes", "codes names "+code+" twice", code+" が 2 回指定されています。")
+		}
+	}
+	towns := make([]*hensachi.Municipality, len(codes))
+	for k, code := range codes {
+		var err error
+		if towns[k], err = Municipality(c, "codes", code); err != nil {
+			return nil, err
+		}
+	}
+	return towns, nil
+}
+
+// Axis reads an axis key that names a ranking; one that is not an axis is not found.
+func Axis(key string) (int, error) {
+	if a := hensachi.AxisIndex(key); a >= 0 {
+		return a, nil
+	}
+	return 0, notFound(fmt.Sprintf("there is no axis %q; axes are %s", Truncate(key), strings.Join(keys(hensachi.Axes), ", ")),
+		"この軸はありません。")
+}
+
+// Order reads order, the direction of a ranking: desc (best first, the default) or asc.
+func Order(q Query) (town.Order, error) {
+	o, ok, err := q.One("order")
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return town.BestFirst, nil
+	case o == string(town.BestFirst) || o == string(town.WorstFirst):
+		return town.Order(o), nil
+	}
+	return "", invalid("order", fmt.Sprintf("order must be desc or asc, not %q", o), "order には desc か asc を指定してください。")
+}
+
+// Measure is what a measure key names: the value of one of the six axes (not its deviation score,
+// which is the value's rank put on a normal curve and so hides the units), or one of the sixteen
+// statistics.
+type Measure struct {
+	hensachi.Field
+	Median hensachi.Optional[float64]
+	Value  func(*hensachi.Municipality) hensachi.Optional[float64]
+}
+
+// MeasureOf reads the measure key given as name, def when absent; a key that is neither an axis
+// nor a statistic (the two key sets do not overlap) is an invalid parameter.
+func MeasureOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
+	key, ok, err := q.One(name)
+	if err != nil {
+		return Measure{}, err
+	}
+	if !ok {
+		key = def
+	}
+	if a := hensachi.AxisIndex(key); a >= 0 {
+		return Measure{Field: hensachi.Axes[a], Median: c.AxisMedian(a),
+			Value: func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Scores[a].Value }}, nil
+	}
+	if s := hensachi.StatIndex(key); s >= 0 {
+		return Measure{Field: hensachi.Stats[s], Median: c.StatMedian(s),
+			Value: func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Stats[s] }}, nil
+	}
+	return Measure{}, invalid(name, fmt.Sprintf("%s must be an axis or a statistic (%s), not %q", name,
+		strings.Join(append(keys(hensachi.Axes), keys(hensachi.Stats)...), ", "), Truncate(key)),
+		name+" には 6 軸か 16 の統計のキー（例：income、pop）を指定してください。")
+}
+
+func keys(fields []hensachi.Field) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.Key
+	}
+	return out
+}
+
+// truncateRunes shortens a value to at most n characters for a page's message.
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
