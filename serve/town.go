@@ -102,7 +102,9 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 		return nil, hensachi.ParamError("q", "q has no words; give a name or reading such as 宝塚 or たからづか")
 	}
 	if search {
-		return c.serve(func() ([]byte, error) { return searchData(c.catalog.SearchList(query, param.PrefectureCode(pref))), nil })
+		return c.serve(func() ([]byte, error) {
+			return searchData(c.catalog.SearchList(query, param.PrefectureCode(pref))), nil
+		})
 	}
 	return c.serve(func() ([]byte, error) { return c.bodies().listData(param.PrefectureCode(pref)), nil })
 }
