@@ -36,9 +36,12 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/web/site", []string{mod + "/web/account", mod + "/oidc", mod + "/mail"}, "the public pages know nothing of logins, sessions or mail"},
 		{mod + "/web/account", []string{mod + "/web/site", mod + "/town", mod + "/dataset"}, "the account side reads no statistics; the demo's footer credit comes as a function"},
 		{mod + "/quota", []string{"net/http", mod + "/serve", mod + "/sqlite", mod + "/postgres"}, "the quota engine has no HTTP and no store of its own"},
+		{mod + "/town", []string{"net/http", "import:encoding/json", mod + "/parquetfile", mod + "/csvfile", mod + "/export", mod + "/serve", mod + "/web"}, "the dataset's read model serves both transports, knows neither and writes no wire format"},
 		// pqarrow brings net/http in through thrift and Arrow Flight, which the export never calls
-		{mod + "/town", []string{"import:net/http", mod + "/serve", mod + "/web"}, "the dataset's read model serves both transports and knows neither"},
 		{mod + "/parquetfile", []string{"import:net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the Parquet writer writes columns it is given, whatever they hold"},
+		{mod + "/csvfile", []string{"net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the CSV writer writes columns it is given, whatever they hold"},
+		// pqarrow brings net/http in, as for town
+		{mod + "/export", []string{"import:net/http", mod + "/serve", mod + "/web"}, "the bulk files serve both transports and know neither"},
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
 		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
 		{mod + "/uploads", []string{mod + "/face", mod + "/serve"}, "the upload store keeps bytes, whatever they are"},

@@ -24,7 +24,7 @@ type Config struct {
 	// Server is the server's own settings (address, public URL, limits, clock, watch interval,
 	// access log, debug address, connection cap, upload pace) and the account store, which every
 	// part shares: PublicURL, Store, Limits and Now configure the other parts too. Build makes
-	// the server's other parts (Keys, Quota, Towns, Faces, Pages); what the caller put there is
+	// the server's other parts (Keys, Quota, Catalogs, Faces, Pages); what the caller put there is
 	// ignored.
 	Server serve.Config
 	// DatasetPath is the dataset file the statistics service serves; empty: no statistics service.
@@ -41,7 +41,7 @@ type Config struct {
 // App is a server and the parts Build made for it, which Close closes once the server has stopped.
 type App struct {
 	*serve.Server
-	Towns *town.Holder // nil: no statistics service
+	Catalogs *town.Catalogs // nil: no statistics service
 	Quota *serve.Quota
 	Keys  *serve.KeyCache
 	Faces *facecall.Service // nil: no face service
@@ -66,13 +66,13 @@ func Build(ctx context.Context, cfg Config) (_ *App, err error) {
 	if sc.Limits == nil {
 		sc.Limits = hensachi.DefaultLimits()
 	}
-	sc.Keys, sc.Quota, sc.Towns, sc.Faces, sc.Pages = nil, nil, nil, nil, nil
+	sc.Keys, sc.Quota, sc.Catalogs, sc.Faces, sc.Pages = nil, nil, nil, nil, nil
 	if cfg.DatasetPath != "" {
-		if a.Towns, err = town.Open(cfg.DatasetPath, sc.PublicURL); err != nil {
+		if a.Catalogs, err = town.Open(cfg.DatasetPath, sc.PublicURL); err != nil {
 			return nil, err
 		}
-		a.onClose(a.Towns.Close)
-		sc.Towns = a.Towns
+		a.onClose(a.Catalogs.Close)
+		sc.Catalogs = a.Catalogs
 	}
 	enforcer, err := quota.New(ctx, sc.Store, sc.Limits, sc.Now)
 	if err != nil {
@@ -81,8 +81,8 @@ func Build(ctx context.Context, cfg Config) (_ *App, err error) {
 	a.Quota, a.Keys = serve.NewQuota(enforcer), serve.NewKeyCache(sc.Store, cfg.KeyCacheTTL)
 	sc.Quota, sc.Keys = a.Quota, a.Keys
 	siteDeps := site.Deps{PublicURL: sc.PublicURL, OpenAPI: serve.OpenAPI()}
-	if a.Towns != nil {
-		siteDeps.Towns = a.Towns // a nil *town.Holder would be a non-nil site.Towns
+	if a.Catalogs != nil {
+		siteDeps.Catalogs = a.Catalogs // a nil *town.Catalogs would be a non-nil site.Catalogs
 	}
 	public, err := site.New(siteDeps)
 	if err != nil {

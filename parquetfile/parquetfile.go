@@ -1,6 +1,6 @@
-// Package parquetfile writes a table of typed, nullable columns as an Apache Parquet file with
-// arrow-go's pqarrow: the statistics API's bulk export (town.Export) in a form that data tools
-// read with their types (integers, doubles, strings and nulls) intact.
+// Package parquetfile writes a table of typed, nullable columns (hensachi.Column) as an Apache
+// Parquet file with arrow-go's pqarrow: the statistics API's bulk export (package export) in a
+// form that data tools read with their types (integers, doubles, strings and nulls) intact.
 package parquetfile
 
 import (
@@ -17,21 +17,9 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// Column is one column of a table: its name and exactly one of its value slices, all of a
-// table's columns the same length. Strings are never null; a number that is not Valid is null.
-type Column struct {
-	Name    string
-	Strings []string
-	Ints    []hensachi.Optional[int64]
-	Floats  []hensachi.Optional[float64]
-}
-
-// Len is the number of values in the column.
-func (c Column) Len() int { return max(len(c.Strings), len(c.Ints), len(c.Floats)) }
-
 // Write writes the columns to w as one Parquet file with one row group, compressed with Snappy,
 // which every Parquet reader decodes without extra codecs.
-func Write(w io.Writer, cols []Column) error {
+func Write(w io.Writer, cols []hensachi.Column) error {
 	fields := make([]arrow.Field, len(cols))
 	arrays := make([]arrow.Array, 0, len(cols))
 	defer func() {

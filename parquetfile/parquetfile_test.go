@@ -17,7 +17,7 @@ import (
 // TestRoundTrip writes a column of each kind, nulls among the numbers, and reads the file back with
 // arrow-go: the types, nullability, values and nulls come back as written.
 func TestRoundTrip(t *testing.T) {
-	cols := []parquetfile.Column{
+	cols := []hensachi.Column{
 		{Name: "code", Strings: []string{"01100", "13101", "47201"}},
 		{Name: "rank", Ints: []hensachi.Optional[int64]{hensachi.Some(int64(3)), {}, hensachi.Some(int64(-1))}},
 		{Name: "value", Floats: []hensachi.Optional[float64]{{}, hensachi.Some(12.58), hensachi.Some(0.0)}},
@@ -51,7 +51,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestColumnsOfUnequalLength(t *testing.T) {
-	err := parquetfile.Write(&bytes.Buffer{}, []parquetfile.Column{
+	err := parquetfile.Write(&bytes.Buffer{}, []hensachi.Column{
 		{Name: "a", Strings: []string{"x", "y"}},
 		{Name: "b", Ints: []hensachi.Optional[int64]{hensachi.Some(int64(1))}},
 	})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/export"
+	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/internal/reqinfo"
 	"github.com/hensachi/hensachi/quota"
@@ -27,24 +28,46 @@ type call struct {
 	now     time.Time // read once when the call starts, for its key lookup and its headers
 	account hensachi.Account
 	service hensachi.Service
-	town    *town.Catalog // the dataset snapshot this call reads, for the statistics service
+	catalog *town.Catalog // the catalog this call reads, for the statistics service
+	b       *bodies       // its encoded answers, once asked for (bodies)
 	res     *quota.Reservation
-	// export, when set by the handler, is written instead of the envelope of its members
-	export *town.Export
+	// gzip: the answer is gzipped, for a client that accepts it (an export); its tag is weak
+	gzip bool
+	// file or jsonExport, when set by the handler, is written instead of the envelope of its
+	// members (export.go)
+	file       *export.File
+	jsonExport *jsonExport
 	// values of the fields every keyed answer sets, held here so they need no allocation of their
 	// own: net/http copies them when the header is written
-	rateLimit, contentLength, etag [1]string
+	rateLimit, contentLength [1]string
+}
+
+// bodies are the encoded answers of the call's catalog.
+func (c *call) bodies() *bodies {
+	if c.b == nil {
+		c.b = catalogBodies.Of(c.catalog)
+	}
+	return c.b
 }
 
 // errNotModified ends a call with 304; it is not an error the client sees.
 var errNotModified = errors.New("not modified")
 
-// serve answers a conditional read of the call's dataset: 304 when the client holds its version,
-// which does not count, else it reserves quota and produces the payload.
+// serve answers a conditional read of the call's catalog: 304 when the client holds its version,
+// which does not count, else it reserves quota and produces the payload. The validator and the
+// caching fields are set first, so that a 304 carries those its 200 would (RFC 9110 §15.4.5); a
+// handler whose answer varies on more (an export's Accept-Encoding) adds to Vary before.
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
-	c.etag[0] = c.town.ETag
-	c.w.Header()["Etag"] = c.etag[:]
-	if etagMatches(headerValue(c.r.Header, "If-None-Match"), c.town.ETag) {
+	b := c.bodies()
+	h := c.w.Header()
+	h["Etag"] = b.etag
+	if c.gzip {
+		// the compressed bytes are another representation of the version: a weak tag, which
+		// If-None-Match still matches (weak comparison)
+		h["Etag"] = b.weakETag
+	}
+	h["Cache-Control"] = privateNoCache
+	if negotiate.NoneMatch(c.r.Header, b.etag[0]) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {
@@ -96,20 +119,6 @@ func (q *Quota) Reserve(ctx context.Context, account hensachi.Account, service h
 	return res, err
 }
 
-// etagMatches implements If-None-Match's weak comparison over a list of tags or "*".
-func etagMatches(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
-		}
-	}
-	return false
-}
-
 // apiHandler handles a keyed call. It returns the members of the success body other than
 // success and usage (e.g. `"data":{…}`), already encoded.
 type apiHandler func(c *call, ps httprouter.Params) ([]byte, error)
@@ -133,14 +142,13 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		}
 		limit := s.cfg.Limits.Daily(account.Plan, service)
 		if service == hensachi.ServiceTown {
-			snap := s.datasets.Acquire()
-			if snap == nil {
+			// the catalog holds its own copies: the call keeps reading it, and its ETag names what it
+			// reads, when a new dataset swaps in meanwhile
+			if c.catalog, err = s.catalogs.Catalog(); err != nil {
 				c.setRateLimit(limit, s.quota.Used(account.ID, service), 0)
-				writeError(w, r, hensachi.Errorf(hensachi.EUnavailable, "the server is shutting down").RetryIn(time.Second))
+				writeError(w, r, err)
 				return
 			}
-			defer snap.Release()
-			c.town = snap.Derived
 		}
 		defer func() {
 			if c.res != nil {
@@ -172,7 +180,7 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 			used = s.quota.Used(account.ID, service)
 		}
 		c.setRateLimit(limit, used, 0)
-		if c.export != nil {
+		if c.file != nil || c.jsonExport != nil {
 			c.writeExport(used, limit)
 			return
 		}
@@ -220,10 +228,13 @@ var (
 // two more writes through the response.
 var successBodies = sync.Pool{New: func() any { return new([]byte) }}
 
+// envelopeHead is how the success envelope starts, before the members of the answer.
+const envelopeHead = `{"success":true,`
+
 // writeSuccess writes {"success":true,<members>,"usage":{…}}.
 func (c *call) writeSuccess(members []byte, used, limit int64) {
 	bp := successBodies.Get().(*[]byte)
-	b := append((*bp)[:0], town.EnvelopeHead...)
+	b := append((*bp)[:0], envelopeHead...)
 	b = append(b, members...)
 	b = c.appendUsage(b, used, limit)
 	h := c.w.Header()

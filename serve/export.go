@@ -1,21 +1,44 @@
 package serve
 
 import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"hash/crc32"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
-// getExport answers GET /town/v1/export: every municipality, or one prefecture's, as a file built
-// once per dataset version (town.Export), so a call writes bytes and compresses nothing.
+// GET /town/v1/export: every municipality, or one prefecture's, as a file built once per dataset
+// version, so a call writes bytes and compresses nothing. The table's formats (CSV, Parquet) are
+// package export's, shared with the pages' downloads; the JSON export is this API's envelope of
+// its municipality objects, made here.
+
+// jsonFormat is the JSON export's name, beside export.Formats.
+const jsonFormat = "json"
+
+// exportFormats are the formats the API takes, in the order it documents them.
+var exportFormats = func() []string {
+	names := []string{jsonFormat}
+	for _, f := range export.Formats {
+		names = append(names, f.Name)
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// getExport answers GET /town/v1/export.
 func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref")
 	if err != nil {
@@ -25,22 +48,26 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ok || !slices.Contains(town.Formats, town.Format(format)) {
-		names := make([]string, len(town.Formats))
-		for i, f := range town.Formats {
-			names[i] = string(f)
-		}
+	if !ok || !slices.Contains(exportFormats, format) {
 		if !ok {
-			return nil, hensachi.ParamError("format", "format is required: %s", strings.Join(names, ", "))
+			return nil, hensachi.ParamError("format", "format is required: %s", strings.Join(exportFormats, ", "))
 		}
-		return nil, hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(names, ", "), format)
+		return nil, hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(exportFormats, ", "), format)
 	}
-	pref, err := param.Prefecture(c.town, q)
+	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
+	if format == jsonFormat || export.FormatNamed(format).Gzip {
+		addVary(c.w.Header(), "Accept-Encoding") // its 304 included
+		c.gzip = negotiate.AcceptsGzip(c.r.Header)
+	}
 	return c.serve(func() ([]byte, error) {
-		c.export, _ = c.town.Export(town.Format(format), param.PrefectureCode(pref))
+		if format == jsonFormat {
+			c.jsonExport = c.bodies().jsonExport(param.PrefectureCode(pref))
+		} else {
+			c.file, _ = export.Of(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref))
+		}
 		return nil, nil
 	})
 }
@@ -48,35 +75,31 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 // writeExport writes the call's export: gzipped when the client accepts it and the format is
 // not compressed already, the envelope's usage in a JSON export's last part.
 func (c *call) writeExport(used, limit int64) {
-	e := c.export
 	h := c.w.Header()
-	h["Content-Type"] = []string{e.ContentType}
-	h["Content-Disposition"] = []string{`attachment; filename="` + e.Filename + `"`}
-	h["Cache-Control"] = privateNoCache
 	var parts [][]byte
-	gzipped := e.Format != town.Parquet && negotiate.AcceptsGzip(c.r.Header)
-	switch {
-	case e.Format == town.JSON:
+	var contentType, filename string
+	if e := c.jsonExport; e != nil {
+		contentType, filename = "application/json", e.filename
 		tail := c.appendUsage(nil, used, limit)
-		if gzipped {
-			start, end := e.GzipEnvelope(tail)
+		if c.gzip {
+			start, end := e.gzipEnvelope(tail)
 			parts = [][]byte{start, end}
 		} else {
-			parts = [][]byte{[]byte(town.EnvelopeHead), e.Body, tail}
+			parts = [][]byte{[]byte(envelopeHead), e.body, tail}
 		}
-	case gzipped:
-		parts = [][]byte{e.Gzip}
-	default:
-		parts = [][]byte{e.Body}
+	} else {
+		f := c.file
+		contentType, filename = f.Format.ContentType, f.Filename
+		if c.gzip {
+			parts = [][]byte{f.Gzipped()}
+		} else {
+			parts = [][]byte{f.Body}
+		}
 	}
-	if e.Format != town.Parquet {
-		h["Vary"] = []string{"Accept-Encoding"}
-	}
-	if gzipped {
+	h["Content-Type"] = []string{contentType}
+	h["Content-Disposition"] = []string{`attachment; filename="` + filename + `"`}
+	if c.gzip {
 		h["Content-Encoding"] = []string{"gzip"}
-		// the compressed bytes are another representation of the version: a weak tag, which
-		// If-None-Match still matches (weak comparison)
-		h["Etag"] = []string{"W/" + c.town.ETag}
 	}
 	n := 0
 	for _, p := range parts {
@@ -87,4 +110,87 @@ func (c *call) writeExport(used, limit int64) {
 	for _, p := range parts {
 		c.w.Write(p)
 	}
+}
+
+// jsonExport is the JSON export of a prefecture or the whole country.
+type jsonExport struct {
+	// body is the "data":… member of the envelope: the prefecture, the total and the items, each
+	// item the object of GET /town/v1/municipalities/{code}.
+	body     []byte
+	filename string
+	// gzipStart is a gzip header and the deflate blocks of envelopeHead and body, flushed to a byte
+	// boundary and not final, with the CRC-32 and size of what they hold.
+	gzipStart []byte
+	gzipCRC   uint32
+	gzipSize  uint32
+}
+
+// lazyJSONExport is built on first request.
+type lazyJSONExport struct {
+	once   sync.Once
+	export *jsonExport
+}
+
+// jsonExport returns the JSON export of a prefecture ("" for the whole country), building it on
+// its first request.
+func (b *bodies) jsonExport(pref string) *jsonExport {
+	l := b.jsonExports[pref]
+	l.once.Do(func() {
+		list, _ := b.catalog.List(pref)
+		e := &jsonExport{body: b.itemsData(list), filename: export.Filename(&b.catalog.Meta, pref, jsonFormat)}
+		e.gzipStart, e.gzipCRC, e.gzipSize = gzipUnfinished(envelopeHead, e.body)
+		l.export = e
+	})
+	return l.export
+}
+
+// itemsData is `"data":{"prefecture":…,"total":n,"items":[…]}` with the municipality objects of
+// the list, as GET /town/v1/municipalities/{code} gives them.
+func (b *bodies) itemsData(l town.List) []byte {
+	var d bytes.Buffer
+	d.WriteString(`"data":{"prefecture":`)
+	if l.Prefecture == nil {
+		d.WriteString("null")
+	} else {
+		d.Write(jsonValue(l.Prefecture))
+	}
+	d.WriteString(`,"total":` + strconv.Itoa(len(l.Items)) + `,"items":[`)
+	for k, m := range l.Items {
+		if k > 0 {
+			d.WriteByte(',')
+		}
+		d.Write(b.municipalityObject(m))
+	}
+	d.WriteString("]}")
+	return d.Bytes()
+}
+
+// gzipEnvelope returns the gzip stream of envelopeHead, the body and tail (the rest of the
+// envelope: the call's usage and the closing brace) of a JSON export, in two parts to write one
+// after the other: the body's compressed part, made once, and the end made for tail, which goes in
+// a stored block, so a call compresses nothing.
+func (e *jsonExport) gzipEnvelope(tail []byte) (start, end []byte) {
+	end = make([]byte, 0, len(tail)+13)
+	end = append(end, 1) // BFINAL, stored; the start ends on a byte boundary (RFC 1951 §3.2.4)
+	end = binary.LittleEndian.AppendUint16(end, uint16(len(tail)))
+	end = binary.LittleEndian.AppendUint16(end, ^uint16(len(tail)))
+	end = append(end, tail...)
+	end = binary.LittleEndian.AppendUint32(end, crc32.Update(e.gzipCRC, crc32.IEEETable, tail))
+	end = binary.LittleEndian.AppendUint32(end, e.gzipSize+uint32(len(tail)))
+	return e.gzipStart, end
+}
+
+// gzipUnfinished starts a gzip stream of head and body: the header and their deflate blocks,
+// flushed to a byte boundary with none final, and the CRC-32 and size of the two, for
+// gzipEnvelope to finish.
+func gzipUnfinished(head string, body []byte) (start []byte, crc, size uint32) {
+	var b bytes.Buffer
+	// RFC 1952 header: magic, deflate, no flags, no time, no extra flags, unknown OS
+	b.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255})
+	f, _ := flate.NewWriter(&b, flate.DefaultCompression)
+	f.Write([]byte(head))
+	f.Write(body)
+	f.Flush()
+	crc = crc32.Update(crc32.ChecksumIEEE([]byte(head)), crc32.IEEETable, body)
+	return b.Bytes(), crc, uint32(len(head) + len(body))
 }

@@ -123,7 +123,7 @@ func TestRestartKeepsCounts(t *testing.T) {
 		ts.get(t, "/town/v1/meta")
 	}
 	ts.stop()
-	ts.start(t, ts.Towns.Path())
+	ts.start(t, ts.Catalogs.Path())
 	r := ts.get(t, "/town/v1/meta")
 	if got := decode[envelope](t, r.body).Usage.UsedToday; got != 8 {
 		t.Fatalf("after a restart used_today = %d, want 8", got)

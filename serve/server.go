@@ -39,9 +39,10 @@ type Config struct {
 	Store hensachi.Store
 	Keys  *KeyCache
 	Quota *Quota
-	// Towns is the statistics service's dataset; nil means this process does not run that service
-	// (e.g. a machine dedicated to face inference). The server watches it for replacement.
-	Towns *town.Holder
+	// Catalogs is the statistics service's read model of the dataset being served; nil means this
+	// process does not run that service (e.g. a machine dedicated to face inference). The server
+	// watches its file for replacement.
+	Catalogs *town.Catalogs
 	// Faces runs face calls; nil means this process does not run the face service.
 	Faces *facecall.Service
 	// Pages are the web front, routed and instrumented as the API is.
@@ -73,7 +74,7 @@ type Server struct {
 	now      func() time.Time
 	keys     *KeyCache
 	quota    *Quota
-	datasets *town.Holder      // nil: no statistics service
+	catalogs *town.Catalogs    // nil: no statistics service
 	faces    *facecall.Service // nil: no face service
 	metrics  *metrics
 	router   *httprouter.Router
@@ -103,12 +104,12 @@ func New(cfg Config) (*Server, error) {
 		cfg.UploadPace = DefaultUploadPace
 	}
 	switch {
-	case cfg.Towns == nil && cfg.Faces == nil:
+	case cfg.Catalogs == nil && cfg.Faces == nil:
 		return nil, errors.New("no service to run: give a dataset, face calls or both")
 	case cfg.Store == nil || cfg.Keys == nil || cfg.Quota == nil:
 		return nil, errors.New("a server needs a store, a key cache and a quota")
 	}
-	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, datasets: cfg.Towns, faces: cfg.Faces}
+	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, catalogs: cfg.Catalogs, faces: cfg.Faces}
 	s.metrics = newMetrics(s)
 	s.routes()
 	return s, nil
@@ -127,7 +128,7 @@ func (s *Server) routes() {
 			r.Handle(http.MethodHead, path, h)
 		}
 	}
-	if s.datasets != nil {
+	if s.catalogs != nil {
 		stats := func(path string, h apiHandler) {
 			handle(http.MethodGet, "/town/v1"+path, cors(s.keyed(hensachi.ServiceTown, h)))
 		}
@@ -197,11 +198,9 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 // a full disk into an outage of both services.
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	var problems []string
-	if s.datasets != nil {
-		if snap := s.datasets.Acquire(); snap == nil {
+	if s.catalogs != nil {
+		if _, err := s.catalogs.Catalog(); err != nil {
 			problems = append(problems, "dataset: not loaded")
-		} else {
-			snap.Release()
 		}
 	}
 	if err := s.checkStore(); err != nil {
@@ -259,8 +258,8 @@ func (s *Server) Run(ctx context.Context) {
 	defer signal.Stop(hup)
 	done := make(chan struct{})
 	go func() {
-		if s.datasets != nil {
-			s.datasets.Watch(ctx, hup, s.cfg.WatchInterval)
+		if s.catalogs != nil {
+			s.catalogs.Watch(ctx, hup, s.cfg.WatchInterval)
 		}
 		close(done)
 	}()

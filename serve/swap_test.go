@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,8 +25,8 @@ func TestSwapUnderLoad(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, func(c *app.Config) { c.KeyCacheTTL = time.Minute })
 	built := realdata.Built(t)
-	path := ts.Towns.Path()
-	v1 := ts.Towns.Acquire()
+	path := ts.Catalogs.Path()
+	v1 := ts.Catalogs.Acquire()
 	oldVersion := v1.Dataset.Version
 	v1.Release()
 
@@ -91,11 +92,11 @@ func TestSwapUnderLoad(t *testing.T) {
 	}
 	started.Wait() // every client has had an answer: the swap happens under load
 	// hold a reference across the swap, as a slow request would
-	inFlight := ts.Towns.Acquire()
+	inFlight := ts.Catalogs.Acquire()
 	if err := os.Rename(next, path); err != nil {
 		t.Fatal(err)
 	}
-	if swapped, err := ts.Towns.Reload(); err != nil || !swapped {
+	if swapped, err := ts.Catalogs.Reload(); err != nil || !swapped {
 		t.Fatalf("reload: swapped %v, %v", swapped, err)
 	}
 	// the old mapping stays readable while referenced
@@ -122,8 +123,8 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 	built := realdata.Built(t)
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
-	swapped := ts.Towns.Swapped()
-	if _, err := dataset.Write(ts.Towns.Path(), built.Municipalities, meta); err != nil {
+	swapped := ts.Catalogs.Swapped()
+	if _, err := dataset.Write(ts.Catalogs.Path(), built.Municipalities, meta); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -131,7 +132,7 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the replaced dataset was not loaded")
 	}
-	s := ts.Towns.Acquire()
+	s := ts.Catalogs.Acquire()
 	defer s.Release()
 	if updated := s.Dataset.Meta.DataUpdated; updated != "2099-02-02" {
 		t.Errorf("the watcher swapped in data of %s", updated)
@@ -142,10 +143,10 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 func TestBadReplacementKeepsServing(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
-	if err := writeFileAtomic(ts.Towns.Path(), []byte("not arrow")); err != nil {
+	if err := writeFileAtomic(ts.Catalogs.Path(), []byte("not arrow")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.Towns.Reload(); err == nil {
+	if _, err := ts.Catalogs.Reload(); err == nil {
 		t.Fatal("a corrupt dataset loaded")
 	}
 	if r := ts.get(t, "/town/v1/meta"); r.status != 200 {
@@ -173,7 +174,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		c.Server.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})
 	built := realdata.Built(t)
-	path := ts.Towns.Path()
+	path := ts.Catalogs.Path()
 	versions := make([][]byte, 2)
 	for i, updated := range []string{"2099-03-03", "2099-04-04"} {
 		meta := built.Meta
@@ -210,7 +211,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		})
 	}
 	serving := func() string {
-		s := ts.Towns.Acquire()
+		s := ts.Catalogs.Acquire()
 		defer s.Release()
 		return s.Dataset.Version
 	}
@@ -224,7 +225,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 			if err := os.WriteFile(path, damaged, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ts.Towns.Reload(); err == nil {
+			if _, err := ts.Catalogs.Reload(); err == nil {
 				t.Fatalf("overwrite %d: a damaged file was accepted", i)
 			}
 			if now := serving(); now != before {
@@ -238,19 +239,33 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		b := versions[i%2]
 		// written in two halves, so a reload may meet a half-written file
 		f.Write(b[:len(b)/2])
-		ts.Towns.Reload() // a half-written file is refused; the previous dataset keeps serving
+		ts.Catalogs.Reload() // a half-written file is refused; the previous dataset keeps serving
 		f.Write(b[len(b)/2:])
 		f.Close()
-		if _, err := ts.Towns.Reload(); err != nil {
+		if _, err := ts.Catalogs.Reload(); err != nil {
 			t.Fatalf("overwrite %d: %v", i, err)
 		}
 	}
 	close(stop)
 	readers.Wait()
-	s := ts.Towns.Acquire()
+	s := ts.Catalogs.Acquire()
 	defer s.Release()
 	if got := s.Dataset.Meta.DataUpdated; got != "2099-04-04" {
 		t.Errorf("after the overwrites the server serves data of %s", got)
 	}
 	t.Logf("%d calls during %d in-place overwrites, some damaged", calls.Load(), overwrites)
+}
+
+// TestClosedDatasetUnavailable: once the dataset is closed (the server shutting down), a statistics
+// call is a 503 to retry, with where the account stands, and /readyz says the dataset is not loaded.
+func TestClosedDatasetUnavailable(t *testing.T) {
+	ts := newTestServer(t)
+	ts.Catalogs.Close()
+	r := ts.get(t, "/town/v1/meta")
+	if p := decode[problem](t, r.body); r.status != 503 || p.Code != hensachi.EUnavailable || r.header.Get("Retry-After") == "" || r.header.Get("RateLimit") == "" {
+		t.Errorf("a call after the dataset closed: %d %v %s", r.status, r.header, r.body)
+	}
+	if r := ts.do(t, "GET", "/readyz"); r.status != 503 || !strings.Contains(string(r.body), "dataset: not loaded") {
+		t.Errorf("/readyz: %d %s", r.status, r.body)
+	}
 }

@@ -17,12 +17,12 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 	if _, err := param.ParseAPI(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	m, err := param.Municipality(c.town, "code", ps.ByName("code"))
+	m, err := param.Municipality(c.catalog, "code", ps.ByName("code"))
 	if err != nil {
 		return nil, err
 	}
-	i := c.town.Index(m.Code)
-	return c.serve(func() ([]byte, error) { return c.town.MunicipalityData(i), nil })
+	i := c.catalog.Index(m.Code)
+	return c.serve(func() ([]byte, error) { return c.bodies().municipalityData(i), nil })
 }
 
 func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
@@ -30,7 +30,7 @@ func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := param.Municipality(c.town, "code", ps.ByName("code"))
+	m, err := param.Municipality(c.catalog, "code", ps.ByName("code"))
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return c.town.SimilarData(m.Code, limit) })
+	return c.serve(func() ([]byte, error) { return c.bodies().similarData(m.Code, limit) })
 }
 
 func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
@@ -46,15 +46,13 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	towns, err := param.Compared(c.town, q)
+	towns, err := param.Compared(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
-	codes := make([]string, len(towns))
-	for i, m := range towns {
-		codes[i] = m.Code
-	}
-	return c.serve(func() ([]byte, error) { return c.town.CompareData(codes) })
+	return c.serve(func() ([]byte, error) {
+		return c.bodies().compareData(town.Comparison{Items: towns, Medians: c.catalog.Medians()}), nil
+	})
 }
 
 func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
@@ -70,7 +68,7 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pref, err := param.Prefecture(c.town, q)
+	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +81,7 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		return c.town.RankingData(a, order, param.PrefectureCode(pref), offset, limit), nil
+		return c.bodies().rankingData(c.catalog.RankingPage(a, order, param.PrefectureCode(pref), offset, limit)), nil
 	})
 }
 
@@ -92,7 +90,7 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	pref, err := param.Prefecture(c.town, q)
+	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
@@ -104,14 +102,16 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 		return nil, hensachi.ParamError("q", "q has no words; give a name or reading such as 宝塚 or たからづか")
 	}
 	if search {
-		return c.serve(func() ([]byte, error) { return c.town.SearchData(query, param.PrefectureCode(pref)), nil })
+		return c.serve(func() ([]byte, error) {
+			return searchData(c.catalog.SearchList(query, param.PrefectureCode(pref))), nil
+		})
 	}
-	return c.serve(func() ([]byte, error) { return c.town.ListData(param.PrefectureCode(pref)), nil })
+	return c.serve(func() ([]byte, error) { return c.bodies().listData(param.PrefectureCode(pref)), nil })
 }
 
 func (s *Server) getMeta(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := param.ParseAPI(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return c.town.MetaData(), nil })
+	return c.serve(func() ([]byte, error) { return c.bodies().meta, nil })
 }

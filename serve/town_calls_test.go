@@ -3,10 +3,13 @@ package serve_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,7 +86,7 @@ func TestExportCall(t *testing.T) {
 	identity := func(path string) response {
 		return ts.do(t, "GET", path, "X-API-Key", key, "Accept-Encoding", "identity")
 	}
-	catalog, err := ts.Towns.Catalog()
+	catalog, err := ts.Catalogs.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,5 +272,169 @@ func TestNewCallsNotModified(t *testing.T) {
 	}
 	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != int64(len(paths)) {
 		t.Errorf("used %d after %d answers and as many 304s", used, len(paths))
+	}
+}
+
+// TestExportCSVAgreesWithJSON: every cell of the national CSV export is what the JSON export, whose
+// items are the single call's objects, gives for that municipality, for all of them, in code order.
+func TestExportCSVAgreesWithJSON(t *testing.T) {
+	ts := newTestServer(t)
+	get := func(path string) []byte {
+		r := ts.do(t, "GET", path, "X-API-Key", ts.proKey, "Accept-Encoding", "identity")
+		if r.status != 200 {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+		return r.body
+	}
+	records, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(get("/town/v1/export?format=csv"), []byte("\uFEFF")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := decode[struct {
+		Data struct{ Items []json.RawMessage }
+	}](t, get("/town/v1/export?format=json")).Data.Items
+	header := records[0]
+	if len(records)-1 != len(items) || len(items) != 1741 {
+		t.Fatalf("%d rows, %d items", len(records)-1, len(items))
+	}
+	firstYear := slices.IndexFunc(header, func(name string) bool { return strings.HasPrefix(name, "furusato_history_") })
+	for r, row := range records[1:] {
+		cells := municipalityCells(t, items[r])
+		for k, name := range header {
+			key := name
+			if k >= firstYear { // the JSON names the year in its own member
+				key = "history " + strconv.Itoa(k-firstYear)
+			}
+			want, ok := cells[key]
+			if !ok {
+				t.Fatalf("column %s is not in the JSON of %s", name, row[0])
+			}
+			if row[k] != want {
+				t.Errorf("%s %s: CSV %q, JSON %q", row[0], name, row[k], want)
+			}
+		}
+		if r > 0 && records[r][0] >= row[0] {
+			t.Errorf("%s after %s: not in code order", row[0], records[r][0])
+		}
+	}
+	for _, k := range []int{0, 1000, 1740} {
+		single := decode[envelope](t, get("/town/v1/municipalities/"+records[k+1][0]))
+		if !bytes.Equal(single.Data, items[k]) {
+			t.Errorf("item %d of the JSON export is not the single call's %s", k, records[k+1][0])
+		}
+	}
+}
+
+// municipalityCells flattens the JSON of GET /town/v1/municipalities/{code} into the export's
+// columns, each number as the JSON has it, "" for null.
+func municipalityCells(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m struct {
+		Code       string
+		Name       string
+		Prefecture hensachi.Prefecture
+		Scores     map[string]map[string]any
+		Stats      map[string]map[string]any
+		Furusato   struct {
+			Receipts   map[string]any
+			Deductions map[string]any
+			Balance    map[string]any
+			History    []map[string]any
+		}
+	}
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	text := func(v any) string {
+		if v == nil {
+			return ""
+		}
+		return string(v.(json.Number))
+	}
+	out := map[string]string{"code": m.Code, "name": m.Name, "prefecture_code": m.Prefecture.Code, "prefecture_name": m.Prefecture.Name}
+	for axis, s := range m.Scores {
+		for _, f := range []string{"hensachi", "value", "rank", "rank_total"} {
+			out[axis+"_"+f] = text(s[f])
+		}
+	}
+	for key, s := range m.Stats {
+		out[key] = text(s["value"])
+	}
+	for block, fields := range map[string]map[string]any{"receipts": m.Furusato.Receipts, "deductions": m.Furusato.Deductions, "balance": m.Furusato.Balance} {
+		for f, v := range fields {
+			if _, isNumber := v.(json.Number); isNumber || v == nil {
+				out["furusato_"+block+"_"+f] = text(v)
+			}
+		}
+	}
+	for k, h := range m.Furusato.History {
+		out["history "+strconv.Itoa(k)] = text(h["amount_thousand_yen"])
+	}
+	return out
+}
+
+// TestIfNoneMatchRead: the API reads If-None-Match as the pages' download does
+// (negotiate.NoneMatch): a list naming the version, weak or not, is a 304; a malformed field
+// matches nothing and is answered in full.
+func TestIfNoneMatchRead(t *testing.T) {
+	ts := newTestServer(t)
+	etag := ts.get(t, "/town/v1/meta").header.Get("ETag")
+	for _, tc := range []struct {
+		ifNoneMatch string
+		status      int
+	}{
+		{etag, 304}, {"W/" + etag, 304}, {`"old", ` + etag, 304}, {"*", 304},
+		{etag + "garbage", 200}, {`"old" ` + etag, 200}, {strings.Trim(etag, `"`), 200}, {etag + ", *", 200},
+	} {
+		if r := ts.do(t, "GET", "/town/v1/meta", "X-API-Key", ts.freeKey, "If-None-Match", tc.ifNoneMatch); r.status != tc.status {
+			t.Errorf("If-None-Match %s: %d, want %d", tc.ifNoneMatch, r.status, tc.status)
+		}
+	}
+}
+
+// TestNotModifiedCarriesHeaders: a 304 carries the Cache-Control, ETag and Vary its 200 would
+// (RFC 9110 §15.4.5), the gzipped exports' weak tag included; an answer to a page varies on
+// Origin, and the CSV and JSON exports on Accept-Encoding too, whatever CORS adds.
+func TestNotModifiedCarriesHeaders(t *testing.T) {
+	ts := newTestServer(t)
+	const page = "https://app.example.com"
+	for _, tc := range []struct {
+		path, accept, origin string
+		varyEncoding         bool
+	}{
+		{"/town/v1/municipalities/13101", "gzip", "", false},
+		{"/town/v1/municipalities/13101/similar", "identity", page, false},
+		{"/town/v1/export?format=csv&pref=13", "gzip", page, true},
+		{"/town/v1/export?format=csv&pref=13", "identity", "", true},
+		{"/town/v1/export?format=json&pref=13", "gzip", page, true},
+		{"/town/v1/export?format=json&pref=13", "identity", "", true},
+		{"/town/v1/export?format=parquet&pref=13", "gzip", page, false},
+	} {
+		header := []string{"X-API-Key", ts.freeKey, "Accept-Encoding", tc.accept}
+		if tc.origin != "" {
+			header = append(header, "Origin", tc.origin)
+		}
+		full := ts.do(t, "GET", tc.path, header...)
+		etag := full.header.Get("ETag")
+		notModified := ts.do(t, "GET", tc.path, append(header, "If-None-Match", etag)...)
+		name := tc.path + " " + tc.accept + " " + tc.origin
+		if full.status != 200 || notModified.status != 304 {
+			t.Fatalf("%s: %d then %d", name, full.status, notModified.status)
+		}
+		gzipped := full.header.Get("Content-Encoding") == "gzip"
+		if gzipped != strings.HasPrefix(etag, `W/"`) {
+			t.Errorf("%s: ETag %s, Content-Encoding %q", name, etag, full.header.Get("Content-Encoding"))
+		}
+		for _, field := range []string{"Cache-Control", "ETag", "Vary"} {
+			if got, want := notModified.header.Values(field), full.header.Values(field); !slices.Equal(got, want) || len(want) == 0 && (field != "Vary" || tc.origin != "" || tc.varyEncoding) {
+				t.Errorf("%s: the 304's %s %q, the 200's %q", name, field, got, want)
+			}
+		}
+		vary := strings.Join(full.header.Values("Vary"), ",")
+		if strings.Contains(vary, "Origin") != (tc.origin != "") || strings.Contains(vary, "Accept-Encoding") != tc.varyEncoding {
+			t.Errorf("%s: Vary %q", name, vary)
+		}
 	}
 }

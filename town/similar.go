@@ -65,6 +65,33 @@ func (c *Catalog) Similar(code string, limit int) ([]Neighbour, error) {
 	return out, nil
 }
 
+// SimilarList is a municipality with its nearest neighbours: GET
+// /town/v1/municipalities/{code}/similar.
+type SimilarList struct {
+	Municipality *hensachi.Municipality
+	// MissingAxes are the axes (into hensachi.Axes) the municipality has no value on, left out of
+	// every distance.
+	MissingAxes []int
+	Neighbours  []Neighbour
+}
+
+// SimilarList returns the municipality of code and at most limit neighbours (Similar); it fails
+// with not_found for an unknown code.
+func (c *Catalog) SimilarList(code string, limit int) (SimilarList, error) {
+	near, err := c.Similar(code, limit)
+	if err != nil {
+		return SimilarList{}, err
+	}
+	m := &c.towns[c.byCode[code]]
+	l := SimilarList{Municipality: m, MissingAxes: []int{}, Neighbours: near}
+	for a, s := range m.Scores {
+		if !s.Value.Valid {
+			l.MissingAxes = append(l.MissingAxes, a)
+		}
+	}
+	return l, nil
+}
+
 // differences lists the axes both have, the largest absolute difference first (ties in axis
 // order), at most differingAxes.
 func differences(base, m *hensachi.Municipality) []AxisDifference {

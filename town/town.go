@@ -1,15 +1,17 @@
-// Package town is the read model of one dataset snapshot: the municipalities copied out of the
+// Package town is the read model of one dataset version: the municipalities copied out of the
 // mapped file, looked up by code, ranked per axis, grouped per prefecture, with the national
-// medians, the search keys and the JSON bodies of the statistics API. It is derived once per
-// dataset version (Holder) and read by both transports, the JSON API (package serve) and the
-// pages (package web/site), so that the two cannot disagree.
+// medians, the search keys and the similar municipalities. It is derived once per dataset version
+// (Catalogs) and read by both transports, the JSON API (package serve) and the pages (package
+// web/site), so that the two cannot disagree. It answers in values — municipalities, lists,
+// ranking pages, similar lists, comparisons — and knows no wire format: the API's JSON is serve's,
+// the bulk files package export's, each kept with the catalog it was made from (Memo).
 package town
 
 import (
 	"cmp"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
@@ -21,8 +23,6 @@ import (
 type Catalog struct {
 	Meta    hensachi.Meta
 	Version string
-	// ETag is the version as a strong entity tag, the validator of every API answer from it.
-	ETag    string
 	baseURL string
 	towns   []hensachi.Municipality // in code order
 	byCode  map[string]int
@@ -39,8 +39,9 @@ type Catalog struct {
 	searchKeys, searchNames []string
 	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
 	neighbours [][]neighbour
-	exports    map[exportKey]*lazyExport
-	bodies     bodies
+	medians    Medians
+	// memos holds what other packages derive from this version (Memo), by *Memo.
+	memos sync.Map
 }
 
 // FromDataset derives the catalog of a mapped dataset, copying out every string it keeps.
@@ -60,7 +61,7 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 // with a mapping that may go away: the catalog keeps them.
 func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL string) *Catalog {
 	meta.Method += SimilarMethod // the neighbours are this read model's, so their method is added here
-	c := &Catalog{Meta: meta, Version: version, ETag: `"` + version + `"`, baseURL: strings.TrimSuffix(baseURL, "/"),
+	c := &Catalog{Meta: meta, Version: version, baseURL: strings.TrimSuffix(baseURL, "/"),
 		towns: towns, byCode: make(map[string]int, len(towns)), prefs: map[string]hensachi.Prefecture{}, byPref: map[string][]int{}}
 	for _, p := range meta.Prefectures {
 		c.prefs[p.Code] = p
@@ -99,22 +100,15 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 		c.statMedian = append(c.statMedian, median)
 	}
 	c.neighbours = findNeighbours(towns)
-	c.exports = map[exportKey]*lazyExport{}
-	for _, f := range Formats {
-		c.exports[exportKey{f, ""}] = &lazyExport{}
-		for p := range c.prefs {
-			c.exports[exportKey{f, p}] = &lazyExport{}
-		}
-	}
-	c.bodies.meta = dataMember(meta)
-	c.bodies.municipality = make([]atomic.Pointer[[]byte], len(towns))
-	c.bodies.similar = make([]atomic.Pointer[similarBody], len(towns))
-	c.bodies.medians = c.mediansObject()
+	c.medians = c.comparedMedians()
 	return c
 }
 
 // Len is the number of municipalities.
 func (c *Catalog) Len() int { return len(c.towns) }
+
+// Row returns the municipality of row i, 0 ≤ i < Len, rows in code order.
+func (c *Catalog) Row(i int) *hensachi.Municipality { return &c.towns[i] }
 
 // Index returns the row of a municipality code, or -1.
 func (c *Catalog) Index(code string) int {
@@ -131,6 +125,25 @@ func (c *Catalog) Municipality(code string) (*hensachi.Municipality, bool) {
 		return nil, false
 	}
 	return &c.towns[i], true
+}
+
+// Lookup returns the municipalities of codes in their order; it fails with not_found naming the
+// first unknown code.
+func (c *Catalog) Lookup(codes []string) ([]*hensachi.Municipality, error) {
+	out := make([]*hensachi.Municipality, len(codes))
+	for k, code := range codes {
+		i, ok := c.byCode[code]
+		if !ok {
+			return nil, notFound(code)
+		}
+		out[k] = &c.towns[i]
+	}
+	return out, nil
+}
+
+// PageURL is where users reach the page of a municipality.
+func (c *Catalog) PageURL(m *hensachi.Municipality) string {
+	return c.baseURL + "/town/municipalities/" + m.Code
 }
 
 // Prefecture returns the prefecture of a 2-digit code.

@@ -1,8 +1,10 @@
 package town_test
 
 import (
-	"encoding/json"
 	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hensachi/hensachi"
@@ -101,35 +103,60 @@ func TestSearch(t *testing.T) {
 	}
 }
 
-// TestBodies checks the API's bodies are the data member of the envelope, in the spec's shapes.
-func TestBodies(t *testing.T) {
+// TestLists: a prefecture's list and the whole country's, in code order, and the ranking page
+// with what it was asked for.
+func TestLists(t *testing.T) {
 	c := towntest.Catalog()
-	data := func(b []byte) map[string]any {
-		t.Helper()
-		var v map[string]map[string]any
-		if err := json.Unmarshal(append(append([]byte("{"), b...), '}'), &v); err != nil {
-			t.Fatalf("%s: %v", b, err)
+	if l, ok := c.List("13"); !ok || l.Prefecture == nil || l.Prefecture.Name != "東京都" || !slices.Equal(codes(l.Items), []string{"13101", "13102"}) {
+		t.Errorf("list of 13: %v %+v", ok, l)
+	}
+	if l, ok := c.List(""); !ok || l.Prefecture != nil || len(l.Items) != 5 || l.Items[4] != c.Row(4) {
+		t.Errorf("list of all: %v %+v", ok, l)
+	}
+	if _, ok := c.List("47"); ok {
+		t.Error("a list of 47, which the catalog has no municipality of")
+	}
+	p := c.RankingPage(0, town.WorstFirst, "01", 1, 1)
+	if p.Axis != 0 || p.Order != town.WorstFirst || p.Prefecture.Code != "01" || p.Total != 2 || p.Offset != 1 || p.Limit != 1 ||
+		!slices.Equal(codes(p.Items), []string{"01100"}) {
+		t.Errorf("ranking page: %+v", p)
+	}
+	if p := c.RankingPage(1, town.BestFirst, "", 0, 2); p.Prefecture != nil || p.Total != 5 || len(p.Items) != 2 {
+		t.Errorf("national ranking page: %+v", p)
+	}
+	if ms, err := c.Lookup([]string{"13102", "01100"}); err != nil || !slices.Equal(codes(ms), []string{"13102", "01100"}) {
+		t.Errorf("lookup: %v %v", codes(ms), err)
+	}
+	if _, err := c.Lookup([]string{"01100", "99999"}); hensachi.ErrorCode(err) != hensachi.ENotFound || !strings.Contains(err.Error(), "99999") {
+		t.Errorf("lookup of an unknown code: %v", err)
+	}
+	if u := c.PageURL(c.Row(3)); u != towntest.PublicURL+"/town/municipalities/13101" {
+		t.Errorf("page URL %s", u)
+	}
+}
+
+// TestMemo: what a memo derives is built once per catalog, however many ask at once, and each
+// catalog has its own.
+func TestMemo(t *testing.T) {
+	var builds atomic.Int64
+	memo := town.NewMemo(func(c *town.Catalog) *string {
+		builds.Add(1)
+		v := c.Version + "!"
+		return &v
+	})
+	c1, c2 := towntest.Catalog(), towntest.Catalog()
+	var wg sync.WaitGroup
+	got := make([]*string, 8)
+	for k := range got {
+		wg.Go(func() { got[k] = memo.Of(c1) })
+	}
+	wg.Wait()
+	for _, v := range got {
+		if v != got[0] || *v != "v1!" {
+			t.Fatalf("memo of one catalog: %v", got)
 		}
-		return v["data"]
 	}
-	m := data(c.MunicipalityData(c.Index("13101")))
-	if m["page_url"] != towntest.PublicURL+"/town/municipalities/13101" || m["name"] != "千代田区" {
-		t.Errorf("municipality: %v", m)
-	}
-	if &c.MunicipalityData(3)[0] != &c.MunicipalityData(3)[0] {
-		t.Error("municipality body encoded twice")
-	}
-	if l := data(c.ListData("13")); l["total"] != 2.0 || l["prefecture"] == nil {
-		t.Errorf("list of 13: %v", l)
-	}
-	if l := data(c.ListData("")); l["total"] != 5.0 || l["prefecture"] != nil {
-		t.Errorf("list of all: %v", l)
-	}
-	r := data(c.RankingData(0, town.WorstFirst, "01", 1, 1))
-	if r["order"] != "asc" || r["total"] != 2.0 || len(r["items"].([]any)) != 1 || r["items"].([]any)[0].(map[string]any)["code"] != "01100" {
-		t.Errorf("ranking: %v", r)
-	}
-	if meta := data(c.MetaData()); meta["data_updated"] != "2026-01-01" {
-		t.Errorf("meta: %v", meta)
+	if memo.Of(c2) == got[0] || builds.Load() != 2 {
+		t.Errorf("%d builds for two catalogs", builds.Load())
 	}
 }

@@ -1,5 +1,5 @@
-// Package negotiate reads what a request accepts, for the JSON API and the pages alike, so that
-// both answer the same Accept-Encoding the same way.
+// Package negotiate reads what a request accepts and what it already holds, for the JSON API and
+// the pages alike, so that both answer the same Accept-Encoding and If-None-Match the same way.
 package negotiate
 
 import (
@@ -32,4 +32,65 @@ func AcceptsGzip(h http.Header) bool {
 		}
 	}
 	return accepted
+}
+
+// NoneMatch reports whether If-None-Match names etag, an entity tag such as "v1" or W/"v1", under
+// the weak comparison (RFC 9110 §13.1.2: the client holds that version, so a GET or HEAD is
+// answered 304), or is "*". The field's lines form one list of entity tags (§5.6.1: commas with
+// optional spaces, empty elements allowed); a list that is malformed anywhere — a tag without its
+// quotes, text after one, a "*" among tags — matches nothing.
+func NoneMatch(h http.Header, etag string) bool {
+	lines := h["If-None-Match"]
+	if len(lines) == 0 {
+		return false
+	}
+	if len(lines) == 1 && strings.Trim(lines[0], " \t") == "*" {
+		return true
+	}
+	want, _, ok := scanETag(etag)
+	if !ok {
+		return false
+	}
+	matched := false
+	for _, s := range lines {
+		for {
+			s = strings.TrimLeft(s, " \t")
+			if s == "" {
+				break
+			}
+			if s[0] == ',' {
+				s = s[1:]
+				continue
+			}
+			tag, rest, ok := scanETag(s)
+			if !ok {
+				return false
+			}
+			matched = matched || tag == want
+			s = strings.TrimLeft(rest, " \t")
+			if s != "" && s[0] != ',' {
+				return false
+			}
+		}
+	}
+	return matched
+}
+
+// scanETag reads the entity tag at the start of s (RFC 9110 §8.8.3: an optional W/, then a quoted
+// string of etagc) and returns its opaque tag, quotes included, and the rest of s.
+func scanETag(s string) (opaque, rest string, ok bool) {
+	s = strings.TrimPrefix(s, "W/")
+	if len(s) < 2 || s[0] != '"' {
+		return "", "", false
+	}
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return s[:i+1], s[i+1:], true
+		case c == 0x21 || c >= 0x23 && c != 0x7f: // etagc: %x21 / %x23-7E / obs-text
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
 }

@@ -31,3 +31,43 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+// TestNoneMatch: If-None-Match's list under the weak comparison, "*", several lines, and a
+// malformed field, which matches nothing.
+func TestNoneMatch(t *testing.T) {
+	cases := []struct {
+		lines []string
+		etag  string
+		want  bool
+	}{
+		{nil, `"v1"`, false},
+		{[]string{`"v1"`}, `"v1"`, true},
+		{[]string{`"v1"`}, `W/"v1"`, true}, // weak comparison, either side weak
+		{[]string{`W/"v1"`}, `"v1"`, true},
+		{[]string{`"v2"`}, `"v1"`, false},
+		{[]string{`"v0", "v1"`}, `"v1"`, true},
+		{[]string{`"v0" ,W/"v1"`}, `"v1"`, true},
+		{[]string{` , "v1",,`}, `"v1"`, true},    // empty elements are allowed
+		{[]string{`"v0"`, `"v1"`}, `"v1"`, true}, // several lines are one list
+		{[]string{`"a,b"`}, `"a,b"`, true},       // a comma inside a tag is the tag's
+		{[]string{`"a,b"`}, `"a"`, false},
+		{[]string{`*`}, `"v1"`, true},
+		{[]string{` * `}, `"v1"`, true},
+		{[]string{`"v1"garbage`}, `"v1"`, false}, // text after a tag
+		{[]string{`"v1" "v2"`}, `"v1"`, false},   // no comma between tags
+		{[]string{`v1`}, `"v1"`, false},          // no quotes
+		{[]string{`"v1`}, `"v1"`, false},         // unterminated
+		{[]string{`w/"v1"`}, `"v1"`, false},      // W/ is case-sensitive
+		{[]string{`"v1", *`}, `"v1"`, false},     // "*" is the whole field or nothing
+		{[]string{`"v1"`, `*`}, `"v1"`, false},
+		{[]string{`"v 1"`}, `"v 1"`, false},     // a space is no etagc
+		{[]string{`"v1", "x"y`}, `"v1"`, false}, // malformed anywhere: nothing matches
+		{[]string{""}, `"v1"`, false},
+	}
+	for _, c := range cases {
+		h := http.Header{"If-None-Match": c.lines}
+		if got := NoneMatch(h, c.etag); got != c.want {
+			t.Errorf("If-None-Match %q against %s: %v, want %v", c.lines, c.etag, got, c.want)
+		}
+	}
+}

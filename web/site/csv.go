@@ -3,26 +3,27 @@ package site
 import (
 	"bytes"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
 
-// csvDownload serves municipalities as the API's CSV export (town.Export: UTF-8 with a byte-order
+// csvDownload serves municipalities as the API's CSV export (package export: UTF-8 with a byte-order
 // mark for spreadsheets, a header row, one row per municipality), for the pages' download links:
 // all of them, one prefecture's (?pref=) or the compared ones in their order (?codes=, as the
-// compare page reads it). The site has no API key, so this is a public route of its own. Its
-// validator is the dataset version, gzipped or not (their tags differ), and a conditional or HEAD
-// request is answered by net/http.
+// compare page reads it). The site has no API key, so this is a public route of its own. Each is
+// gzipped for a client that accepts it: the prefectures' and the country's files once per dataset
+// version, the compared ones per request. Its validator is the dataset version, gzipped or not
+// (their tags differ); If-None-Match is read as the API reads it (negotiate.NoneMatch), and
+// net/http answers HEAD and ranges.
 func (s *Site) csvDownload(c *town.Catalog, q param.Query, rw http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	var body, gzipped []byte
-	var filename string
+	var f *export.File
 	if q.Has("codes") {
 		if q.Has("pref") {
 			return &hensachi.Error{Code: hensachi.EInvalidParameter, Param: "pref", Message: "give pref or codes, not both",
@@ -32,33 +33,43 @@ func (s *Site) csvDownload(c *town.Catalog, q param.Query, rw http.ResponseWrite
 		if err != nil {
 			return err
 		}
-		if body, err = c.ExportCSV(strings.Split(codeList(towns), ",")); err != nil {
-			return err
-		}
-		filename = "hensachi-compare-" + c.Meta.DataUpdated + ".csv"
+		f = export.Compared(c, export.CSV, towns)
 	} else {
 		pref, err := param.Prefecture(c, q)
 		if err != nil {
 			return err
 		}
-		e, ok := c.Export(town.CSV, param.PrefectureCode(pref))
-		if !ok {
+		var ok bool
+		if f, ok = export.Of(c, export.CSV, param.PrefectureCode(pref)); !ok {
 			return hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
 		}
-		body, gzipped, filename = e.Body, e.Gzip, e.Filename
 	}
 	h := rw.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	h.Set("Cache-Control", "public, max-age=300")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Add("Vary", "Accept-Encoding")
-	h.Set("ETag", `"`+c.Version+`"`)
-	if gzipped != nil && negotiate.AcceptsGzip(r.Header) {
-		body = gzipped
-		h.Set("Content-Encoding", "gzip")
-		h.Set("ETag", `"`+c.Version+`.gz"`)
+	gzipped := f.Format.Gzip && negotiate.AcceptsGzip(r.Header)
+	etag := `"` + c.Version + `"`
+	if gzipped {
+		etag = `"` + c.Version + `.gz"`
 	}
-	http.ServeContent(rw, r, filename, time.Time{}, bytes.NewReader(body))
+	h.Set("ETag", etag)
+	if negotiate.NoneMatch(r.Header, etag) {
+		// the validator and caching fields, not the body's; nothing compressed
+		rw.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	body := f.Body
+	if gzipped {
+		body = f.Gzipped()
+		h.Set("Content-Encoding", "gzip")
+	}
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="`+f.Filename+`"`)
+	// If-None-Match is answered above; net/http's own reading would take a malformed list
+	unconditional := *r
+	unconditional.Header = r.Header.Clone()
+	unconditional.Header.Del("If-None-Match")
+	http.ServeContent(rw, &unconditional, f.Filename, time.Time{}, bytes.NewReader(body))
 	return nil
 }

@@ -60,7 +60,7 @@ func scatterPages(t *testing.T, s *realSite, pick func(x, y string) bool, check 
 // budget.
 func TestScatterOnRealData(t *testing.T) {
 	s := newRealSite(t, "https://hensachi.example")
-	c, err := s.towns.Catalog()
+	c, err := s.catalogs.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,9 @@ import (
 // realSite is the public pages and the API documentation over the real dataset, served on a
 // loopback port as the server routes them (GET also answers HEAD), without the API.
 type realSite struct {
-	URL     string
-	towns   *town.Holder
-	handler http.Handler // the routes, for a benchmark that calls them directly
+	URL      string
+	catalogs *town.Catalogs
+	handler  http.Handler // the routes, for a benchmark that calls them directly
 }
 
 // newRealSite serves the site over the real dataset; its links and the documentation's examples
@@ -36,13 +36,13 @@ func newRealSite(t testing.TB, publicURL string) *realSite {
 	if publicURL == "" {
 		publicURL = s.URL
 	}
-	s.towns = realdata.Towns(t, publicURL)
+	s.catalogs = realdata.Catalogs(t, publicURL)
 	doc, err := os.ReadFile("../../serve/openapi.json")
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
 	}
-	pages, err := New(Deps{Towns: s.towns, PublicURL: publicURL, OpenAPI: doc})
+	pages, err := New(Deps{Catalogs: s.catalogs, PublicURL: publicURL, OpenAPI: doc})
 	if err != nil {
 		ln.Close()
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func (s *realSite) get(t *testing.T, path string) (int, string) {
 func TestSiteOnRealData(t *testing.T) {
 	s := newRealSite(t, "https://hensachi.example")
 	const maxPage = 60_000
-	c, err := s.towns.Catalog()
+	c, err := s.catalogs.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,13 +22,13 @@ import (
 
 // Deps are what the public pages read.
 type Deps struct {
-	PublicURL string // where users reach the server, e.g. https://hensachi.example
-	Towns     Towns  // nil: no statistics pages (landing, search, municipalities, rankings, prefectures)
-	OpenAPI   []byte // the server's openapi.json, rendered at /docs; nil: no documentation page
+	PublicURL string   // where users reach the server, e.g. https://hensachi.example
+	Catalogs  Catalogs // nil: no statistics pages (landing, search, municipalities, rankings, prefectures)
+	OpenAPI   []byte   // the server's openapi.json, rendered at /docs; nil: no documentation page
 }
 
-// Towns gives the pages the dataset being served.
-type Towns interface {
+// Catalogs gives the pages the read model of the dataset being served (town.Catalogs).
+type Catalogs interface {
 	// Catalog returns the read model of the dataset being served. It holds its own copies, so a
 	// page keeps reading it when a new dataset swaps in.
 	Catalog() (*town.Catalog, error)
@@ -71,7 +71,7 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 		handle(http.MethodGet, "/docs", s.docs)
 		handle(http.MethodPost, "/docs", s.docs)
 	}
-	if s.deps.Towns == nil {
+	if s.deps.Catalogs == nil {
 		return
 	}
 	handle(http.MethodGet, "/", s.catalogPage(s.home))
@@ -100,10 +100,10 @@ func serveFavicon(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) 
 
 // Credit is the data's source credit for the footer, when the server has the dataset.
 func (s *Site) Credit() hensachi.Link {
-	if s.deps.Towns == nil {
+	if s.deps.Catalogs == nil {
 		return hensachi.Link{}
 	}
-	c, err := s.deps.Towns.Catalog()
+	c, err := s.deps.Catalogs.Catalog()
 	if err != nil {
 		return hensachi.Link{}
 	}
@@ -130,7 +130,7 @@ func (s *Site) withCatalog(h catalogHandler) httprouter.Handle {
 }
 
 func (s *Site) answer(h catalogHandler, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
-	c, err := s.deps.Towns.Catalog()
+	c, err := s.deps.Catalogs.Catalog()
 	if err != nil {
 		return &hensachi.Error{Code: hensachi.EUnavailable, Message: "データを読み込めません。しばらくしてからもう一度お試しください。", Cause: err}
 	}

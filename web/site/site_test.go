@@ -13,14 +13,14 @@ import (
 	"github.com/hensachi/hensachi/town"
 )
 
-// staticTowns serves one catalog.
-type staticTowns struct{ c *town.Catalog }
+// staticCatalogs serves one catalog.
+type staticCatalogs struct{ c *town.Catalog }
 
-func (s staticTowns) Catalog() (*town.Catalog, error) { return s.c, nil }
+func (s staticCatalogs) Catalog() (*town.Catalog, error) { return s.c, nil }
 
 func siteRouter(t testing.TB) *httprouter.Router {
 	t.Helper()
-	s, err := New(Deps{Towns: staticTowns{towntest.Catalog()}, PublicURL: towntest.PublicURL})
+	s, err := New(Deps{Catalogs: staticCatalogs{towntest.Catalog()}, PublicURL: towntest.PublicURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,15 +117,15 @@ func TestFavicon(t *testing.T) {
 	}
 }
 
-// failingTowns has no dataset to give.
-type failingTowns struct{}
+// failingCatalogs has no dataset to give.
+type failingCatalogs struct{}
 
-func (failingTowns) Catalog() (*town.Catalog, error) { return nil, errors.New("no dataset") }
+func (failingCatalogs) Catalog() (*town.Catalog, error) { return nil, errors.New("no dataset") }
 
 // TestPublicPageFailure: a public page that cannot be made says so in Japanese, and offers no
 // login: logging in would not help.
 func TestPublicPageFailure(t *testing.T) {
-	s, err := New(Deps{Towns: failingTowns{}, PublicURL: towntest.PublicURL})
+	s, err := New(Deps{Catalogs: failingCatalogs{}, PublicURL: towntest.PublicURL})
 	if err != nil {
 		t.Fatal(err)
 	}

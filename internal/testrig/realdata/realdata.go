@@ -54,9 +54,9 @@ func Write(t testing.TB, dir string) string {
 	return path
 }
 
-// Towns opens a copy of the real dataset as the read model the pages and the API serve, its links
-// under publicURL; it is closed when the test ends.
-func Towns(t testing.TB, publicURL string) *town.Holder {
+// Catalogs opens a copy of the real dataset as the read model the pages and the API serve, its
+// links under publicURL; it is closed when the test ends.
+func Catalogs(t testing.TB, publicURL string) *town.Catalogs {
 	t.Helper()
 	h, err := town.Open(Write(t, t.TempDir()), publicURL)
 	if err != nil {

@@ -1,4 +1,4 @@
-package town_test
+package export_test
 
 import (
 	"encoding/json"
@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
-	"github.com/hensachi/hensachi/town"
 )
 
 // hyparquetVersion is the JavaScript Parquet reader the second-reader test installs from npm.
@@ -44,8 +44,8 @@ func TestParquetSecondReader(t *testing.T) {
 	}
 
 	c := realCatalog(t)
-	pq, _ := c.Export(town.Parquet, "")
-	csv, _ := c.Export(town.CSV, "")
+	pq, _ := export.Of(c, export.Parquet, "")
+	csv, _ := export.Of(c, export.CSV, "")
 	file := filepath.Join(t.TempDir(), "export.parquet")
 	if err := os.WriteFile(file, pq.Body, 0o644); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package town
+package serve
 
 import (
 	"bytes"
@@ -8,25 +8,46 @@ import (
 	"sync/atomic"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/town"
 )
 
-// The bodies of the statistics API (/town/v1, shapes in serve/openapi.json). Each is the
-// `"data":…` member of the API's success envelope, so the transport writes it as it is: the meta
-// document is encoded with the catalog, a municipality on first request, the lists of every
-// prefecture together on the first list request, and rankings per request.
+// The statistics API's JSON (shapes in openapi.json): the answers of the read model (package
+// town), each encoded as the `"data":…` member of the success envelope (writeSuccess). What every
+// call of a dataset version shares is encoded once and kept with the catalog (bodies, a town.Memo):
+// the meta document on the version's first call, a municipality on its first request, the lists
+// of every prefecture together on the first list request, a municipality's similar list on its
+// first request, the medians of a comparison, the JSON export of a prefecture on its first
+// request. A call joins bytes; rankings and searches are encoded per call.
 
-// bodies caches what is encoded once per dataset version.
+// bodies are the encoded answers of one catalog.
 type bodies struct {
-	meta []byte
+	catalog *town.Catalog
+	// etag is the version as a strong entity tag, the validator of every answer from the catalog;
+	// weakETag the same tag weak, for the gzipped exports. Header values: net/http only reads them.
+	etag, weakETag []string
+	meta           []byte
 	// municipality[i] is the encoded data of row i, once requested.
 	municipality []atomic.Pointer[[]byte]
 	// similar[i] is the encoded similar list of row i, once requested.
 	similar []atomic.Pointer[similarBody]
-	// medians are the national medians of a comparison.
+	// medians are the national medians of a comparison, as a JSON object.
 	medians  []byte
 	listOnce sync.Once
 	lists    map[string][]byte // by prefecture code, "" for all
+	// jsonExports are the JSON exports by prefecture code, "" for all (export.go).
+	jsonExports map[string]*lazyJSONExport
 }
+
+// catalogBodies keeps the bodies of each catalog with it.
+var catalogBodies = town.NewMemo(func(c *town.Catalog) *bodies {
+	b := &bodies{catalog: c, etag: []string{`"` + c.Version + `"`}, weakETag: []string{`W/"` + c.Version + `"`}, meta: dataMember(c.Meta),
+		municipality: make([]atomic.Pointer[[]byte], c.Len()), similar: make([]atomic.Pointer[similarBody], c.Len()),
+		medians: encodeMedians(c.Medians()), jsonExports: map[string]*lazyJSONExport{"": {}}}
+	for _, p := range c.Meta.Prefectures {
+		b.jsonExports[p.Code] = &lazyJSONExport{}
+	}
+	return b
+})
 
 // dataMember encodes v as the `"data":…` member of the envelope.
 func dataMember(v any) []byte {
@@ -40,18 +61,19 @@ func dataMember(v any) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// MetaData is the data of GET /town/v1/meta.
-func (c *Catalog) MetaData() []byte { return c.bodies.meta }
+// jsonValue encodes v as a JSON value, as dataMember does.
+func jsonValue(v any) []byte { return dataMember(v)[len(`"data":`):] }
 
-// MunicipalityData is the data of GET /town/v1/municipalities/{code} for row i (see Index).
-func (c *Catalog) MunicipalityData(i int) []byte {
-	if b := c.bodies.municipality[i].Load(); b != nil {
-		return *b
+// municipalityData is the data of GET /town/v1/municipalities/{code} for row i (town.Catalog.Index).
+func (b *bodies) municipalityData(i int) []byte {
+	if d := b.municipality[i].Load(); d != nil {
+		return *d
 	}
-	m := &c.towns[i]
+	c := b.catalog
+	m := c.Row(i)
 	meta := &c.Meta
 	out := municipalityJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
-		PageURL: c.baseURL + "/town/municipalities/" + m.Code, DataUpdated: meta.DataUpdated}
+		PageURL: c.PageURL(m), DataUpdated: meta.DataUpdated}
 	for a, s := range m.Scores {
 		var h *float64
 		if s.Value.Valid {
@@ -78,49 +100,55 @@ func (c *Catalog) MunicipalityData(i int) []byte {
 	for j, h := range f.HistoryThousandYen {
 		out.Furusato.History[j] = historyJSON{FiscalYear: meta.Furusato.History.FiscalYears[j], AmountThousandYen: optI(h)}
 	}
-	b := dataMember(out)
-	c.bodies.municipality[i].Store(&b)
-	return b
+	d := dataMember(out)
+	b.municipality[i].Store(&d)
+	return d
 }
 
-// ListData is the data of GET /town/v1/municipalities for a prefecture ("" for all); the lists of
+// municipalityObject is the municipality m of the catalog as a JSON object.
+func (b *bodies) municipalityObject(m *hensachi.Municipality) []byte {
+	return b.municipalityData(b.catalog.Index(m.Code))[len(`"data":`):]
+}
+
+// listData is the data of GET /town/v1/municipalities for a prefecture ("" for all); the lists of
 // every prefecture are encoded together on the first request.
-func (c *Catalog) ListData(pref string) []byte {
-	c.bodies.listOnce.Do(func() {
-		byPref := map[string]*listJSON{"": {Items: []listItemJSON{}}}
-		for code, p := range c.prefs {
-			byPref[code] = &listJSON{Prefecture: &p, Items: []listItemJSON{}}
+func (b *bodies) listData(pref string) []byte {
+	b.listOnce.Do(func() {
+		c := b.catalog
+		b.lists = map[string][]byte{}
+		prefs := []string{""}
+		for _, p := range c.Meta.Prefectures {
+			prefs = append(prefs, p.Code)
 		}
-		for _, m := range c.towns { // in code order, the documented list order
-			item := listItemJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture}
-			for _, key := range []string{"", m.Prefecture.Code} {
-				l := byPref[key]
-				l.Items = append(l.Items, item)
-				l.Total++
-			}
-		}
-		c.bodies.lists = map[string][]byte{}
-		for k, l := range byPref {
-			c.bodies.lists[k] = dataMember(l)
+		for _, p := range prefs {
+			l, _ := c.List(p)
+			b.lists[p] = dataMember(encodeList(l))
 		}
 	})
-	return c.bodies.lists[pref]
+	return b.lists[pref]
 }
 
-// RankingData is the data of GET /town/v1/rankings/{axis} for axis a, of one prefecture ("" for
-// the whole country).
-func (c *Catalog) RankingData(a int, order Order, pref string, offset, limit int) []byte {
-	page, total := c.Ranking(a, order, pref, offset, limit)
-	am := c.Meta.Axes[a]
-	out := rankingJSON{Axis: axisJSON{Key: am.Key, Label: am.Label, Unit: am.Unit, Description: am.Description, Source: am.Source},
-		Order: string(order), Total: total, Offset: offset, Limit: limit, Items: []rankingItemJSON{}}
-	if p, ok := c.prefs[pref]; ok {
-		out.Prefecture = &p
+// searchData is the data of GET /town/v1/municipalities?q=.
+func searchData(l town.List) []byte { return dataMember(encodeList(l)) }
+
+func encodeList(l town.List) listJSON {
+	out := listJSON{Prefecture: l.Prefecture, Total: len(l.Items), Items: make([]listItemJSON, len(l.Items))}
+	for k, m := range l.Items {
+		out.Items[k] = listItemJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture}
 	}
-	for _, m := range page {
-		s := m.Scores[a]
-		out.Items = append(out.Items, rankingItemJSON{Rank: s.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
-			Hensachi: s.Hensachi, Value: s.Value.V})
+	return out
+}
+
+// rankingData is the data of GET /town/v1/rankings/{axis}.
+func (b *bodies) rankingData(p town.RankingPage) []byte {
+	am := b.catalog.Meta.Axes[p.Axis]
+	out := rankingJSON{Axis: axisJSON{Key: am.Key, Label: am.Label, Unit: am.Unit, Description: am.Description, Source: am.Source},
+		Order: string(p.Order), Prefecture: p.Prefecture, Total: p.Total, Offset: p.Offset, Limit: p.Limit,
+		Items: make([]rankingItemJSON, len(p.Items))}
+	for k, m := range p.Items {
+		s := m.Scores[p.Axis]
+		out.Items[k] = rankingItemJSON{Rank: s.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
+			Hensachi: s.Hensachi, Value: s.Value.V}
 	}
 	return dataMember(out)
 }
@@ -280,35 +308,36 @@ type rankingJSON struct {
 	Items      []rankingItemJSON    `json:"items"`
 }
 
-// SimilarData is the data of GET /town/v1/municipalities/{code}/similar: the municipality and its
-// nearest neighbours (Similar), at most limit. Each municipality's fifty are encoded on its first
+// similarData is the data of GET /town/v1/municipalities/{code}/similar: the municipality and
+// its nearest neighbours, at most limit. Each municipality's fifty are encoded on its first
 // request, so a call joins bytes.
-func (c *Catalog) SimilarData(code string, limit int) ([]byte, error) {
-	i, ok := c.byCode[code]
-	if !ok {
-		return nil, notFound(code)
+func (b *bodies) similarData(code string, limit int) ([]byte, error) {
+	i := b.catalog.Index(code)
+	if i < 0 {
+		_, err := b.catalog.SimilarList(code, 0) // its not_found
+		return nil, err
 	}
-	body := c.bodies.similar[i].Load()
+	body := b.similar[i].Load()
 	if body == nil {
-		body = c.encodeSimilar(i)
-		c.bodies.similar[i].Store(body)
+		body = encodeSimilar(b.catalog, code)
+		b.similar[i].Store(body)
 	}
 	items := body.items[:min(limit, len(body.items))]
 	n := len(body.head) + 32
 	for _, it := range items {
 		n += len(it) + 1
 	}
-	b := make([]byte, 0, n)
-	b = append(b, body.head...)
-	b = strconv.AppendInt(b, int64(limit), 10)
-	b = append(b, `,"items":[`...)
+	d := make([]byte, 0, n)
+	d = append(d, body.head...)
+	d = strconv.AppendInt(d, int64(limit), 10)
+	d = append(d, `,"items":[`...)
 	for k, it := range items {
 		if k > 0 {
-			b = append(b, ',')
+			d = append(d, ',')
 		}
-		b = append(b, it...)
+		d = append(d, it...)
 	}
-	return append(b, "]}"...), nil
+	return append(d, "]}"...), nil
 }
 
 // similarBody is the encoded similar list of one municipality: the data member up to the limit's
@@ -318,88 +347,60 @@ type similarBody struct {
 	items [][]byte
 }
 
-func (c *Catalog) encodeSimilar(i int) *similarBody {
-	m := &c.towns[i]
-	near, _ := c.Similar(m.Code, MaxNeighbours)
-	head := similarHeadJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, MissingAxes: []string{}}
-	for a, s := range m.Scores {
-		if !s.Value.Valid {
-			head.MissingAxes = append(head.MissingAxes, hensachi.Axes[a].Key)
-		}
+func encodeSimilar(c *town.Catalog, code string) *similarBody {
+	l, _ := c.SimilarList(code, town.MaxNeighbours)
+	m := l.Municipality
+	head := similarHeadJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, MissingAxes: make([]string, len(l.MissingAxes))}
+	for k, a := range l.MissingAxes {
+		head.MissingAxes[k] = hensachi.Axes[a].Key
 	}
-	b := dataMember(head)
-	body := &similarBody{head: append(b[:len(b)-1:len(b)-1], `,"limit":`...)} // the object left open
-	for _, n := range near {
+	d := dataMember(head)
+	body := &similarBody{head: append(d[:len(d)-1:len(d)-1], `,"limit":`...)} // the object left open
+	for _, n := range l.Neighbours {
 		item := neighbourJSON{Code: n.Municipality.Code, Name: n.Municipality.Name, Prefecture: n.Municipality.Prefecture,
 			Distance: hensachi.Round(n.Distance, 2), Differences: make([]differenceJSON, len(n.Differences))}
 		for j, d := range n.Differences {
 			item.Differences[j] = differenceJSON{Axis: hensachi.Axes[d.Axis].Key, Label: hensachi.Axes[d.Axis].Label,
 				Hensachi: n.Municipality.Scores[d.Axis].Hensachi, Difference: d.Difference}
 		}
-		body.items = append(body.items, dataMember(item)[len(`"data":`):])
+		body.items = append(body.items, jsonValue(item))
 	}
 	return body
 }
 
-// CompareData is the data of GET /town/v1/compare: the municipalities of codes in their order, as
-// GET /town/v1/municipalities/{code} gives them, and the national medians of every axis's values
-// and every statistic. It fails with not_found naming the first unknown code.
-func (c *Catalog) CompareData(codes []string) ([]byte, error) {
-	rows, err := c.rows(codes)
-	if err != nil {
-		return nil, err
-	}
-	objects := make([][]byte, len(rows))
-	n := len(c.bodies.medians) + 32
-	for k, i := range rows {
-		objects[k] = c.municipalityObject(i)
+// compareData is the data of GET /town/v1/compare: the municipalities in their order, as GET
+// /town/v1/municipalities/{code} gives them, and the national medians of every axis's values and
+// every statistic.
+func (b *bodies) compareData(cmp town.Comparison) []byte {
+	objects := make([][]byte, len(cmp.Items))
+	n := len(b.medians) + 32
+	for k, m := range cmp.Items {
+		objects[k] = b.municipalityObject(m)
 		n += len(objects[k]) + 1
 	}
-	b := make([]byte, 0, n)
-	b = append(b, `"data":{"items":[`...)
+	d := make([]byte, 0, n)
+	d = append(d, `"data":{"items":[`...)
 	for k, o := range objects {
 		if k > 0 {
-			b = append(b, ',')
+			d = append(d, ',')
 		}
-		b = append(b, o...)
+		d = append(d, o...)
 	}
-	b = append(b, `],"medians":`...)
-	b = append(b, c.bodies.medians...)
-	return append(b, '}'), nil
+	d = append(d, `],"medians":`...)
+	d = append(d, b.medians...)
+	return append(d, '}')
 }
 
-// mediansObject encodes the national medians of a comparison.
-func (c *Catalog) mediansObject() []byte {
-	// a median of an even count is the mean of two values, so it gets one decimal more than they
-	// have, and no more (the mean of 31.18 and 31.20 is 31.19, not 31.189999999999998)
-	median := func(m hensachi.Optional[float64], f hensachi.Field) *float64 {
-		m.V = hensachi.Round(m.V, f.Decimals+1)
-		return optF(m)
-	}
+// encodeMedians encodes the national medians of a comparison.
+func encodeMedians(m *town.Medians) []byte {
 	var scores, stats orderedObject
 	for a, ax := range hensachi.Axes {
-		scores = append(scores, member{ax.Key, median(c.AxisMedian(a), ax)})
+		scores = append(scores, member{ax.Key, optF(m.Scores[a])})
 	}
 	for s, st := range hensachi.Stats {
-		stats = append(stats, member{st.Key, median(c.StatMedian(s), st)})
+		stats = append(stats, member{st.Key, optF(m.Stats[s])})
 	}
-	return dataMember(mediansJSON{Scores: scores, Stats: stats})[len(`"data":`):]
-}
-
-// SearchData is the data of GET /town/v1/municipalities?q=: the list of the municipalities Search
-// finds for query, of one prefecture ("" for all), in Search's order.
-func (c *Catalog) SearchData(query, pref string) []byte {
-	out := listJSON{Items: []listItemJSON{}}
-	if p, ok := c.prefs[pref]; ok {
-		out.Prefecture = &p
-	}
-	for _, m := range c.Search(query, len(c.towns)) {
-		if pref == "" || m.Prefecture.Code == pref {
-			out.Items = append(out.Items, listItemJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture})
-		}
-	}
-	out.Total = len(out.Items)
-	return dataMember(out)
+	return jsonValue(mediansJSON{Scores: scores, Stats: stats})
 }
 
 type differenceJSON struct {

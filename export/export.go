@@ -1,0 +1,142 @@
+// Package export is the bulk export of the statistics: every municipality, or one prefecture's,
+// as a file (GET /town/v1/export and the pages' CSV downloads). Every file format writes the same
+// table (Columns); a format is a package of its own (csvfile, parquetfile), named here with its
+// content type and whether it is worth gzipping. A file is built once per dataset version, on its
+// first request from the API or the pages, and gzipped once; it is kept with the catalog it was
+// made from (town.Memo). A new format is one more Format, a new column one more line of Columns.
+// The JSON export is the API's envelope of its municipality objects, so package serve makes it.
+package export
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"sync"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/csvfile"
+	"github.com/hensachi/hensachi/parquetfile"
+	"github.com/hensachi/hensachi/town"
+)
+
+// Format is a file format of the export.
+type Format struct {
+	// Name is the format as the API's format parameter and the file name's extension give it.
+	Name        string
+	ContentType string
+	// Gzip tells whether a file is gzipped for a client that accepts it; not a format that
+	// compresses inside the file, such as Parquet.
+	Gzip  bool
+	write func(io.Writer, []hensachi.Column) error
+}
+
+// The formats of the export's table.
+var (
+	CSV     = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true, write: csvfile.Write}
+	Parquet = &Format{Name: "parquet", ContentType: "application/vnd.apache.parquet", write: parquetfile.Write}
+	// Formats are the formats of the table, in the order the API documents them.
+	Formats = []*Format{CSV, Parquet}
+)
+
+// FormatNamed returns the format of a name, or nil.
+func FormatNamed(name string) *Format {
+	for _, f := range Formats {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// File is one file of the export.
+type File struct {
+	Format *Format
+	Body   []byte
+	// Filename names the download, e.g. hensachi-municipalities-13-2026-01-01.csv.
+	Filename string
+	gzipOnce sync.Once
+	gzip     []byte
+}
+
+// Gzipped returns the body gzipped, compressed on the first call and kept; nil for a format that
+// is not gzipped.
+func (f *File) Gzipped() []byte {
+	if !f.Format.Gzip {
+		return nil
+	}
+	f.gzipOnce.Do(func() { f.gzip = gzipped(f.Body) })
+	return f.gzip
+}
+
+// Of returns the file of a prefecture ("" for the whole country) in a format, built on its first
+// request and kept for the catalog's version, and gzipped alike; ok is false for an unknown
+// prefecture.
+func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
+	l, ok := files.Of(c)[fileKey{f, pref}]
+	if !ok {
+		return nil, false
+	}
+	l.once.Do(func() {
+		list, _ := c.List(pref)
+		l.file = build(f, &c.Meta, list.Items, Filename(&c.Meta, pref, f.Name))
+		l.file.Gzipped() // the file is kept: compress it now, once
+	})
+	return l.file, true
+}
+
+// Compared returns the file of municipalities of c in the order given (a comparison's, see
+// town.Catalog.Lookup), made for the call.
+func Compared(c *town.Catalog, f *Format, rows []*hensachi.Municipality) *File {
+	return build(f, &c.Meta, rows, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
+}
+
+// Filename names the export of a prefecture ("" for the whole country) in a format:
+// hensachi-municipalities[-{pref}]-{data date}.{format}.
+func Filename(meta *hensachi.Meta, pref, format string) string {
+	name := "hensachi-municipalities-"
+	if pref != "" {
+		name += pref + "-"
+	}
+	return name + meta.DataUpdated + "." + format
+}
+
+func build(f *Format, meta *hensachi.Meta, rows []*hensachi.Municipality, filename string) *File {
+	var b bytes.Buffer
+	if err := f.write(&b, Columns(meta, rows)); err != nil {
+		panic(err) // the columns are made to the writers' rules, in memory
+	}
+	return &File{Format: f, Body: b.Bytes(), Filename: filename}
+}
+
+// fileKey names one file of a version: a format and a prefecture ("" for all).
+type fileKey struct {
+	format *Format
+	pref   string
+}
+
+// lazyFile is built on first request.
+type lazyFile struct {
+	once sync.Once
+	file *File
+}
+
+// files are the files of a catalog, each built on first request.
+var files = town.NewMemo(func(c *town.Catalog) map[fileKey]*lazyFile {
+	m := map[fileKey]*lazyFile{}
+	for _, f := range Formats {
+		m[fileKey{f, ""}] = &lazyFile{}
+		for _, p := range c.Meta.Prefectures {
+			m[fileKey{f, p.Code}] = &lazyFile{}
+		}
+	}
+	return m
+})
+
+// gzipped compresses a body at gzip's default level.
+func gzipped(body []byte) []byte {
+	var b bytes.Buffer
+	z, _ := gzip.NewWriterLevel(&b, gzip.DefaultCompression)
+	z.Write(body)
+	z.Close()
+	return b.Bytes()
+}
