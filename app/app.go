@@ -42,9 +42,9 @@ type Config struct {
 type App struct {
 	*serve.Server
 	Catalogs *town.Catalogs // nil: no statistics service
-	Quota *serve.Quota
-	Keys  *serve.KeyCache
-	Faces *facecall.Service // nil: no face service
+	Quota    *serve.Quota
+	Keys     *serve.KeyCache
+	Faces    *facecall.Service // nil: no face service
 
 	closers []func()
 }
