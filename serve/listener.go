@@ -159,13 +159,17 @@ func statusLine(b []byte) (status int, ok bool) {
 	return status, true
 }
 
-// netHTTPCodes are the codes of the statuses net/http answers by itself.
-var netHTTPCodes = map[int]string{
-	http.StatusBadRequest:                  hensachi.EBadRequest,
-	http.StatusRequestHeaderFieldsTooLarge: hensachi.EHeaderTooLarge,
-	http.StatusRequestURITooLong:           hensachi.EURITooLong,
-	http.StatusHTTPVersionNotSupported:     hensachi.EHTTPVersion,
-	http.StatusRequestTimeout:              hensachi.ERequestTimeout,
+// netHTTPCodes are the codes of what net/http refuses by itself; the table (hensachi.Kinds) gives
+// their statuses, and any other status net/http answers is http_error.
+var netHTTPCodes = []string{hensachi.EBadRequest, hensachi.EURITooLong, hensachi.EHeaderTooLarge, hensachi.EHTTPVersion, hensachi.ERequestTimeout}
+
+func netHTTPKind(status int) hensachi.Kind {
+	for _, code := range netHTTPCodes {
+		if k := hensachi.KindOf(code); k.Status == status {
+			return k
+		}
+	}
+	return hensachi.KindOf(hensachi.EHTTPError)
 }
 
 func (c *apiConn) Write(b []byte) (int, error) {
@@ -196,10 +200,7 @@ func (c *apiConn) Write(b []byte) (int, error) {
 // refuse writes the problem document for a request net/http refused and logs it with the
 // problem's request id.
 func (c *apiConn) refuse(status int) error {
-	kind := hensachi.KindOf(hensachi.EHTTPError)
-	if code, ok := netHTTPCodes[status]; ok {
-		kind = hensachi.KindOf(code)
-	}
+	kind := netHTTPKind(status)
 	id := newRequestID()
 	body, _ := json.Marshal(problem{Type: "/problems/" + kind.Code, Title: http.StatusText(status), Status: status,
 		Detail: kind.About, Code: kind.Code, RequestID: id})

@@ -55,9 +55,6 @@ func (f DemoFace) GenderLabel() string {
 // maxDemoUpload is the API's upload limit with room for the form's other fields.
 const maxDemoUpload = 10<<20 + 64<<10
 
-// errFormRefused is a demo form without this site's token.
-var errFormRefused = errors.New("form refused")
-
 type faceDemoPage struct {
 	page.Base
 	Available  bool // the face service runs on this server
@@ -96,21 +93,23 @@ func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) error {
 	}
 	status := http.StatusOK
 	if r.Method == http.MethodPost {
+		var err error
 		switch {
 		case !p.Available:
-			status, p.Error = http.StatusServiceUnavailable, "このサーバーでは顔分析を動かしていません。"
+			err = errDemoOff
 		case !p.LoggedIn:
-			status, p.Error = http.StatusUnauthorized, "ログインしてから試してください。"
+			err = errDemoLoggedOut
 		case w.cop.Check(r) != nil:
-			status, p.Error = http.StatusForbidden, "このフォームはこのサイトから送られていません。ページを読み込み直してください。"
+			err = errDemoCrossSite
 		default:
-			a, err := w.deps.Faces.AnalyzeFaces(r.Context(), account, w.demoUpload(rw, r, sess))
-			status, p.Error = demoError(err)
-			if err == nil {
+			var a FaceAnalysis
+			if a, err = w.deps.Faces.AnalyzeFaces(r.Context(), account, w.demoUpload(rw, r, sess)); err == nil {
 				p.setResult(&a)
-			} else if status == http.StatusInternalServerError {
-				return failure(hensachi.EInternal, "解析できません", "解析に失敗しました。", fmt.Errorf("face demo: %w", err))
 			}
+		}
+		status, p.Error = demoError(err)
+		if hensachi.ErrorCode(err) == hensachi.EInternal {
+			return failure(hensachi.EInternal, "解析できません", "解析に失敗しました。", fmt.Errorf("face demo: %w", err))
 		}
 	}
 	var body strings.Builder
@@ -188,6 +187,14 @@ func readDemoUpload(r *http.Request, w *Pages, sess session, held, most int, hol
 	}
 }
 
+// The demo form's refusals before an analysis, shown on the form with their code's status.
+var (
+	errDemoOff       = &hensachi.Error{Code: hensachi.EUnavailable, Message: "the face service does not run here", Japanese: "このサーバーでは顔分析を動かしていません。"}
+	errDemoLoggedOut = &hensachi.Error{Code: hensachi.EMissingAPIKey, Message: "log in first", Japanese: "ログインしてから試してください。"}
+	errDemoCrossSite = &hensachi.Error{Code: hensachi.EForbidden, Message: "the form was not sent from this site", Japanese: "このフォームはこのサイトから送られていません。ページを読み込み直してください。"}
+	errFormRefused   = &hensachi.Error{Code: hensachi.EForbidden, Message: "the form's token is missing or stale", Japanese: "フォームの有効期限が切れています。ページを読み込み直してください。"}
+)
+
 // demoMessages say in the page's words what went wrong with an analysis, by error code.
 var demoMessages = map[string]string{
 	hensachi.EMissingFile:        "JPEG か PNG の写真を選んでください。",
@@ -200,14 +207,18 @@ var demoMessages = map[string]string{
 	hensachi.ERequestTimeout:     "写真の送信が遅すぎました。通信状態のよいところでもう一度お試しください。",
 }
 
-// demoError is the status the page answers an analysis's error with (its code's) and what it says.
+// demoError is the status the page answers an error of the form with (its code's) and what it says.
 func demoError(err error) (int, string) {
-	if errors.Is(err, errFormRefused) {
-		return http.StatusForbidden, "フォームの有効期限が切れています。ページを読み込み直してください。"
-	}
 	kind := hensachi.KindOf(hensachi.ErrorCode(err))
-	if msg, ok := demoMessages[kind.Code]; ok || err == nil {
-		return hensachi.StatusOf(err), msg
+	var e *hensachi.Error
+	switch {
+	case err == nil:
+		return http.StatusOK, ""
+	case errors.As(err, &e) && e.Japanese != "":
+		return kind.Status, e.Japanese
+	}
+	if msg, ok := demoMessages[kind.Code]; ok {
+		return kind.Status, msg
 	}
 	return kind.Status, kind.Heading
 }
