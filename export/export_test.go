@@ -19,18 +19,7 @@ import (
 	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/towntest"
-	"github.com/hensachi/hensachi/town"
 )
-
-// realCatalog is the catalog of the dataset built from the real sources.
-func realCatalog(t *testing.T) *town.Catalog {
-	t.Helper()
-	c, err := realdata.Catalogs(t, towntest.PublicURL).Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // readCSV parses an export's CSV, checking the byte-order mark and CRLF line ends.
 func readCSV(t *testing.T, body []byte) [][]string {
@@ -53,7 +42,7 @@ func readCSV(t *testing.T, body []byte) [][]string {
 // its gzip is the same bytes, and it is built once. That every cell is what the JSON API gives is
 // serve's TestExportCSVAgreesWithJSON.
 func TestExportCSV(t *testing.T) {
-	c := realCatalog(t)
+	c := realdata.Catalog(t, towntest.PublicURL)
 	f, ok := export.Of(c, export.CSV, "")
 	if !ok || f.Format.ContentType != "text/csv; charset=utf-8" || !strings.HasSuffix(f.Filename, ".csv") {
 		t.Fatalf("export %v %+v", ok, f)
@@ -90,7 +79,7 @@ func TestExportCSV(t *testing.T) {
 // TestExportParquetRoundTrip reads the Parquet export back with arrow-go: its types, nulls and
 // values are those of the columns the CSV is written from.
 func TestExportParquetRoundTrip(t *testing.T) {
-	c := realCatalog(t)
+	c := realdata.Catalog(t, towntest.PublicURL)
 	f, ok := export.Of(c, export.Parquet, "07")
 	if !ok || f.Format.ContentType != "application/vnd.apache.parquet" || f.Gzipped() != nil || f.Filename != export.Filename(&c.Meta, "07", "parquet") {
 		t.Fatalf("export %v %+v", ok, f)

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi/export"
+	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/internal/testrig/towntest"
 )
 
 // hyparquetVersion is the JavaScript Parquet reader the second-reader test installs from npm.
@@ -43,7 +45,7 @@ func TestParquetSecondReader(t *testing.T) {
 		t.Fatalf("copy the script: %v", err)
 	}
 
-	c := realCatalog(t)
+	c := realdata.Catalog(t, towntest.PublicURL)
 	pq, _ := export.Of(c, export.Parquet, "")
 	csv, _ := export.Of(c, export.CSV, "")
 	file := filepath.Join(t.TempDir(), "export.parquet")

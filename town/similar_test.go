@@ -11,16 +11,6 @@ import (
 	"github.com/hensachi/hensachi/town"
 )
 
-// realCatalog is the catalog of the dataset built from the real sources.
-func realCatalog(t *testing.T) *town.Catalog {
-	t.Helper()
-	c, err := realdata.Catalogs(t, towntest.PublicURL).Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func TestSimilar(t *testing.T) {
 	c := towntest.Catalog()
 	near, err := c.Similar("01100", 10)
@@ -55,7 +45,7 @@ func TestSimilar(t *testing.T) {
 // TestSimilarOnRealData: for every municipality, neighbours are sorted, never itself, at most the
 // limit, and a municipality without a value on an axis still has its neighbours.
 func TestSimilarOnRealData(t *testing.T) {
-	c := realCatalog(t)
+	c := realdata.Catalog(t, towntest.PublicURL)
 	missing, without := 0, 0
 	var all []*hensachi.Municipality
 	for _, p := range c.Meta.Prefectures {

@@ -65,3 +65,13 @@ func Catalogs(t testing.TB, publicURL string) *town.Catalogs {
 	t.Cleanup(h.Close)
 	return h
 }
+
+// Catalog is the current catalog of Catalogs: the read model of the real dataset.
+func Catalog(t testing.TB, publicURL string) *town.Catalog {
+	t.Helper()
+	c, err := Catalogs(t, publicURL).Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
