@@ -28,6 +28,9 @@ type apiDoc struct {
 	}
 	Tags []struct {
 		Name, Description string
+		// OnPage false leaves a tag's operations off the page: the site's own pages, which
+		// the document lists for clients that check every route, are not the API's.
+		OnPage *bool `json:"x-docs-page"`
 	}
 	Paths      map[string]map[string]docOperation
 	Components struct {
@@ -122,7 +125,8 @@ type docStatus struct {
 type docExample struct{ Summary, Body string }
 
 // buildDocs turns the OpenAPI document into the page's groups, in the document's tag order and
-// each group in path order.
+// each group in path order; the page leaves out the preflights and the tags marked x-docs-page:
+// false.
 func buildDocs(raw []byte) (docsPage, error) {
 	var doc apiDoc
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -130,9 +134,15 @@ func buildDocs(raw []byte) (docsPage, error) {
 	}
 	p := docsPage{Intro: doc.Info.Description}
 	for _, tag := range doc.Tags {
+		if tag.OnPage != nil && !*tag.OnPage {
+			continue
+		}
 		g := docGroup{Tag: tag.Name, Title: tag.Description}
 		for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
 			for _, method := range slices.Sorted(maps.Keys(doc.Paths[path])) {
+				if method == "options" {
+					continue // a browser's preflight, which no one calls by hand
+				}
 				op := doc.Paths[path][method]
 				if !slices.Contains(op.Tags, tag.Name) {
 					continue

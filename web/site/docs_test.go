@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +30,8 @@ func docsRouter(t *testing.T) (*httprouter.Router, []byte) {
 }
 
 // TestDocsEveryOperation: the page documents every operation of openapi.json with an anchor and
-// an example against this server.
+// an example against this server, but for the preflights and the site's own pages (a tag marked
+// x-docs-page: false), which it leaves out.
 func TestDocsEveryOperation(t *testing.T) {
 	router, raw := docsRouter(t)
 	status, body := getPage(t, router, "/docs")
@@ -37,17 +39,30 @@ func TestDocsEveryOperation(t *testing.T) {
 		t.Fatalf("/docs: %d", status)
 	}
 	var doc struct {
+		Tags []struct {
+			Name   string
+			OnPage *bool `json:"x-docs-page"`
+		}
 		Paths map[string]map[string]struct {
 			OperationID string `json:"operationId"`
+			Tags        []string
 		}
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
+	off := map[string]bool{}
+	for _, tag := range doc.Tags {
+		off[tag.Name] = tag.OnPage != nil && !*tag.OnPage
+	}
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
-			if !strings.Contains(body, `id="`+op.OperationID+`"`) || !strings.Contains(body, strings.ToUpper(method)+" "+path) {
+			onPage := strings.Contains(body, `id="`+op.OperationID+`"`)
+			switch want := method != "options" && !slices.ContainsFunc(op.Tags, func(tag string) bool { return off[tag] }); {
+			case want && (!onPage || !strings.Contains(body, strings.ToUpper(method)+" "+path)):
 				t.Errorf("%s %s (%s) is not on the page", method, path, op.OperationID)
+			case !want && onPage:
+				t.Errorf("%s %s (%s) is on the page", method, path, op.OperationID)
 			}
 		}
 	}
