@@ -476,7 +476,7 @@ func (w *Pages) origins(rw http.ResponseWriter, r *http.Request, sess session, a
 	_, err := w.deps.Accounts.SetOrigins(r.Context(), a.ID, text)
 	var bad *hensachi.Error
 	if errors.As(err, &bad) && bad.Code == hensachi.EInvalidParameter {
-		return w.renderAccount(rw, r, sess, a, http.StatusBadRequest, text, bad.Message)
+		return w.renderAccount(rw, r, sess, a, hensachi.KindOf(bad.Code).Status, text, bad.Message)
 	}
 	if err != nil {
 		return failure(hensachi.EInternal, "オリジンを保存できません", "オリジンの一覧を保存できませんでした。しばらくしてからお試しください。", fmt.Errorf("set origins: %w", err))
