@@ -16,14 +16,9 @@ import (
 // a header row of the column names, one row per value, CRLF line ends (RFC 4180), numbers in
 // decimal as the JSON API writes the dataset's (never an exponent) and an empty cell for null.
 func Write(w io.Writer, cols []hensachi.Column) error {
-	rows := 0
-	if len(cols) > 0 {
-		rows = cols[0].Len()
-	}
-	for _, c := range cols {
-		if c.Len() != rows {
-			return fmt.Errorf("csv: column %s has %d values, not %d", c.Name, c.Len(), rows)
-		}
+	rows, err := hensachi.Rows(cols)
+	if err != nil {
+		return fmt.Errorf("csv: %w", err)
 	}
 	bw := bufio.NewWriter(w)
 	bw.WriteString("\uFEFF")

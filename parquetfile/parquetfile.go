@@ -27,14 +27,11 @@ func Write(w io.Writer, cols []hensachi.Column) error {
 			a.Release()
 		}
 	}()
-	rows := 0
-	if len(cols) > 0 {
-		rows = cols[0].Len()
+	rows, err := hensachi.Rows(cols)
+	if err != nil {
+		return fmt.Errorf("parquet: %w", err)
 	}
 	for i, c := range cols {
-		if c.Len() != rows {
-			return fmt.Errorf("parquet: column %s has %d values, not %d", c.Name, c.Len(), rows)
-		}
 		var a arrow.Array
 		switch {
 		case c.Strings != nil:

@@ -18,10 +18,8 @@ import (
 // for the burst, not once per waiting connection, and its end once.
 func TestConnectionCap(t *testing.T) {
 	logs := logtest.Capture(t)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
-	srv.Listener = apiListener{newCappedListener(srv.Listener, 3)}
-	withConnHooks(srv.Config)
-	srv.Start()
+	srv := NewAPITestServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }),
+		func(srv *httptest.Server) { srv.Listener = newCappedListener(srv.Listener, 3) })
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
 

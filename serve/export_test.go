@@ -3,6 +3,7 @@ package serve
 import (
 	"net"
 	"net/http"
+	"net/http/httptest"
 
 	"github.com/julienschmidt/httprouter"
 )
@@ -31,19 +32,26 @@ func RegisteredRoutes(s *Server) []Route {
 	return out
 }
 
-// APIListener hands out ln's connections as ListenAndServe's listener does (apiListener).
-func APIListener(ln net.Listener) net.Listener { return apiListener{ln} }
-
-// WithConnHooks sets on srv the hooks ListenAndServe's http.Server has, which tell the listener
-// whether a handler has answered on a connection.
-func WithConnHooks(srv *http.Server) *http.Server { return withConnHooks(srv) }
+// NewAPITestServer starts h on a test server whose connections are the API's (apiListener, with
+// withConnHooks), after configure (nil: none) has adjusted it, e.g. its limits or its listener.
+// The caller closes it.
+func NewAPITestServer(h http.Handler, configure func(*httptest.Server)) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	if configure != nil {
+		configure(srv)
+	}
+	srv.Listener = apiListener{srv.Listener}
+	withConnHooks(srv.Config)
+	srv.Start()
+	return srv
+}
 
 // ServeAsListenAndServe serves s on ln as ListenAndServe does — its http.Server, with its limits
 // and hooks, on the API's listener with the default connection cap — and returns the http.Server
 // for the caller to close.
 func ServeAsListenAndServe(s *Server, ln net.Listener) *http.Server {
 	srv := s.httpServer()
-	go srv.Serve(apiListener{newCappedListener(ln, DefaultMaxConns)})
+	go serveAPI(srv, newCappedListener(ln, DefaultMaxConns))
 	return srv
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 // apiListener hands out the server's connections, which do two things net/http does not. Its
-// server must be set up by withConnHooks.
+// server must be set up by withConnHooks: serveAPI does both.
 //
 // They turn the errors net/http writes by itself, before any handler runs (431 for oversized
 // headers, 400 for a request without Host or malformed, 505 for an unsupported protocol version,
@@ -99,6 +99,11 @@ func withConnHooks(srv *http.Server) *http.Server {
 }
 
 type apiConnKey struct{}
+
+// serveAPI serves srv on ln's connections as the API's (apiListener, withConnHooks).
+func serveAPI(srv *http.Server, ln net.Listener) error {
+	return withConnHooks(srv).Serve(apiListener{ln})
+}
 
 func (c *apiConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)

@@ -18,11 +18,7 @@ import (
 func TestNetHTTPErrorsAreProblems(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
-	srv := httptest.NewUnstartedServer(ts.Handler())
-	srv.Listener = serve.APIListener(srv.Listener)
-	srv.Config.MaxHeaderBytes = 32 << 10
-	serve.WithConnHooks(srv.Config)
-	srv.Start()
+	srv := serve.NewAPITestServer(ts.Handler(), func(srv *httptest.Server) { srv.Config.MaxHeaderBytes = 32 << 10 })
 	defer srv.Close()
 	for _, c := range []struct {
 		name    string

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,12 +42,9 @@ func TestStatusLine(t *testing.T) {
 // handler's: only what net/http writes before any handler runs becomes a problem document.
 func TestHandlersErrorsUntouched(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := NewAPITestServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "teapot", http.StatusTeapot)
-	}))
-	srv.Listener = apiListener{srv.Listener}
-	withConnHooks(srv.Config)
-	srv.Start()
+	}), nil)
 	defer srv.Close()
 	for range 3 { // keep-alive: the connection is idle between requests, and reused
 		resp, err := srv.Client().Get(srv.URL + "/")
@@ -73,10 +69,7 @@ var refuse = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 // refusingServer serves refuse through the server's listener.
 func refusingServer(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(refuse)
-	srv.Listener = apiListener{srv.Listener}
-	withConnHooks(srv.Config)
-	srv.Start()
+	srv := NewAPITestServer(refuse, nil)
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String()
 }
@@ -144,9 +137,9 @@ func TestCloseEndsLingering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := withConnHooks(&http.Server{Handler: refuse})
+	srv := &http.Server{Handler: refuse}
 	watched := &lingerWatch{Listener: ln, lingering: make(chan struct{})}
-	go srv.Serve(apiListener{watched})
+	go serveAPI(srv, watched)
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)

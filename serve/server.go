@@ -273,7 +273,7 @@ func (s *Server) Run(ctx context.Context) {
 // httpServer is the HTTP server ListenAndServe runs, with its limits; it serves apiListener's
 // connections.
 func (s *Server) httpServer() *http.Server {
-	return withConnHooks(&http.Server{
+	return &http.Server{
 		Addr:              s.cfg.Addr,
 		Handler:           s.handler,
 		ReadHeaderTimeout: 5 * time.Second,  // slow-loris clients cannot hold a connection
@@ -282,7 +282,7 @@ func (s *Server) httpServer() *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
-	})
+	}
 }
 
 // ListenAndServe serves until ctx ends, then shuts down gracefully: it stops accepting, lets
@@ -309,7 +309,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 		return err
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(apiListener{newCappedListener(ln, s.cfg.MaxConns)}) }()
+	go func() { errc <- serveAPI(srv, newCappedListener(ln, s.cfg.MaxConns)) }()
 	slog.Info("listening", "addr", ln.Addr().String(), "public_url", s.cfg.PublicURL)
 	select {
 	case err = <-errc:

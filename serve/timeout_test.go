@@ -20,11 +20,7 @@ import (
 func TestSlowHeadersAre408(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
-	srv := httptest.NewUnstartedServer(ts.Handler())
-	srv.Listener = serve.APIListener(srv.Listener)
-	srv.Config.ReadHeaderTimeout = 300 * time.Millisecond
-	serve.WithConnHooks(srv.Config)
-	srv.Start()
+	srv := serve.NewAPITestServer(ts.Handler(), func(srv *httptest.Server) { srv.Config.ReadHeaderTimeout = 300 * time.Millisecond })
 	defer srv.Close()
 	for _, c := range []struct{ name, sent string }{
 		{"within a line", "GET /town/v1/meta HTTP/1.1\r\nHost: x\r\nX-API-Key: hsk_"},
