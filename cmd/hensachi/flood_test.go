@@ -140,6 +140,7 @@ func upload(r *replica, key string, img []byte) result {
 	req, _ := http.NewRequest(http.MethodPost, r.url+"/face/v1/predict", &body)
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Expect", "100-continue")
 	resp, err := uploadClient.Do(req)
 	if err != nil {
 		return result{err: err}
@@ -154,7 +155,14 @@ func upload(r *replica, key string, img []byte) result {
 	return result{status: resp.StatusCode, code: p.Code, retryAfter: resp.Header.Get("Retry-After")}
 }
 
-var uploadClient = &http.Client{Timeout: 2 * time.Minute}
+// uploadClient asks to continue before sending a body, as curl does for any body over 1 MiB: a call
+// refused before its body is read then gets its 503 without the body crossing the wire. A client
+// that sends at once may find the connection closed under its write (the server stops reading a
+// refused body), and Go's transport then reports the write error instead of the answer it received.
+var uploadClient = &http.Client{
+	Timeout:   2 * time.Minute,
+	Transport: &http.Transport{ExpectContinueTimeout: time.Minute, MaxIdleConnsPerHost: 64},
+}
 
 // encodeJPEG encodes a w×h photo-like picture: smooth gradients with fine texture.
 func encodeJPEG(t *testing.T, w, h int) []byte {
