@@ -37,11 +37,12 @@ func ApplyIndicators(cat *hensachi.IndicatorCatalogue, values hensachi.Indicator
 }
 
 // Standing is every value's place among the valid ones, ranked highest first: the competition
-// rank and the deviation score of the mid-rank (Hensachi), rounded to one decimal; both 0 for a
-// null value.
+// rank and the deviation score of the mid-rank (Hensachi), rounded to one decimal, both 0 for a
+// null value; and the positions of the valid values, highest first, ties in their order of input.
 type Standing struct {
 	Rank     []int
 	Hensachi []float64
+	Order    []int
 }
 
 // Stand ranks the valid values of a figure: the method of every axis and indicator.
@@ -55,10 +56,13 @@ func Stand(values []hensachi.Optional[float64]) Standing {
 		}
 	}
 	r := Rank(valid)
-	s := Standing{Rank: make([]int, len(values)), Hensachi: make([]float64, len(values))}
+	s := Standing{Rank: make([]int, len(values)), Hensachi: make([]float64, len(values)), Order: make([]int, len(idx))}
 	for j, i := range idx {
 		s.Rank[i] = r.Rank[j]
 		s.Hensachi[i] = RoundHensachi(Hensachi(r.MidRank[j], len(valid)))
+	}
+	for p, j := range r.Order {
+		s.Order[p] = idx[j]
 	}
 	return s
 }

@@ -22,7 +22,7 @@ func writeSmall(t *testing.T, path, updated string) {
 		Axes:        make([]hensachi.AxisMeta, len(hensachi.Axes)),
 		Stats:       make([]hensachi.StatMeta, len(hensachi.Stats)),
 	}
-	if _, err := Write(path, []hensachi.Municipality{m}, meta, hensachi.IndicatorCatalogue{}, nil); err != nil {
+	if _, err := Write(path, []hensachi.Municipality{m}, meta); err != nil {
 		t.Fatal(err)
 	}
 }

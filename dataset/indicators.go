@@ -22,6 +22,20 @@ import (
 // the schema metadata key indicatorsKey, beside the meta document, whose shape it leaves alone.
 const indicatorsKey = "hensachi.indicators"
 
+// Option is something more for Write to write.
+type Option func(*options)
+
+type options struct {
+	indicators      hensachi.IndicatorCatalogue
+	indicatorValues hensachi.IndicatorValues
+}
+
+// WithIndicators writes the indicator catalogue and its values, which must hold a value per
+// municipality for every survey year of every indicator.
+func WithIndicators(cat hensachi.IndicatorCatalogue, values hensachi.IndicatorValues) Option {
+	return func(o *options) { o.indicators, o.indicatorValues = cat, values }
+}
+
 // IndicatorColumn names the column of an indicator's values in one survey year.
 func IndicatorColumn(key string, year int) string {
 	return "indicator_" + key + "_" + strconv.Itoa(year)

@@ -31,7 +31,7 @@ func buildReal(t testing.TB, dir string) (*dataset.Dataset, *ingest.Result, []by
 	compute.Apply(res.Municipalities, &res.Meta)
 	compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
 	path := filepath.Join(dir, "dataset.arrow")
-	version, err := dataset.Write(path, res.Municipalities, res.Meta, res.Indicators, res.IndicatorValues)
+	version, err := dataset.Write(path, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		compute.Apply(res.Municipalities, &res.Meta)
 		compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
-		if _, err := dataset.Write(out, res.Municipalities, res.Meta, res.Indicators, res.IndicatorValues); err != nil {
+		if _, err := dataset.Write(out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -105,9 +105,13 @@ func municipalityFields() []arrow.Field {
 
 // Write writes the dataset atomically: a temporary file in the same directory is written,
 // synced and renamed over path, so a reader sees either the old file or the whole new one. It
-// returns the dataset version. values must hold a value per municipality for every year of every
-// indicator of cat.
-func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, cat hensachi.IndicatorCatalogue, values hensachi.IndicatorValues) (string, error) {
+// returns the dataset version. Without WithIndicators, its indicator catalogue is empty.
+func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...Option) (string, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cat, values := o.indicators, o.indicatorValues
 	metaJSON, err := json.Marshal(meta)
 	if err != nil {
 		return "", fmt.Errorf("encode meta: %w", err)

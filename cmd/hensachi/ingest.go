@@ -39,7 +39,7 @@ func runIngest(_ context.Context, args []string) error {
 	log.Info("ranked axes and hometown tax, summarised indicators", "municipalities", len(res.Municipalities), "indicators", len(res.Indicators.Indicators),
 		"took", time.Since(step).Round(time.Millisecond).String())
 	step = time.Now()
-	version, err := dataset.Write(*out, res.Municipalities, res.Meta, res.Indicators, res.IndicatorValues)
+	version, err := dataset.Write(*out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues))
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func fixtureDataset(t *testing.T) string {
 	compute.Apply(res.Municipalities, &res.Meta)
 	compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
 	path := filepath.Join(t.TempDir(), "dataset.arrow")
-	if _, err := dataset.Write(path, res.Municipalities, res.Meta, res.Indicators, res.IndicatorValues); err != nil {
+	if _, err := dataset.Write(path, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues)); err != nil {
 		t.Fatal(err)
 	}
 	return path

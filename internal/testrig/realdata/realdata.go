@@ -49,7 +49,7 @@ func Write(t testing.TB, dir string) string {
 	t.Helper()
 	built := Built(t)
 	path := filepath.Join(dir, "dataset.arrow")
-	if _, err := dataset.Write(path, built.Municipalities, built.Meta, built.Indicators, built.IndicatorValues); err != nil {
+	if _, err := dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
 		t.Fatal(err)
 	}
 	return path
