@@ -3,7 +3,10 @@
 package towntest
 
 import (
+	"math"
+
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -12,7 +15,7 @@ const PublicURL = "https://hensachi.example"
 
 // Catalog has five municipalities in two prefectures, ranked 札幌市 1, 千代田区 2, 函館市 3,
 // 札内町 4, 中央区 5 on every axis; 01345 (札内町) has no value on the first axis and the first
-// statistic.
+// statistic. Its indicators are Indicators.
 func Catalog() *town.Catalog {
 	meta := hensachi.Meta{DataUpdated: "2026-01-01", Method: "順位を正規分布に当てはめる。",
 		Source:      hensachi.Link{Name: "テスト統計", URL: "https://example.jp/stats"},
@@ -48,5 +51,37 @@ func Catalog() *town.Catalog {
 	}
 	towns[2].Scores[0] = hensachi.Score{}
 	towns[2].Stats[0] = hensachi.Optional[float64]{}
-	return town.New(towns, meta, "v1", PublicURL)
+	cat, values := Indicators()
+	return town.New(towns, meta, "v1", PublicURL).WithIndicators(cat, values)
+}
+
+// Indicators is a catalogue of two indicators over Catalog's municipalities (in code order 札幌市,
+// 函館市, 札内町, 千代田区, 中央区), their national summaries filled in:
+//
+//	births_per_1000 (人口・世帯)  2020: 6.5, 5.25, null, 7.1, 5.25   2023: 6.1, 5.0, 4.2, 6.8, 5.6
+//	fiscal_strength (財政)        2022: 0.72, 0.41, 0.2, 0.87, 1.09
+func Indicators() (hensachi.IndicatorCatalogue, hensachi.IndicatorValues) {
+	some := func(vs ...float64) []hensachi.Optional[float64] {
+		out := make([]hensachi.Optional[float64], len(vs))
+		for i, v := range vs {
+			if v == v { // NaN is null
+				out[i] = hensachi.Some(v)
+			}
+		}
+		return out
+	}
+	cat := hensachi.IndicatorCatalogue{Method: "年ごとに順位を付ける。", Indicators: []hensachi.Indicator{
+		{Key: "births_per_1000", Label: "出生率（人口千人当たり）", Unit: "‰", Group: "人口・世帯", Description: "人口千人当たりの出生数。",
+			Source: "人口動態統計", Formula: hensachi.Formula{Numerator: []string{"A4101"}, Denominator: []string{"A1101"}, Scale: 1000}, Decimals: 2,
+			Years: []hensachi.IndicatorYear{{Year: 2020}, {Year: 2023}}},
+		{Key: "fiscal_strength", Label: "財政力指数", Group: "財政", Description: "基準財政収入額を基準財政需要額で割った値の3年平均。",
+			Source: "主要財政指標", Formula: hensachi.Formula{Items: []string{"finance.財政力指数"}}, Decimals: 2,
+			Years: []hensachi.IndicatorYear{{Year: 2022}}},
+	}}
+	values := hensachi.IndicatorValues{
+		{some(6.5, 5.25, math.NaN(), 7.1, 5.25), some(6.1, 5.0, 4.2, 6.8, 5.6)},
+		{some(0.72, 0.41, 0.2, 0.87, 1.09)},
+	}
+	compute.ApplyIndicators(&cat, values)
+	return cat, values
 }

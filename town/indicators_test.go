@@ -1,0 +1,138 @@
+package town_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/towntest"
+	"github.com/hensachi/hensachi/town"
+)
+
+// Catalog's municipalities in row (code) order: 01100 札幌市, 01202 函館市, 01345 札内町,
+// 13101 千代田区, 13102 中央区; births_per_1000 in 2020 is 6.5, 5.25, null, 7.1, 5.25.
+
+func TestIndicatorsCatalogue(t *testing.T) {
+	c := towntest.Catalog()
+	keys := func(inds []*hensachi.Indicator) []string {
+		var out []string
+		for _, ind := range inds {
+			out = append(out, ind.Key)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		group string
+		want  []string
+	}{
+		{"", []string{"births_per_1000", "fiscal_strength"}},
+		{"財政", []string{"fiscal_strength"}},
+		{"教育", nil},
+	} {
+		if got := keys(c.Indicators(tc.group)); !slices.Equal(got, tc.want) {
+			t.Errorf("Indicators(%q) = %v, want %v", tc.group, got, tc.want)
+		}
+	}
+	if i := c.IndicatorIndex("fiscal_strength"); i != 1 || c.Indicator(i).Key != "fiscal_strength" {
+		t.Errorf("IndicatorIndex(fiscal_strength) = %d", i)
+	}
+	if c.IndicatorIndex("nope") != -1 {
+		t.Error("an unknown key has an index")
+	}
+	// the summaries were filled in by compute.ApplyIndicators: 2020 has four values
+	if y := c.Indicator(0).Years[0]; y.Count != 4 || y.Median != 5.875 || y.Min != 5.25 || y.Max != 7.1 {
+		t.Errorf("births 2020 summary %+v", y)
+	}
+}
+
+func TestIndicatorRanking(t *testing.T) {
+	c := towntest.Catalog()
+	type item struct {
+		code string
+		rank int
+	}
+	tests := []struct {
+		name          string
+		k             int
+		order         town.Order
+		pref          string
+		offset, limit int
+		total         int
+		want          []item
+	}{
+		{"best first, the tie in code order", 0, town.BestFirst, "", 0, 10, 4,
+			[]item{{"13101", 1}, {"01100", 2}, {"01202", 3}, {"13102", 3}}},
+		{"worst first, the tie still in code order", 0, town.WorstFirst, "", 0, 10, 4,
+			[]item{{"01202", 3}, {"13102", 3}, {"01100", 2}, {"13101", 1}}},
+		{"a prefecture keeps national ranks", 0, town.BestFirst, "01", 0, 10, 2,
+			[]item{{"01100", 2}, {"01202", 3}}},
+		{"a page", 0, town.BestFirst, "", 1, 2, 4, []item{{"01100", 2}, {"01202", 3}}},
+		{"the later year has every municipality", 1, town.BestFirst, "", 0, 10, 5,
+			[]item{{"13101", 1}, {"01100", 2}, {"13102", 3}, {"01202", 4}, {"01345", 5}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			page := c.IndicatorRankingPage(0, tc.k, tc.order, tc.pref, tc.offset, tc.limit)
+			var got []item
+			for _, it := range page.Items {
+				got = append(got, item{it.Municipality.Code, it.Rank})
+				if !it.Value.Valid || it.Year != page.Year {
+					t.Errorf("%s: value %v year %d", it.Municipality.Code, it.Value, it.Year)
+				}
+			}
+			if page.Total != tc.total || !slices.Equal(got, tc.want) {
+				t.Errorf("total %d %v, want %d %v", page.Total, got, tc.total, tc.want)
+			}
+			if (tc.pref == "") != (page.Prefecture == nil) || page.Year != c.Indicator(0).Years[tc.k].Year {
+				t.Errorf("prefecture %v, year %d", page.Prefecture, page.Year)
+			}
+		})
+	}
+}
+
+func TestMunicipalityIndicators(t *testing.T) {
+	c := towntest.Catalog()
+	hakodate, satsunai := c.Index("01202"), c.Index("01345")
+	got := c.MunicipalityIndicators(satsunai, []int{0, 1})
+	if len(got) != 2 || got[0].Indicator.Key != "births_per_1000" || got[1].Indicator.Key != "fiscal_strength" {
+		t.Fatalf("%+v", got)
+	}
+	births := got[0]
+	if births.Latest.Year != 2023 || births.Latest.Value != hensachi.Some(4.2) || births.Latest.Rank != 5 || births.RankTotal != 5 {
+		t.Errorf("latest %+v of %d", births.Latest, births.RankTotal)
+	}
+	if len(births.Series) != 2 || births.Series[0].Year != 2020 || births.Series[0].Value.Valid || births.Series[0].Rank != 0 {
+		t.Errorf("series %+v: 2020 must be there, null", births.Series)
+	}
+	// The deviation scores are the axes': five values, the last of them 50 + 10·Φ⁻¹(0.5/5).
+	if births.Latest.Hensachi != 37.2 {
+		t.Errorf("札内町 births 2023 hensachi %v, want 37.2", births.Latest.Hensachi)
+	}
+	// 函館市 and 中央区 tie at 5.25 in 2020: one rank, one score (mid-rank 3.5 of 4 → p = 0.25)
+	h := c.MunicipalityIndicators(hakodate, []int{0})[0].Series[0]
+	chuo := c.IndicatorPoint(0, 0, c.Index("13102"))
+	if h.Rank != 3 || chuo.Rank != 3 || h.Hensachi != 43.3 || chuo.Hensachi != 43.3 {
+		t.Errorf("tied 2020 points %+v and %+v", h, chuo)
+	}
+	if fiscal := got[1]; fiscal.Latest.Value != hensachi.Some(0.2) || fiscal.Latest.Rank != 5 || len(fiscal.Series) != 1 {
+		t.Errorf("fiscal %+v", fiscal)
+	}
+}
+
+func TestIndicatorColumn(t *testing.T) {
+	c := towntest.Catalog()
+	col := c.IndicatorColumn(0, 0)
+	if col.Year != 2020 || col.RankTotal != 4 || len(col.Values) != c.Len() {
+		t.Fatalf("column %d of %d: %+v", col.Year, col.RankTotal, col)
+	}
+	want := []hensachi.Optional[int64]{hensachi.Some[int64](2), hensachi.Some[int64](3), {}, hensachi.Some[int64](1), hensachi.Some[int64](3)}
+	if !slices.Equal(col.Ranks, want) {
+		t.Errorf("ranks %v, want %v", col.Ranks, want)
+	}
+	for m := range col.Values {
+		p := c.IndicatorPoint(0, 0, m)
+		if col.Values[m] != p.Value || col.Hensachi[m].Valid != p.Value.Valid || col.Hensachi[m].Valid && col.Hensachi[m].V != p.Hensachi {
+			t.Errorf("row %d: column %v %v, point %+v", m, col.Values[m], col.Hensachi[m], p)
+		}
+	}
+}
