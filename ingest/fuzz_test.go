@@ -58,10 +58,12 @@ func fixtureSeeds(t testing.TB, path string) [][]byte {
 
 // nonNumericColumn is a figure column of each file, for the NonNumeric seed.
 var nonNumericColumn = map[string]string{
-	fixtures.PathSSDSE:          "A1101",
-	fixtures.PathFinance:        financeFiscal,
-	fixtures.PathSSDS:           SSDSCommutersOut,
-	fixtures.PathFurusatoDetail: ReceiptsYen,
+	fixtures.PathSSDSE:              "A1101",
+	fixtures.PathSSDSEEdition(2018): "A1101",
+	fixtures.PathSSDSEEdition(2020): "A1101",
+	fixtures.PathFinance:            financeFiscal,
+	fixtures.PathSSDS:               SSDSCommutersOut,
+	fixtures.PathFurusatoDetail:     ReceiptsYen,
 }
 
 // storedZip rewrites a workbook without compression and with CRC 0, which archive/zip does not
@@ -181,6 +183,19 @@ func FuzzParseSSDSE(f *testing.F) {
 	cols := ssdseColumns()
 	fuzzTable(f, fixtureSeeds(f, fixtures.PathSSDSE), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParseSSDSE(fuzzFile, r, cl, cols...)
+	})
+}
+
+// FuzzParseSSDSEEdition reads editions whole, without columns it must have: every item of every
+// edition, the older layouts among the seeds.
+func FuzzParseSSDSEEdition(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
+	var seeds [][]byte
+	for _, e := range []int{2018, 2020, 2026} {
+		seeds = append(seeds, fixtureSeeds(f, fixtures.PathSSDSEEdition(e))...)
+	}
+	fuzzTable(f, seeds, func(r io.Reader, cl *CodeList) (*Table, error) {
+		return ParseSSDSE(fuzzFile, r, cl)
 	})
 }
 
