@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/hensachi/hensachi"
 )
 
 func TestRank(t *testing.T) {
@@ -97,5 +99,36 @@ func TestSummarize(t *testing.T) {
 				t.Errorf("Summarize(%v) = %+v, want %+v", tt.values, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestStand: null values are left out of the ranking and get rank and score 0; the order lists
+// the valid ones best first, ties in input order.
+func TestStand(t *testing.T) {
+	null := hensachi.Optional[float64]{}
+	s := Stand([]hensachi.Optional[float64]{hensachi.Some(5.0), null, hensachi.Some(7.0), hensachi.Some(5.0), null, hensachi.Some(1.0)})
+	if want := []int{2, 0, 1, 2, 0, 4}; !slices.Equal(s.Rank, want) {
+		t.Errorf("ranks %v, want %v", s.Rank, want)
+	}
+	// four values: mid-ranks 2.5 (the tie), 1 and 4 → p = 0.5, 0.875, 0.125
+	if want := []float64{50, 0, 61.5, 50, 0, 38.5}; !slices.Equal(s.Hensachi, want) {
+		t.Errorf("scores %v, want %v", s.Hensachi, want)
+	}
+	if want := []int{2, 0, 3, 5}; !slices.Equal(s.Order, want) {
+		t.Errorf("order %v, want %v", s.Order, want)
+	}
+}
+
+func TestApplyIndicators(t *testing.T) {
+	cat := hensachi.IndicatorCatalogue{Indicators: []hensachi.Indicator{{Key: "x", Decimals: 1,
+		Years: []hensachi.IndicatorYear{{Year: 2015}, {Year: 2020}}}}}
+	values := hensachi.IndicatorValues{{
+		{hensachi.Some(1.5), {}, hensachi.Some(2.0)},
+		{{}, {}, {}},
+	}}
+	ApplyIndicators(&cat, values)
+	want := []hensachi.IndicatorYear{{Year: 2015, Count: 2, Median: 1.75, Mean: 1.75, Min: 1.5, Max: 2}, {Year: 2020}}
+	if got := cat.Indicators[0].Years; !slices.Equal(got, want) {
+		t.Errorf("years %+v, want %+v", got, want)
 	}
 }

@@ -89,6 +89,17 @@ func TestValidators(t *testing.T) {
 		{"measure default", "", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, ""},
 		{"measure unknown", "x=hensachi", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
 		{"measure twice", "x=income&x=pop", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure indicator", "x=births_per_1000", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, ""},
+		{"measure indicator year", "x=births_per_1000%402020", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, ""},
+		{"measure indicator no such year", "x=births_per_1000@2021", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure indicator empty year", "x=births_per_1000@", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure year of an axis", "x=income@2020", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"indicator year", "year=2020", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, ""},
+		{"indicator year absent", "", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, ""},
+		{"indicator year unknown", "year=2019", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, hensachi.EInvalidParameter},
+		{"indicator year signed", "year=%2B2020", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, hensachi.EInvalidParameter},
+		{"group", "group=財政", func(q Query) error { _, err := IndicatorGroup(q); return err }, ""},
+		{"group unknown", "group=財務", func(q Query) error { _, err := IndicatorGroup(q); return err }, hensachi.EInvalidParameter},
 		{"int", "limit=100", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, ""},
 		{"int over", "limit=101", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
 		{"int signed", "limit=%2B5", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
@@ -96,7 +107,7 @@ func TestValidators(t *testing.T) {
 		{"order unknown", "order=up", func(q Query) error { _, err := Order(q); return err }, hensachi.EInvalidParameter},
 	} {
 		for _, parse := range []func(string) (Query, error){
-			func(raw string) (Query, error) { return ParseAPI(raw, "pref", "codes", "x", "limit", "order") },
+			func(raw string) (Query, error) { return ParseAPI(raw, "pref", "codes", "x", "limit", "order", "year", "group") },
 			ParsePage,
 		} {
 			q, err := parse(tc.raw)
@@ -125,6 +136,42 @@ func TestValidators(t *testing.T) {
 	}
 	if _, err := Axis("old"); hensachi.ErrorCode(err) != hensachi.ENotFound {
 		t.Errorf("unknown axis: %v", err)
+	}
+	if i, err := Indicator(c, "fiscal_strength"); err != nil || i != 1 {
+		t.Errorf("indicator fiscal_strength: %d, %v", i, err)
+	}
+	if _, err := Indicator(c, "fiscal"); hensachi.ErrorCode(err) != hensachi.ENotFound {
+		t.Errorf("unknown indicator: %v", err)
+	}
+}
+
+// TestIndicatorMeasure: an indicator as a measure takes its latest year, or the year after @,
+// names it in its key and label, and gives that year's values and national median.
+func TestIndicatorMeasure(t *testing.T) {
+	c := towntest.Catalog()
+	for _, tc := range []struct {
+		raw, key, label string
+		median          float64
+		sapporo         hensachi.Optional[float64]
+		satsunai        hensachi.Optional[float64]
+	}{
+		{"x=births_per_1000", "births_per_1000@2023", "出生率（人口千人当たり）（2023年）", 5.6, hensachi.Some(6.1), hensachi.Some(4.2)},
+		{"x=births_per_1000@2020", "births_per_1000@2020", "出生率（人口千人当たり）（2020年）", 5.875, hensachi.Some(6.5), hensachi.Optional[float64]{}},
+	} {
+		q, err := ParsePage(tc.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := MeasureOf(c, q, "x", "income")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.raw, err)
+		}
+		sapporo, _ := c.Municipality("01100")
+		satsunai, _ := c.Municipality("01345")
+		if m.Key != tc.key || m.Label != tc.label || m.Unit != "‰" || m.Decimals != 2 || m.Median != hensachi.Some(tc.median) ||
+			m.Value(sapporo) != tc.sapporo || m.Value(satsunai) != tc.satsunai {
+			t.Errorf("%s: %+v median %v, values %v %v", tc.raw, m.Field, m.Median, m.Value(sapporo), m.Value(satsunai))
+		}
 	}
 }
 
