@@ -7,8 +7,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hensachi/hensachi"
@@ -126,41 +128,45 @@ type parsedSources struct {
 // tableParser reads one source file into a table of the code list's municipalities.
 type tableParser func(file string, r io.Reader, cl *CodeList) (*Table, error)
 
-// parseSources parses the code list, then every other source against it, in the manifest's order.
+// parseSources parses the code list, then every other source against it, as many at a time as
+// there are processors; a failure is reported for the first failing source in the manifest's order,
+// so that the same inputs always give the same error.
 func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSources, error) {
 	cl, err := parseSource(rawDir, man.Source("codes"), log, ParseCodeList, func(cl *CodeList) int { return len(cl.Entries) })
 	if err != nil {
 		return nil, err
 	}
 	p := &parsedSources{codeList: cl}
+	// a job parses one source into its place in p
+	type job struct {
+		src   Source
+		parse tableParser
+		into  **Table
+	}
+	var jobs []job
+	series := func(name string, into *[]edition, parse func(src Source) tableParser) {
+		*into = make([]edition, len(man.Series(name)))
+		for i, src := range man.Series(name) {
+			(*into)[i].source = src
+			jobs = append(jobs, job{src, parse(src), &(*into)[i].table})
+		}
+	}
 	fieldColumns := slices.Sorted(maps.Keys(ssdseSurveys))
-	for _, src := range man.Series("ssdse") {
+	series("ssdse", &p.ssdse, func(src Source) tableParser {
 		var required []string // the columns the fields are computed from, in the edition they read
 		if src.ID == "ssdse" {
 			required = fieldColumns
 		}
-		parse := func(file string, r io.Reader) (*Table, error) { return ParseSSDSE(file, r, cl, required...) }
-		t, err := parseSource(rawDir, src, log, parse, (*Table).Len)
-		if err != nil {
-			return nil, err
+		return func(file string, r io.Reader, cl *CodeList) (*Table, error) {
+			return ParseSSDSE(file, r, cl, required...)
 		}
-		p.ssdse = append(p.ssdse, edition{source: src, table: t})
-		if src.ID == "ssdse" {
-			p.fields.ssdse = t
+	})
+	series("finance", &p.finance, func(src Source) tableParser {
+		return func(file string, r io.Reader, cl *CodeList) (*Table, error) {
+			return ParseFinance(file, r, cl, src.Year)
 		}
-	}
-	for _, src := range man.Series("finance") {
-		parse := func(file string, r io.Reader) (*Table, error) { return ParseFinance(file, r, cl, src.Year) }
-		t, err := parseSource(rawDir, src, log, parse, (*Table).Len)
-		if err != nil {
-			return nil, err
-		}
-		p.finance = append(p.finance, edition{source: src, table: t})
-		if src.ID == "finance" {
-			p.fields.finance = t
-		}
-	}
-	tables := []struct {
+	})
+	for _, t := range []struct {
 		id    string // the source's id in the manifest
 		into  **Table
 		parse tableParser
@@ -173,11 +179,34 @@ func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSource
 			t, p.deductionSource, err = ParseFurusatoDeductions(file, r, cl)
 			return t, err
 		}},
+	} {
+		jobs = append(jobs, job{man.Source(t.id), t.parse, t.into})
 	}
-	for _, t := range tables {
-		parse := func(file string, r io.Reader) (*Table, error) { return t.parse(file, r, cl) }
-		if *t.into, err = parseSource(rawDir, man.Source(t.id), log, parse, (*Table).Len); err != nil {
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for n, j := range jobs {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			parse := func(file string, r io.Reader) (*Table, error) { return j.parse(file, r, cl) }
+			*j.into, errs[n] = parseSource(rawDir, j.src, log, parse, (*Table).Len)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return nil, err
+		}
+	}
+	for _, ed := range p.ssdse {
+		if ed.source.ID == "ssdse" {
+			p.fields.ssdse = ed.table
+		}
+	}
+	for _, ed := range p.finance {
+		if ed.source.ID == "finance" {
+			p.fields.finance = ed.table
 		}
 	}
 	return p, nil
