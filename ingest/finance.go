@@ -21,7 +21,7 @@ const (
 var eraYear = regexp.MustCompile(`(平成|令和)(元|[0-9]+)年度`)
 
 // ParseFinance reads a 総務省 workbook 全市町村の主要財政指標 of a fiscal year: every figure of
-// FinanceColumns, by header. Where a figure is not computed the workbook writes "-" (or "－"),
+// financeColumns, by header. Where a figure is not computed the workbook writes "-" (or "－"),
 // which becomes a missing cell. The fiscal year comes from the manifest, since the FY2016 and
 // FY2017 workbooks do not name it; where the title names one (全市町村の主要財政指標（令和４年度）)
 // it must agree. A code a municipality carried in older years is read as its current one.
@@ -53,10 +53,10 @@ func ParseFinance(file string, r io.Reader, cl *CodeList, fiscalYear int) (*Tabl
 	}
 	t := newTable(file)
 	t.reserve = len(rows) - 2
-	for _, c := range FinanceColumns {
+	for _, c := range financeColumns {
 		t.Years[c] = EraFiscalYear(fiscalYear)
 	}
-	idx, err := columnIndex(file, 2, rows[1], exactHeader, append([]string{financeCode}, FinanceColumns...)...)
+	idx, err := columnIndex(file, 2, rows[1], exactHeader, append([]string{financeCode}, financeColumns...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func ParseFinance(file string, r io.Reader, cl *CodeList, fiscalYear int) (*Tabl
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range FinanceColumns {
+		for _, c := range financeColumns {
 			s, err := field(file, rec, idx[c], c)
 			if err != nil {
 				return nil, err

@@ -127,11 +127,13 @@ func checkTable(t *testing.T, tb *Table, err error, cl *CodeList) {
 			t.Errorf("table lists %q, which is not in the code list", code)
 		}
 	}
-	tb.each(func(code, col string, c Cell) {
-		if c.Missing == "" && (math.IsNaN(c.V) || math.IsInf(c.V, 0)) {
-			t.Errorf("%s %s = %v", code, col, c.V)
+	for name, col := range tb.cols {
+		for row, set := range col.set {
+			if c := col.cells[row]; set && c.Missing == "" && (math.IsNaN(c.V) || math.IsInf(c.V, 0)) {
+				t.Errorf("%s %s = %v", tb.codes[row], name, c.V)
+			}
 		}
-	})
+	}
 }
 
 // checkCodeList asserts what the rest of the package relies on in a code list.

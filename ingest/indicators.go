@@ -55,17 +55,17 @@ const (
 	portalItems   = "portal"
 	furusatoItems = "furusato"
 
-	FurusatoReceiptsItem = "receipts_thousand_yen"
-	FurusatoCountItem    = "receipts_count"
+	furusatoReceiptsItem = "receipts_thousand_yen"
+	furusatoCountItem    = "receipts_count"
 )
 
-// FinanceColumns are the figures of 全市町村の主要財政指標, by their header.
-var FinanceColumns = []string{financeFiscal, "経常収支比率", "実質公債費比率", "将来負担比率", "ラスパイレス指数"}
+// financeColumns are the figures of 全市町村の主要財政指標, by their header.
+var financeColumns = []string{financeFiscal, "経常収支比率", "実質公債費比率", "将来負担比率", "ラスパイレス指数"}
 
 var sourceItems = map[string][]string{
-	financeItems:  FinanceColumns,
+	financeItems:  financeColumns,
 	portalItems:   {PortalTaxableIncome, PortalTaxpayers},
-	furusatoItems: {FurusatoReceiptsItem, FurusatoCountItem},
+	furusatoItems: {furusatoReceiptsItem, furusatoCountItem},
 }
 
 var (

@@ -344,7 +344,7 @@ func TestParseFinance(t *testing.T) {
 			}
 			figures := fixtures.FinanceFigures(ms, tc.year)
 			for _, m := range members(ms) {
-				for _, col := range FinanceColumns {
+				for _, col := range financeColumns {
 					if want := figures[m.Code][col]; math.IsNaN(want) {
 						wantMissing(t, tb, m.Code, col, `"-" in `+path)
 					} else {

@@ -218,7 +218,7 @@ func columnSeries(t *Table, figure string) series {
 func financeSeries(files []edition) map[string]series {
 	out := map[string]series{}
 	for _, f := range files {
-		for _, c := range FinanceColumns {
+		for _, c := range financeColumns {
 			out[c] = append(out[c], &yearly{year: f.source.Year, file: f.table.File, at: column{t: f.table, col: c}.at})
 		}
 	}
@@ -248,5 +248,5 @@ func furusatoSeries(fs *furusatoTables) map[string]series {
 		}
 		counts = append(counts, &yearly{year: y, file: t.File, at: column{t: t, col: YearColumn(ReceiptsCount, y)}.at})
 	}
-	return map[string]series{FurusatoReceiptsItem: receipts, FurusatoCountItem: counts}
+	return map[string]series{furusatoReceiptsItem: receipts, furusatoCountItem: counts}
 }

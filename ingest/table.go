@@ -93,17 +93,6 @@ func (t *Table) inOrder(cl *CodeList) []int {
 	return t.ordered
 }
 
-// each calls fn for every cell the table has.
-func (t *Table) each(fn func(code, column string, c Cell)) {
-	for name, col := range t.cols {
-		for row, set := range col.set {
-			if set {
-				fn(t.codes[row], name, col.cells[row])
-			}
-		}
-	}
-}
-
 // addRow registers a municipality and returns its row; a second row for the same code is an error
 // naming the code column.
 func (t *Table) addRow(code string, line int, column string) (int, error) {
