@@ -114,3 +114,40 @@ func (fy *FinanceYear) fill(path string, rows [][]string) error {
 	}
 	return nil
 }
+
+// ReadFinanceXLS reads one year's list from a BIFF8 workbook (FY2005–FY2015). Lists that carry the
+// 6-digit code (FY2011 on) are keyed by it; the earlier ones by prefecture and name, looked up in
+// names (see CodeList.ByName), and a name not found there is left out.
+func ReadFinanceXLS(path string, names func(pref, name string) (string, bool)) (FinanceYear, error) {
+	fy := FinanceYear{File: filepath.Base(path), Values: map[string]map[string]float64{}}
+	rows, err := readXLSFirstSheet(path)
+	if err != nil {
+		return fy, err
+	}
+	if len(rows) > 1 && slices.Contains(rows[1], "団体コード") {
+		return fy, fy.fill(path, rows)
+	}
+	return fy, fy.fill(path, withCodes(rows, names))
+}
+
+// withCodes puts a 団体コード column before a list that names its municipalities by prefecture
+// (都道府県名) and name (団体名) only, with the 6-digit code of each name found.
+func withCodes(rows [][]string, names func(pref, name string) (string, bool)) [][]string {
+	if len(rows) < 2 {
+		return rows
+	}
+	pi, ni := slices.Index(rows[1], "都道府県名"), slices.Index(rows[1], "団体名")
+	out := make([][]string, len(rows))
+	out[0] = rows[0]
+	out[1] = append([]string{"団体コード"}, rows[1]...)
+	for i, row := range rows[2:] {
+		code := ""
+		if pi >= 0 && ni >= 0 && max(pi, ni) < len(row) {
+			if c, ok := names(row[pi], row[ni]); ok {
+				code = c + "0" // fill keeps the first five digits; the check digit plays no part
+			}
+		}
+		out[i+2] = append([]string{code}, row...)
+	}
+	return out
+}

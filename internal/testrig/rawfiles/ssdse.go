@@ -98,8 +98,9 @@ func readSSDSEFile(path string) (SSDSEEdition, error) {
 		}
 		vals := make([]float64, len(e.Columns))
 		for j, c := range e.Columns {
-			if vals[j], err = number(fmt.Sprintf("%s row %d column %s", path, line, c.Code), rec[ssdseRegionColumns+j]); err != nil {
-				return e, err
+			s := rec[ssdseRegionColumns+j]
+			if vals[j], err = strconv.ParseFloat(s, 64); err != nil {
+				return e, fmt.Errorf("%s row %d column %s: not a number: %q", path, line, c.Code, s)
 			}
 		}
 		e.Rows[code] = vals
