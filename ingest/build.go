@@ -15,12 +15,15 @@ import (
 )
 
 // Result is the dataset before ranking: every municipality with its figures, the meta document
-// without the per-axis summaries, and the report of what is null and why.
+// without the per-axis summaries, the indicator catalogue with its years (without their summaries)
+// and values, and the report of what is null and why.
 type Result struct {
-	Municipalities []hensachi.Municipality
-	Meta           hensachi.Meta
-	Report         *Report
-	HashMismatches []HashMismatch
+	Municipalities  []hensachi.Municipality
+	Meta            hensachi.Meta
+	Indicators      hensachi.IndicatorCatalogue
+	IndicatorValues hensachi.IndicatorValues
+	Report          *Report
+	HashMismatches  []HashMismatch
 }
 
 // SSDSE-A item codes the fields are computed from.
@@ -58,9 +61,21 @@ var ssdseSurveys = map[string]string{
 	colHospitals: "医療施設調査", colDoctors: "医師・歯科医師・薬剤師統計", colNurseries: "社会福祉施設等調査",
 }
 
-// Build reads every source in rawDir and assembles the municipalities, logging a progress line per
-// step. A missing file or a malformed figure fails the build with the file, row and column.
+// Build reads every source in rawDir and assembles the municipalities and the indicators of the
+// catalogue compiled into the binary (indicators.json), logging a progress line per step. A missing
+// file or a malformed figure fails the build with the file, row and column, a fault of the
+// catalogue with its entry and field.
 func Build(rawDir string, log *slog.Logger) (*Result, error) {
+	inds, err := LoadIndicators()
+	if err != nil {
+		return nil, err
+	}
+	return BuildIndicators(rawDir, log, inds)
+}
+
+// BuildIndicators is Build with another indicator catalogue, such as a test's for its fixture
+// sources; each entry must pass the checks LoadIndicators makes.
+func BuildIndicators(rawDir string, log *slog.Logger, inds []hensachi.Indicator) (*Result, error) {
 	man, mismatches, err := checkSources(rawDir, log)
 	if err != nil {
 		return nil, err
@@ -69,7 +84,7 @@ func Build(rawDir string, log *slog.Logger) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := assemble(man, parsed, log)
+	res, err := assemble(man, parsed, inds, log)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +118,9 @@ type parsedSources struct {
 	fields                                              fieldTables
 	furusatoDetail, furusatoHistory, furusatoDeductions *Table
 	deductionSource                                     DeductionSource
+	// ssdse and finance are the files of the two series, oldest first; fields.ssdse and
+	// fields.finance are among them.
+	ssdse, finance []edition
 }
 
 // tableParser reads one source file into a table of the code list's municipalities.
@@ -115,13 +133,38 @@ func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSource
 		return nil, err
 	}
 	p := &parsedSources{codeList: cl}
+	fieldColumns := slices.Sorted(maps.Keys(ssdseSurveys))
+	for _, src := range man.Series("ssdse") {
+		var required []string // the columns the fields are computed from, in the edition they read
+		if src.ID == "ssdse" {
+			required = fieldColumns
+		}
+		parse := func(file string, r io.Reader) (*Table, error) { return ParseSSDSE(file, r, cl, required...) }
+		t, err := parseSource(rawDir, src, log, parse, (*Table).Len)
+		if err != nil {
+			return nil, err
+		}
+		p.ssdse = append(p.ssdse, edition{source: src, table: t})
+		if src.ID == "ssdse" {
+			p.fields.ssdse = t
+		}
+	}
+	for _, src := range man.Series("finance") {
+		parse := func(file string, r io.Reader) (*Table, error) { return ParseFinance(file, r, cl, src.Year) }
+		t, err := parseSource(rawDir, src, log, parse, (*Table).Len)
+		if err != nil {
+			return nil, err
+		}
+		p.finance = append(p.finance, edition{source: src, table: t})
+		if src.ID == "finance" {
+			p.fields.finance = t
+		}
+	}
 	tables := []struct {
 		id    string // the source's id in the manifest
 		into  **Table
 		parse tableParser
 	}{
-		{"ssdse", &p.fields.ssdse, parseSSDSEFields},
-		{"finance", &p.fields.finance, ParseFinance},
 		{"portal", &p.fields.portal, ParsePortal},
 		{"ssds", &p.fields.ssds, ParseSSDS},
 		{"furusato_detail", &p.furusatoDetail, ParseFurusatoDetail},
@@ -138,11 +181,6 @@ func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSource
 		}
 	}
 	return p, nil
-}
-
-// parseSSDSEFields reads the SSDSE-A columns the fields are computed from (ssdseSurveys).
-func parseSSDSEFields(file string, r io.Reader, cl *CodeList) (*Table, error) {
-	return ParseSSDSE(file, r, cl, slices.Sorted(maps.Keys(ssdseSurveys))...)
 }
 
 // parseSource opens one source file and runs its parser, logging how many municipalities it read
@@ -165,7 +203,7 @@ func parseSource[T any](rawDir string, s Source, log *slog.Logger, parse func(fi
 
 // assemble derives every municipality's axes, statistics and hometown-tax figures from the parsed
 // sources, recording each null and why in the report, and writes the meta document.
-func assemble(man *Manifest, parsed *parsedSources, log *slog.Logger) (*Result, error) {
+func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, log *slog.Logger) (*Result, error) {
 	start := time.Now()
 	axes, stats := parsed.fields.axes(), parsed.fields.stats()
 	fu, err := newFurusatoTables(man, parsed.furusatoDetail, parsed.furusatoHistory, parsed.furusatoDeductions, parsed.deductionSource)
@@ -191,6 +229,18 @@ func assemble(man *Manifest, parsed *parsedSources, log *slog.Logger) (*Result, 
 	}
 	res.Meta = meta(man, parsed.codeList, axes, stats, fu)
 	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(start))
+
+	start = time.Now()
+	ssdse, disagreements, breaks, err := ssdseSeries(parsed.ssdse, parsed.codeList, man.RenamedItems)
+	if err != nil {
+		return nil, err
+	}
+	report.disagreements, report.breaks, report.renamed = disagreements, breaks, man.RenamedItems
+	panel := newItemPanel(ssdse, parsed.ssdse, breaks, financeSeries(parsed.finance), parsed.fields.portal, furusatoSeries(fu))
+	if res.Indicators, res.IndicatorValues, err = buildIndicators(inds, panel, parsed.codeList, report); err != nil {
+		return nil, err
+	}
+	log.Info("assembled indicators", "count", len(res.Indicators.Indicators), "disagreements", len(disagreements), "took", since(start))
 	return res, nil
 }
 

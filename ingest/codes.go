@@ -50,6 +50,21 @@ type CodeList struct {
 	designated map[string]string
 }
 
+// successors maps a code that older sources give a municipality to its code in the code list,
+// where only the status changed, not the territory: 那珂川町 (40305) became 那珂川市 (40231) on
+// 2018-10-01, and the SSDSE-A editions of 2018 and 2019 and the finance workbooks of FY2016 and
+// FY2017 still list 40305.
+var successors = map[string]string{"40305": "40231"}
+
+// current returns the code list's code for a code a source gives: its successor where it has one
+// that the list holds, itself otherwise.
+func (c *CodeList) current(code string) string {
+	if s, ok := successors[code]; ok && !c.Has(code) && c.Has(s) {
+		return s
+	}
+	return code
+}
+
 // Has reports whether code is one of the municipalities.
 func (c *CodeList) Has(code string) bool { _, ok := c.index[code]; return ok }
 

@@ -123,7 +123,8 @@ func parseCount(file string, line int, column, s string) (Cell, error) {
 const furusatoHistoryFirstYear = 2008
 
 // ParseFurusatoHistory reads the JSON map from 5-digit code to [amount(千円), count, …, deduction]
-// with one amount/count pair per fiscal year from 2008 and the deduction last.
+// with one amount/count pair per fiscal year from 2008 and the deduction last: the amounts as
+// YearColumn(ReceiptsThousandYen, year), the counts as YearColumn(ReceiptsCount, year).
 func ParseFurusatoHistory(file string, r io.Reader, cl *CodeList) (*Table, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
@@ -155,19 +156,21 @@ func ParseFurusatoHistory(file string, r io.Reader, cl *CodeList) (*Table, error
 		}
 		for i := 0; i+1 < len(vals); i += 2 {
 			year := furusatoHistoryFirstYear + i/2
-			col := YearColumn(ReceiptsThousandYen, year)
-			at := fmt.Sprintf("%s[%d]", where, i)
-			n, ok := vals[i].(json.Number)
-			if !ok {
-				return nil, sourceErr(file, 0, at, "not a number: %s", truncate(fmt.Sprint(vals[i]), 40))
-			}
-			c, err := parseCount(file, 0, at, n.String())
-			if err != nil {
-				return nil, err
-			}
-			t.Years[col] = strconv.Itoa(year)
-			if err := t.set(code, col, 0, c); err != nil {
-				return nil, err
+			for k, figure := range []string{ReceiptsThousandYen, ReceiptsCount} {
+				col := YearColumn(figure, year)
+				at := fmt.Sprintf("%s[%d]", where, i+k)
+				n, ok := vals[i+k].(json.Number)
+				if !ok {
+					return nil, sourceErr(file, 0, at, "not a number: %s", truncate(fmt.Sprint(vals[i+k]), 40))
+				}
+				c, err := parseCount(file, 0, at, n.String())
+				if err != nil {
+					return nil, err
+				}
+				t.Years[col] = strconv.Itoa(year)
+				if err := t.set(code, col, 0, c); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

@@ -233,7 +233,7 @@ func xlsxSeeds(t testing.TB, path string) [][]byte {
 func FuzzParseFinance(f *testing.F) {
 	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, xlsxSeeds(f, fixtures.PathFinance), func(r io.Reader, cl *CodeList) (*Table, error) {
-		return ParseFinance(fuzzFile, r, cl)
+		return ParseFinance(fuzzFile, r, cl, fixtures.FinanceYear)
 	})
 }
 
@@ -259,7 +259,7 @@ func TestStoredWorkbookSeeds(t *testing.T) {
 	if len(cl.Entries) != 3 {
 		t.Errorf("code list has %d entries, want 3", len(cl.Entries))
 	}
-	tb, err := ParseFinance(fuzzFile, bytes.NewReader(storedZip(t, render(t, fixtures.WriteFinance, ms))), cl)
+	tb, err := ParseFinance(fuzzFile, bytes.NewReader(storedZip(t, render(t, fixtures.WriteFinance, ms))), cl, fixtures.FinanceYear)
 	if err != nil {
 		t.Fatalf("finance: %v", err)
 	}
@@ -333,7 +333,7 @@ func FuzzParseFinanceCells(f *testing.F) {
 		if err != nil {
 			t.Skip("excelize cannot write these cells:", err)
 		}
-		tb, err := ParseFinance(fuzzFile, bytes.NewReader(data), cl)
+		tb, err := ParseFinance(fuzzFile, bytes.NewReader(data), cl, fixtures.FinanceYear)
 		checkTable(t, tb, err, cl)
 	})
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 //go:embed sources.json
@@ -26,6 +28,20 @@ type Source struct {
 	SurveyYear string `json:"survey_year"`
 	SHA256     string `json:"sha256"`
 	Credit     string `json:"credit"`
+	// Series names the family of files a file belongs to when there are several of one source:
+	// "ssdse" for the editions of SSDSE-A, "finance" for the years of 全市町村の主要財政指標.
+	Series string `json:"series,omitempty"`
+	// Year orders a series: the edition of an SSDSE-A file, the fiscal year of a finance file.
+	Year int `json:"year,omitempty"`
+}
+
+// RenamedItem is an SSDSE-A item whose Japanese name differs between editions while its
+// definition does not; Reason says how that was established. A name change not listed here is a
+// change of definition, which an indicator must not cross silently (see hensachi.Indicator.Breaks).
+type RenamedItem struct {
+	Item   string   `json:"item"`
+	Names  []string `json:"names"`
+	Reason string   `json:"reason"`
 }
 
 // Manifest lists every source file the dataset is built from.
@@ -36,6 +52,8 @@ type Manifest struct {
 	// FurusatoDataUpdated is the publication date of the newest hometown-tax figures.
 	FurusatoDataUpdated string   `json:"furusato_data_updated"`
 	Sources             []Source `json:"sources"`
+	// RenamedItems are the SSDSE-A items renamed between editions without a change of definition.
+	RenamedItems []RenamedItem `json:"ssdse_renamed_items"`
 }
 
 // LoadManifest returns the manifest compiled into the binary.
@@ -55,6 +73,18 @@ func (m *Manifest) Source(id string) Source {
 		}
 	}
 	panic("ingest: no source " + id + " in the manifest")
+}
+
+// Series returns the files of a series, ordered by Year.
+func (m *Manifest) Series(name string) []Source {
+	var out []Source
+	for _, s := range m.Sources {
+		if s.Series == name {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b Source) int { return cmp.Compare(a.Year, b.Year) })
+	return out
 }
 
 // FileSHA256 returns the hex SHA-256 of a file.

@@ -314,14 +314,18 @@ func TestParseSSDSEMalformed(t *testing.T) {
 func TestParseFinance(t *testing.T) {
 	tests := []struct {
 		name string
+		year int
 		edit func(ms []fixtures.Municipality)
 		opts []fixtures.Option
 	}{
-		{name: "FY2022 edition"},
-		{name: "sheet name with trailing space", opts: []fixtures.Option{fixtures.WithFinanceSheet(fixtures.SheetFinance + " ")}},
-		{name: "index not computed", edit: func(ms []fixtures.Municipality) {
+		{name: "FY2022 edition", year: 2022},
+		{name: "sheet name with trailing space", year: 2022, opts: []fixtures.Option{fixtures.WithFinanceSheet(fixtures.SheetFinance + " ")}},
+		{name: "index not computed", year: 2022, edit: func(ms []fixtures.Municipality) {
 			edit(t, ms, "13307", func(m *fixtures.Municipality) { m.Fiscal = math.NaN() })
 		}},
+		{name: "FY2016: the title names no year", year: 2016},
+		{name: "FY2018: the title adds 決算", year: 2018},
+		{name: "FY2019: 令和元年度", year: 2019},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -329,20 +333,24 @@ func TestParseFinance(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(ms)
 			}
-			tb, err := ParseFinance(fixtures.PathFinance, bytes.NewReader(render(t, fixtures.WriteFinance, ms, tc.opts...)), fixtureCodeList(t, ms))
+			path := fixtures.PathFinanceYear(tc.year)
+			tb, err := ParseFinance(path, bytes.NewReader(render(t, fixtures.Files[path], ms, tc.opts...)), fixtureCodeList(t, ms), tc.year)
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantCodes(t, tb, ms)
-			if got := tb.Years[financeFiscal]; got != "令和4年度" {
-				t.Errorf("year %q, want 令和4年度 (narrowed from the title's full-width digits)", got)
+			if got, want := tb.Years[financeFiscal], EraFiscalYear(tc.year); got != want {
+				t.Errorf("year %q, want %q", got, want)
 			}
+			figures := fixtures.FinanceFigures(ms, tc.year)
 			for _, m := range members(ms) {
-				if math.IsNaN(m.Fiscal) {
-					wantMissing(t, tb, m.Code, financeFiscal, `"-" in `+fixtures.PathFinance)
-					continue
+				for _, col := range FinanceColumns {
+					if want := figures[m.Code][col]; math.IsNaN(want) {
+						wantMissing(t, tb, m.Code, col, `"-" in `+path)
+					} else {
+						wantCell(t, tb, m.Code, col, want)
+					}
 				}
-				wantCell(t, tb, m.Code, financeFiscal, m.Fiscal)
 			}
 		})
 	}
@@ -352,18 +360,20 @@ func TestParseFinanceMalformed(t *testing.T) {
 	cl := fixtureCodeList(t, fixtures.Default())
 	runMalformed(t, fixtures.PathFinance, fixtures.WriteFinance, []malformed{
 		{name: "non-numeric", opts: fault(fixtures.NonNumeric, "01202", financeFiscal), row: 4, column: financeFiscal, reason: `not a number: "12a"`},
+		{name: "non-numeric later column", opts: fault(fixtures.NonNumeric, "01202", "ラスパイレス指数"), row: 4, column: "ラスパイレス指数", reason: `not a number: "12a"`},
 		{name: "duplicate code", opts: fault(fixtures.DuplicateCode, "01202", ""), row: 5, column: financeCode, reason: "duplicate municipality code 01202"},
 		{name: "unknown code", opts: fault(fixtures.UnknownCode, "01999", ""), row: 9, column: financeCode, reason: "unknown municipality code 01999"},
 		{name: "bad check digit", opts: fault(fixtures.BadCheckDigit, "13101", ""), row: 6, column: financeCode, reason: "check digit"},
 		{name: "missing column", opts: fault(fixtures.MissingColumn, "", financeFiscal), row: 2, column: financeFiscal, reason: "missing from the header"},
+		{name: "missing later column", opts: fault(fixtures.MissingColumn, "", "将来負担比率"), row: 2, column: "将来負担比率", reason: "missing from the header"},
 		{name: "short row", opts: fault(fixtures.ShortRow, "13201", financeFiscal), row: 7, column: financeFiscal, reason: "row has 3 fields"},
-		{name: "title without year", opts: mutate(func(_ string, rows [][]any) [][]any {
-			rows[0][0] = "全市町村の主要財政指標"
+		{name: "title of another year", opts: mutate(func(_ string, rows [][]any) [][]any {
+			rows[0][0] = "全市町村の主要財政指標（令和３年度）"
 			return rows
-		}), row: 1, column: "A", reason: "does not name the fiscal year"},
+		}), row: 1, column: "A", reason: "title names 令和3年度 (FY2021), the manifest says FY2022"},
 		{name: "wrong sheet", opts: []fixtures.Option{fixtures.WithFinanceSheet("Sheet1")}, reason: `no sheet "全市町村の主要財政指標"`},
 	}, func(r io.Reader) error {
-		_, err := ParseFinance(fixtures.PathFinance, r, cl)
+		_, err := ParseFinance(fixtures.PathFinance, r, cl, fixtures.FinanceYear)
 		return err
 	})
 }
@@ -399,7 +409,7 @@ func TestParsePortalMalformed(t *testing.T) {
 	cl := fixtureCodeList(t, fixtures.Default())
 	runMalformed(t, fixtures.PathPortal, fixtures.WritePortal, []malformed{
 		{name: "non-numeric ratio", opts: fault(fixtures.NonNumeric, "01202", ""), column: "ROWS[01202].A:昼夜間人口比率", reason: "not a number: 12a"},
-		{name: "non-numeric income", opts: fault(fixtures.NonNumeric, "01202", PortalTaxableIncome), column: "TSDATA[01202].C120110", reason: "not a number: 12a"},
+		{name: "non-numeric income", opts: fault(fixtures.NonNumeric, "01202", PortalTaxableIncome), column: "TSDATA[01202].C120110[13]", reason: "not a number: 12a"},
 		{name: "unknown code", opts: fault(fixtures.UnknownCode, "01999", ""), column: "ROWS[01999]", reason: "unknown municipality code 01999"},
 		{name: "malformed code", opts: fault(fixtures.MalformedCode, "13101", ""), column: "ROWS[1310]", reason: "not a 5-digit municipality code"},
 		{name: "missing column", opts: fault(fixtures.MissingColumn, "", portalDaytimeCol), column: "COLS", reason: `no column "A:昼夜間人口比率"`},
@@ -597,7 +607,7 @@ func buildFixture(t *testing.T, ms []fixtures.Municipality, opts ...fixtures.Opt
 		t.Fatalf("fixture: %v", err)
 	}
 	var log bytes.Buffer
-	res, err := Build(dir, slog.New(slog.NewTextHandler(&log, nil)))
+	res, err := BuildIndicators(dir, slog.New(slog.NewTextHandler(&log, nil)), fixtures.Indicators())
 	return res, log.String(), err
 }
 
@@ -771,7 +781,7 @@ func TestBuildFails(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(fixtures.PathFurusatoHistory))); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Build(dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		_, err := BuildIndicators(dir, slog.New(slog.NewTextHandler(io.Discard, nil)), fixtures.Indicators())
 		if err == nil || !strings.Contains(err.Error(), "furusato_history") || !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("error %v, want one naming the missing source furusato_history", err)
 		}

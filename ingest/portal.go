@@ -27,7 +27,9 @@ type portalFile struct {
 }
 
 // ParsePortal reads the e-Stat SSDS figures cut out of the municipality data portal: the daytime
-// population ratio and, for the newest year the file has, taxable income and taxpayers.
+// population ratio, and taxable income and taxpayers for every year of the series (columns
+// YearColumn(PortalTaxableIncome, year), …) and, as PortalTaxableIncome and PortalTaxpayers, for
+// the newest year.
 func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
@@ -43,11 +45,20 @@ func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
 	if len(years) == 0 || !slices.Equal(years, p.TSMeta.Axis[PortalTaxpayers]) {
 		return nil, sourceErr(file, 0, "TSMETA.axis", "%s and %s must have the same, non-empty list of years", PortalTaxableIncome, PortalTaxpayers)
 	}
+	for i := 1; i < len(years); i++ {
+		if years[i] <= years[i-1] {
+			return nil, sourceErr(file, 0, "TSMETA.axis", "the years of %s do not ascend", PortalTaxableIncome)
+		}
+	}
 	latest := len(years) - 1
 	t := newTable(file)
 	t.Years[PortalDaytimeRatio] = "2020"
 	t.Years[PortalTaxableIncome] = strconv.Itoa(years[latest])
 	t.Years[PortalTaxpayers] = strconv.Itoa(years[latest])
+	for _, y := range years {
+		t.Years[YearColumn(PortalTaxableIncome, y)] = strconv.Itoa(y)
+		t.Years[YearColumn(PortalTaxpayers, y)] = strconv.Itoa(y)
+	}
 
 	codes := make([]string, 0, len(p.Rows))
 	for code := range p.Rows {
@@ -77,14 +88,19 @@ func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
 		series := p.TSData[code]
 		for _, col := range []string{PortalTaxableIncome, PortalTaxpayers} {
 			s := series[col]
-			switch {
-			case len(s) != len(years):
+			if len(s) != len(years) {
 				return nil, sourceErr(file, 0, "TSDATA["+code+"]."+col, "has %d values for %d years", len(s), len(years))
-			case s[latest] == nil:
-				cells[col] = Cell{Missing: fmt.Sprintf("null for %d in %s", years[latest], file)}
-			default:
-				if cells[col], err = jsonNumber(file, "TSDATA["+code+"]."+col, s[latest]); err != nil {
-					return nil, err
+			}
+			for j, y := range years {
+				c := Cell{Missing: fmt.Sprintf("null for %d in %s", y, file)}
+				if s[j] != nil {
+					if c, err = jsonNumber(file, fmt.Sprintf("TSDATA[%s].%s[%d]", code, col, j), s[j]); err != nil {
+						return nil, err
+					}
+				}
+				cells[YearColumn(col, y)] = c
+				if j == latest {
+					cells[col] = c
 				}
 			}
 		}

@@ -3,23 +3,93 @@ package ingest
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hensachi/hensachi"
 )
 
-// Report counts, per field, the municipalities without a value and why.
+// Report counts, per field, the municipalities without a value and why; per indicator, the
+// municipality-years without a value and why; and what the SSDSE-A editions say differently.
 type Report struct {
 	cl     *CodeList
 	fields []string                       // in the order first recorded
 	nulls  map[string]map[string][]string // field → reason → codes
 	total  map[string]int
+
+	indicators    []*indicatorNulls // in the order first recorded
+	indicatorByID map[string]*indicatorNulls
+	disagreements []disagreement
+	breaks        map[string][]definitionBreak
+	renamed       []RenamedItem
+}
+
+// indicatorNulls are the nulls of one indicator over its years, grouped by reason.
+type indicatorNulls struct {
+	key     string
+	total   int // municipality-years recorded
+	nulls   int
+	reasons map[string]*nullGroup
+	dropped []int // years left out: no municipality has a value
+}
+
+type nullGroup struct {
+	count int
+	years []int    // ascending, without repeats
+	codes []string // in the order first recorded, without repeats
 }
 
 func newReport(cl *CodeList) *Report {
-	return &Report{cl: cl, nulls: map[string]map[string][]string{}, total: map[string]int{}}
+	return &Report{cl: cl, nulls: map[string]map[string][]string{}, total: map[string]int{}, indicatorByID: map[string]*indicatorNulls{}}
 }
+
+// recordIndicator notes an indicator's figure for one municipality and survey year and returns it
+// rounded as an optional value.
+func (r *Report) recordIndicator(key string, year int, code string, f figure, decimals int) hensachi.Optional[float64] {
+	n := r.indicatorByID[key]
+	if n == nil {
+		n = &indicatorNulls{key: key, reasons: map[string]*nullGroup{}}
+		r.indicatorByID[key] = n
+		r.indicators = append(r.indicators, n)
+	}
+	n.total++
+	if f.why == "" {
+		return hensachi.Some(hensachi.Round(f.v, decimals))
+	}
+	n.nulls++
+	g := n.reasons[f.why]
+	if g == nil {
+		g = &nullGroup{}
+		n.reasons[f.why] = g
+	}
+	g.count++
+	if i, found := slices.BinarySearch(g.years, year); !found {
+		g.years = slices.Insert(g.years, i, year)
+	}
+	if !slices.Contains(g.codes, code) {
+		g.codes = append(g.codes, code)
+	}
+	return hensachi.Optional[float64]{}
+}
+
+// dropIndicatorYear notes a survey year left out of an indicator because no municipality has a
+// value in it.
+func (r *Report) dropIndicatorYear(key string, year int) {
+	r.indicatorByID[key].dropped = append(r.indicatorByID[key].dropped, year)
+}
+
+// IndicatorNulls returns how many municipality-years of an indicator have no value.
+func (r *Report) IndicatorNulls(key string) int {
+	if n := r.indicatorByID[key]; n != nil {
+		return n.nulls
+	}
+	return 0
+}
+
+// Disagreements returns how many item-years two SSDSE-A editions give different figures for.
+func (r *Report) Disagreements() int { return len(r.disagreements) }
 
 // record notes a figure and returns it rounded as an optional value.
 func (r *Report) record(key, code string, f figure, decimals int) hensachi.Optional[float64] {
@@ -61,25 +131,77 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(&b, "null values per field (of %d municipalities)\n", len(r.cl.Entries))
 	for _, key := range r.fields {
 		fmt.Fprintf(&b, "  %-36s %4d null\n", key, r.Nulls(key))
-		reasons := make([]string, 0, len(r.nulls[key]))
-		for why := range r.nulls[key] {
-			reasons = append(reasons, why)
-		}
-		slices.Sort(reasons)
-		for _, why := range reasons {
+		for _, why := range slices.Sorted(maps.Keys(r.nulls[key])) {
 			codes := r.nulls[key][why]
-			var named []string
-			for _, c := range codes[:min(len(codes), maxNamed)] {
-				e, _ := r.cl.Entry(c)
-				named = append(named, c+" "+e.Name)
-			}
-			more := ""
-			if len(codes) > maxNamed {
-				more = fmt.Sprintf(", … %d more", len(codes)-maxNamed)
-			}
-			fmt.Fprintf(&b, "      %4d  %s (%s%s)\n", len(codes), why, strings.Join(named, ", "), more)
+			fmt.Fprintf(&b, "      %4d  %s (%s)\n", len(codes), why, r.named(codes))
 		}
 	}
+	r.writeIndicators(&b)
+	r.writeEditions(&b)
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
+}
+
+// named lists at most maxNamed municipalities by code and name, and how many more there are.
+func (r *Report) named(codes []string) string {
+	var named []string
+	for _, c := range codes[:min(len(codes), maxNamed)] {
+		e, _ := r.cl.Entry(c)
+		named = append(named, c+" "+e.Name)
+	}
+	more := ""
+	if len(codes) > maxNamed {
+		more = fmt.Sprintf(", … %d more", len(codes)-maxNamed)
+	}
+	return strings.Join(named, ", ") + more
+}
+
+func (r *Report) writeIndicators(b *strings.Builder) {
+	fmt.Fprintf(b, "null values per indicator (municipality-years of %d municipalities; the years of each reason in [])\n", len(r.cl.Entries))
+	for _, n := range r.indicators {
+		fmt.Fprintf(b, "  %-36s %5d null of %d\n", n.key, n.nulls, n.total)
+		for _, why := range slices.Sorted(maps.Keys(n.reasons)) {
+			g := n.reasons[why]
+			fmt.Fprintf(b, "      %5d  %s %s (%s)\n", g.count, why, yearSpans(g.years), r.named(g.codes))
+		}
+		if len(n.dropped) > 0 {
+			fmt.Fprintf(b, "      left out %s: no municipality has a value\n", yearSpans(n.dropped))
+		}
+	}
+}
+
+func (r *Report) writeEditions(b *strings.Builder) {
+	fmt.Fprintf(b, "SSDSE-A editions: item-years two editions give different figures for (the newer edition's are kept): %d\n", len(r.disagreements))
+	for _, d := range r.disagreements {
+		fmt.Fprintf(b, "  %s %d: %d municipalities differ between %s and %s (%s)\n", d.item, d.year, d.codes, d.older, d.newer, strings.Join(d.examples, "; "))
+	}
+	fmt.Fprintf(b, "SSDSE-A items renamed without a change of definition (sources.json ssdse_renamed_items): %d\n", len(r.renamed))
+	for _, rn := range r.renamed {
+		fmt.Fprintf(b, "  %s %s: %s\n", rn.Item, strings.Join(rn.Names, " = "), rn.Reason)
+	}
+	items := slices.Sorted(maps.Keys(r.breaks))
+	fmt.Fprintf(b, "SSDSE-A items whose name changes, a change of definition unless declared above: %d\n", len(items))
+	for _, it := range items {
+		for _, br := range r.breaks[it] {
+			fmt.Fprintf(b, "  %s from %d: 「%s」 (to %d) → 「%s」\n", it, br.year, br.from, br.previous, br.to)
+		}
+	}
+}
+
+// yearSpans writes ascending years as spans: [2015, 2018–2020].
+func yearSpans(years []int) string {
+	var parts []string
+	for i := 0; i < len(years); {
+		j := i
+		for j+1 < len(years) && years[j+1] == years[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(years[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d–%d", years[i], years[j]))
+		}
+		i = j + 1
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -2,14 +2,20 @@ package ingest
 
 import (
 	"io"
+	"strconv"
 	"strings"
 )
 
 // SSDSE-A has three header rows: item codes, survey years, Japanese item names.
 const ssdseHeaderRows = 3
 
-// ParseSSDSE reads the 統計センター SSDSE-A file (cp932) and keeps the given item-code columns.
-// Every kept figure must be a number.
+// ssdseLeadColumns are the columns before the items: region code, prefecture, municipality.
+const ssdseLeadColumns = 3
+
+// ParseSSDSE reads an edition of the 統計センター SSDSE-A file (cp932) whole: every item column
+// (row 1 the item code, row 2 its survey year, row 3 its Japanese name, which Table.Names keeps)
+// for every municipality, each figure a number. The given columns must be among the items. A code
+// a municipality carried in older editions is read as its current one (successors).
 func ParseSSDSE(file string, r io.Reader, cl *CodeList, columns ...string) (*Table, error) {
 	recs, err := readCSV(file, r, true)
 	if err != nil {
@@ -18,44 +24,67 @@ func ParseSSDSE(file string, r io.Reader, cl *CodeList, columns ...string) (*Tab
 	if len(recs) < ssdseHeaderRows {
 		return nil, sourceErr(file, 0, "", "expected %d header rows, file has %d rows", ssdseHeaderRows, len(recs))
 	}
-	idx, err := columnIndex(file, recs[0].Line, recs[0].Fields, exactHeader, columns...)
-	if err != nil {
+	codes, years, names := recs[0], recs[1], recs[2]
+	if _, err := columnIndex(file, codes.Line, codes.Fields, exactHeader, columns...); err != nil {
 		return nil, err
 	}
+	if len(codes.Fields) <= ssdseLeadColumns {
+		return nil, sourceErr(file, codes.Line, "", "no item columns after the %d leading ones", ssdseLeadColumns)
+	}
+	items := make([]string, len(codes.Fields))
 	t := newTable(file)
-	for _, c := range columns {
-		year, err := field(file, recs[1], idx[c], c)
+	t.Names = map[string]string{}
+	for i := ssdseLeadColumns; i < len(codes.Fields); i++ {
+		c := strings.TrimSpace(codes.Fields[i])
+		if !ssdseItem.MatchString(c) {
+			return nil, sourceErr(file, codes.Line, truncate(c, 20), "not an SSDSE-A item code (a capital letter and 4 to 6 digits)")
+		}
+		if _, dup := t.Years[c]; dup {
+			return nil, sourceErr(file, codes.Line, c, "column appears twice in the header")
+		}
+		year, err := field(file, years, i, c)
 		if err != nil {
 			return nil, err
 		}
+		if y, err := strconv.Atoi(strings.TrimSpace(year)); err != nil || y < 1900 || y > 2100 {
+			return nil, sourceErr(file, years.Line, c, "not a survey year: %q", truncate(year, 20))
+		}
+		name, err := field(file, names, i, c)
+		if err != nil {
+			return nil, err
+		}
+		items[i] = c
 		t.Years[c] = strings.TrimSpace(year)
+		t.Names[c] = strings.TrimSpace(name)
 	}
+	codeHeader := codes.Fields[0]
 	for _, rec := range recs[ssdseHeaderRows:] {
 		raw := strings.TrimSpace(rec.Fields[0])
 		if len(raw) != 6 || raw[0] != 'R' || !isDigits(raw[1:]) {
-			return nil, sourceErr(file, rec.Line, recs[0].Fields[0], "not a region code of the form R + 5 digits: %q", truncate(raw, 20))
+			return nil, sourceErr(file, rec.Line, codeHeader, "not a region code of the form R + 5 digits: %q", truncate(raw, 20))
 		}
 		area := ""
 		if len(rec.Fields) > 2 {
 			area = rec.Fields[1] + " " + rec.Fields[2]
 		}
-		ok, err := cl.admit(file, rec.Line, recs[0].Fields[0], raw[1:], area)
+		code := cl.current(raw[1:])
+		ok, err := cl.admit(file, rec.Line, codeHeader, code, area)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		row, err := t.addRow(raw[1:], rec.Line, recs[0].Fields[0])
+		row, err := t.addRow(code, rec.Line, codeHeader)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range columns {
-			s, err := field(file, rec, idx[c], c)
+		for i := ssdseLeadColumns; i < len(items); i++ {
+			s, err := field(file, rec, i, items[i])
 			if err != nil {
 				return nil, err
 			}
-			if row[c], err = parseNumber(file, rec.Line, c, s); err != nil {
+			if row[items[i]], err = parseNumber(file, rec.Line, items[i], s); err != nil {
 				return nil, err
 			}
 		}

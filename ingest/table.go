@@ -24,6 +24,8 @@ type Cell struct {
 type Table struct {
 	File  string
 	Years map[string]string // column → survey year as the source states it
+	// Names are the source's own names of its columns where it gives them (SSDSE-A's third row).
+	Names map[string]string
 	rows  map[string]map[string]Cell
 }
 

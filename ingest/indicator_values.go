@@ -1,0 +1,252 @@
+package ingest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hensachi/hensachi"
+)
+
+// itemPanel is every item a formula may name, each with its series of survey years.
+type itemPanel struct {
+	series map[item]series
+	// editions are SSDSE-A's, oldest first, for the rule that items summed together share a year.
+	editions []edition
+	breaks   map[string][]definitionBreak // by SSDSE-A item code
+}
+
+// newItemPanel gathers the series of every source's items.
+func newItemPanel(ssdse map[string]series, editions []edition, breaks map[string][]definitionBreak,
+	finance map[string]series, portal *Table, furusato map[string]series) *itemPanel {
+	p := &itemPanel{series: map[item]series{}, editions: editions, breaks: breaks}
+	for name, s := range ssdse {
+		p.series[item{name: name}] = s
+	}
+	for name, s := range finance {
+		p.series[item{source: financeItems, name: name}] = s
+	}
+	for _, name := range sourceItems[portalItems] {
+		p.series[item{source: portalItems, name: name}] = columnSeries(portal, name)
+	}
+	for name, s := range furusato {
+		p.series[item{source: furusatoItems, name: name}] = s
+	}
+	return p
+}
+
+// plannedIndicator is an indicator with the figures each of its survey years is computed from.
+type plannedIndicator struct {
+	ind   hensachi.Indicator
+	years []plannedYear
+}
+
+type plannedYear struct {
+	year                             int
+	counted, subtracted, denominator []*yearly
+}
+
+// formulaPart is the items of one part of a formula with the field they are written in.
+type formulaPart struct {
+	field string // items, numerator or denominator
+	items []item
+}
+
+// plan resolves an indicator's items and years by the year rule (see the top of indicators.go).
+// An item without figures, items summed together of different survey years in one edition, no
+// survey year within from_year–to_year, and a definition break not marked in breaks (or a break
+// marked that is none) are errors naming the entry and field.
+func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
+	f := ind.Formula
+	counted := formulaPart{field: "items"}
+	if len(f.Items) == 0 {
+		counted.field = "numerator"
+	}
+	subtracted := formulaPart{field: "minus"}
+	den := formulaPart{field: "denominator"}
+	for _, part := range []struct {
+		into *formulaPart
+		raw  []string
+	}{{&counted, f.Counted()}, {&subtracted, f.Minus}, {&den, f.Denominator}} {
+		for i, raw := range part.raw {
+			it, err := parseItem(raw)
+			if err != nil {
+				return plannedIndicator{}, &ManifestError{Entry: ind.Key, Field: fmt.Sprintf("formula.%s[%d]", part.into.field, i), Err: err}
+			}
+			if len(p.series[it]) == 0 {
+				where := "its source has no figures for it"
+				if it.source == "" {
+					where = "no edition of SSDSE-A has this item code"
+				}
+				return plannedIndicator{}, manifestErr(ind.Key, fmt.Sprintf("formula.%s[%d]", part.into.field, i), "%s: %s", raw, where)
+			}
+			part.into.items = append(part.into.items, it)
+		}
+	}
+	// what is subtracted is of the counted items' year, as what is added
+	year := formulaPart{field: counted.field, items: slices.Concat(counted.items, subtracted.items)}
+	for _, part := range []formulaPart{year, den} {
+		if err := p.shareYears(ind.Key, part); err != nil {
+			return plannedIndicator{}, err
+		}
+	}
+	years := p.series[counted.items[0]].years()
+	for _, it := range year.items[1:] {
+		other := p.series[it].years()
+		years = slices.DeleteFunc(years, func(y int) bool { return !slices.Contains(other, y) })
+	}
+	years = slices.DeleteFunc(years, func(y int) bool { return !inYears(ind, y) })
+	if len(years) == 0 {
+		return plannedIndicator{}, manifestErr(ind.Key, "formula."+counted.field, "no survey year of its items is within from_year–to_year")
+	}
+	if err := p.checkBreaks(ind, slices.Concat(year.items, den.items)); err != nil {
+		return plannedIndicator{}, err
+	}
+	plan := plannedIndicator{ind: ind}
+	for _, y := range years {
+		py := plannedYear{year: y}
+		for _, it := range counted.items {
+			py.counted = append(py.counted, p.series[it].at(y))
+		}
+		for _, it := range subtracted.items {
+			py.subtracted = append(py.subtracted, p.series[it].at(y))
+		}
+		for _, it := range den.items {
+			py.denominator = append(py.denominator, p.series[it].nearest(y))
+		}
+		plan.years = append(plan.years, py)
+	}
+	return plan, nil
+}
+
+// shareYears checks that the SSDSE-A items of a part that every edition holds are of one survey
+// year there.
+func (p *itemPanel) shareYears(key string, part formulaPart) error {
+	for _, ed := range p.editions {
+		var first item
+		for _, it := range part.items {
+			if it.source != "" {
+				continue
+			}
+			y, ok := ed.table.Years[it.name]
+			if !ok {
+				continue
+			}
+			if first.name == "" {
+				first = it
+				continue
+			}
+			if y0 := ed.table.Years[first.name]; y != y0 {
+				return manifestErr(key, "formula."+part.field, "%s has %s of %s and %s of %s: items summed together must share a survey year",
+					ed.table.File, first, y0, it, y)
+			}
+		}
+	}
+	return nil
+}
+
+// checkBreaks compares the definition breaks of an indicator's SSDSE-A items within its years
+// with the breaks its entry marks.
+func (p *itemPanel) checkBreaks(ind hensachi.Indicator, items []item) error {
+	found := map[int]string{}
+	for _, it := range items {
+		for _, b := range p.breaks[it.name] {
+			if it.source == "" && inYears(ind, b.previous) && inYears(ind, b.year) {
+				found[b.year] = fmt.Sprintf("%s is 「%s」 up to %d and 「%s」 from %d", it, b.from, b.previous, b.to, b.year)
+			}
+		}
+	}
+	for _, y := range slices.Sorted(maps.Keys(found)) {
+		if !slices.Contains(ind.Breaks, y) {
+			return manifestErr(ind.Key, "breaks", "%s, a change of definition: mark %d in breaks and explain it in note, keep to one definition with from_year/to_year, "+
+				"or, if only the name changed, declare it in sources.json ssdse_renamed_items", found[y], y)
+		}
+	}
+	for _, y := range ind.Breaks {
+		if _, ok := found[y]; !ok {
+			return manifestErr(ind.Key, "breaks", "no item of the formula changes its definition in %d", y)
+		}
+	}
+	return nil
+}
+
+// values computes the indicator for every municipality of cl in every planned year, rounded to its
+// decimals, recording each null and why in the report. A year where no municipality has a value is
+// left out (and reported).
+func (pi plannedIndicator) values(cl *CodeList, r *Report) (hensachi.Indicator, [][]hensachi.Optional[float64]) {
+	ind := pi.ind
+	scale := ind.Formula.Factor()
+	var out [][]hensachi.Optional[float64]
+	for _, py := range pi.years {
+		counted, subtracted, den := columnsOf(py.counted, cl), columnsOf(py.subtracted, cl), columnsOf(py.denominator, cl)
+		vals := make([]hensachi.Optional[float64], len(cl.Entries))
+		valid := 0
+		for i, e := range cl.Entries {
+			f := sumAt(counted, i)
+			if len(subtracted) > 0 {
+				f = combine(f, sumAt(subtracted, i), minus)
+			}
+			if len(den) > 0 {
+				f = ratio(f, sumAt(den, i), scale)
+			} else if f.why == "" {
+				f.v *= scale
+			}
+			if vals[i] = r.recordIndicator(ind.Key, py.year, e.Code, f, ind.Decimals); vals[i].Valid {
+				valid++
+			}
+		}
+		if valid == 0 {
+			r.dropIndicatorYear(ind.Key, py.year)
+			continue
+		}
+		ind.Years = append(ind.Years, hensachi.IndicatorYear{Year: py.year})
+		out = append(out, vals)
+	}
+	return ind, out
+}
+
+func columnsOf(ys []*yearly, cl *CodeList) [][]figure {
+	out := make([][]figure, len(ys))
+	for k, y := range ys {
+		out[k] = y.values(cl)
+	}
+	return out
+}
+
+// sumAt sums the figures of municipality i; the first missing one makes the sum missing.
+func sumAt(cols [][]figure, i int) figure {
+	f := cols[0][i]
+	for _, c := range cols[1:] {
+		f = combine(f, c[i], plus)
+	}
+	return f
+}
+
+// buildIndicators plans and computes every indicator of the catalogue.
+func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *Report) (hensachi.IndicatorCatalogue, hensachi.IndicatorValues, error) {
+	cat := hensachi.IndicatorCatalogue{Method: indicatorMethod}
+	var values hensachi.IndicatorValues
+	for _, ind := range inds {
+		plan, err := p.plan(ind)
+		if err != nil {
+			return cat, nil, err
+		}
+		withYears, v := plan.values(cl, r)
+		if len(v) == 0 {
+			return cat, nil, manifestErr(ind.Key, "formula", "no municipality has a value in any survey year (%s)", yearList(plan.years))
+		}
+		cat.Indicators = append(cat.Indicators, withYears)
+		values = append(values, v)
+	}
+	return cat, values, nil
+}
+
+func yearList(ys []plannedYear) string {
+	s := make([]string, len(ys))
+	for i, y := range ys {
+		s[i] = strconv.Itoa(y.year)
+	}
+	return strings.Join(s, ", ")
+}
