@@ -118,8 +118,8 @@ func checkFormula(t *testing.T, ind hensachi.Indicator) {
 	f := ind.Formula
 	switch {
 	case len(f.Items) > 0:
-		if len(f.Numerator) > 0 || len(f.Denominator) > 0 || f.Scale != 0 {
-			t.Errorf("formula %+v: items stand alone, without numerator, denominator or scale", f)
+		if len(f.Numerator) > 0 || len(f.Denominator) > 0 || f.Scale < 0 {
+			t.Errorf("formula %+v: items stand alone, without numerator or denominator, scaled (when at all) by a positive number", f)
 		}
 	case len(f.Numerator) > 0:
 		if len(f.Denominator) == 0 || f.Scale <= 0 {
@@ -133,9 +133,12 @@ func checkFormula(t *testing.T, ind hensachi.Indicator) {
 			t.Errorf("item %q is neither an SSDSE-A code nor one of %v", item, otherSourceItems)
 		}
 	}
-	// The areas are published in hectares: per km² is ×100 and per 100 km² is ×10,000, and the
-	// description has to say so, or the figure is off by a factor nobody sees.
+	// The areas are published in hectares: in km² they are ×0.01, per km² ×100 and per 100 km²
+	// ×10,000, and the description has to say so, or the figure is off by a factor nobody sees.
 	areas := []string{"B1101", "B1103"}
+	if len(f.Items) > 0 && allIn(f.Items, areas) && ind.Unit == "km²" && (f.Scale != 0.01 || !strings.Contains(ind.Description, "ヘクタール")) {
+		t.Errorf("an area in km² with scale %g, want 0.01 and a description that names the hectares", f.Scale)
+	}
 	for _, area := range areas {
 		if !slices.Contains(f.Denominator, area) || allIn(f.Numerator, areas) { // an area over an area has no unit
 			continue
@@ -220,7 +223,7 @@ func TestIndicatorManifestCoversSSDSE(t *testing.T) {
 				t.Errorf("%s: item %s is in no SSDSE-A edition", ind.Key, item)
 			}
 		}
-		if len(f.Items) == 1 && len(f.Minus) == 0 && ssdseCode.MatchString(f.Items[0]) {
+		if len(f.Items) == 1 && len(f.Minus) == 0 && ssdseCode.MatchString(f.Items[0]) { // its count, or the count in another unit
 			if other, dup := counted[f.Items[0]]; dup {
 				t.Errorf("%s and %s are both the count of %s", other, ind.Key, f.Items[0])
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -20,8 +21,8 @@ type Furusato struct {
 
 // ReadFurusato reads the history (data.json: per code [amount 千円, count] pairs from FY2008) and
 // the detail file (one row per municipality and fiscal year, amounts in yen) and keeps, for each
-// year, the detail file's figures where it has the year: it is the newer source and exact to the
-// yen, its amount divided by 1,000.
+// year, the detail file's figures where it has the year: it is the newer source, its amount in yen
+// rounded to thousands (half away from zero), as the history's 千円 are.
 func ReadFurusato(historyPath, detailPath string) (Furusato, error) {
 	fu := Furusato{ReceiptsThousandYen: map[string]map[int]float64{}, Count: map[string]map[int]float64{}}
 	put := func(m map[string]map[int]float64, code string, year int, v float64) {
@@ -58,7 +59,7 @@ func ReadFurusato(historyPath, detailPath string) (Furusato, error) {
 		}
 	}
 	for _, r := range detail {
-		put(fu.ReceiptsThousandYen, r.code, r.year, r.yen/1000)
+		put(fu.ReceiptsThousandYen, r.code, r.year, math.Round(r.yen/1000))
 		put(fu.Count, r.code, r.year, r.count)
 	}
 	return fu, nil

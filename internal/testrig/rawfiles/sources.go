@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Sources are the raw files the indicator catalogue is computed from, read once.
@@ -18,6 +19,7 @@ type Sources struct {
 
 	// ssdse: item → survey year → where the newest edition holding it has it
 	ssdse map[string]map[int]ssdseCell
+	years sync.Map // item → []int, each item's survey years once found
 }
 
 type ssdseCell struct {
@@ -29,8 +31,10 @@ type ssdseCell struct {
 // town (SOURCES.md, third pass).
 var ssdsePredecessors = map[string]string{"40231": "40305"}
 
-// ReadSources reads every source under the raw directory (../shared/data/raw).
-func ReadSources(raw string) (*Sources, error) {
+// ReadSources reads the sources under the raw directory (../shared/data/raw): the code list, every
+// SSDSE-A edition, the portal's series, the hometown-tax files, and the lists of financial
+// indicators named in finance (paths under raw; xls or xlsx, one fiscal year each).
+func ReadSources(raw string, finance []string) (*Sources, error) {
 	s := &Sources{Finance: map[int]FinanceYear{}, ssdse: map[string]map[int]ssdseCell{}}
 	var err error
 	if s.Codes, err = ReadCodes(filepath.Join(raw, "codes", "000925835.xlsx")); err != nil {
@@ -47,9 +51,8 @@ func ReadSources(raw string) (*Sources, error) {
 			s.ssdse[col.Code][col.Year] = ssdseCell{e, c}
 		}
 	}
-	lists, _ := filepath.Glob(filepath.Join(raw, "finance", "shuyo_zaisei_shihyo_city", "*.xls*"))
-	lists = append(lists, filepath.Join(raw, "finance", "000917808.xlsx"))
-	for _, p := range lists {
+	for _, rel := range finance {
+		p := filepath.Join(raw, rel)
 		var fy FinanceYear
 		if strings.HasSuffix(p, ".xls") {
 			fy, err = ReadFinanceXLS(p, s.Codes.ByName)
@@ -89,6 +92,15 @@ const (
 
 // Years returns the survey years of an item, ascending.
 func (s *Sources) Years(item string) []int {
+	if ys, ok := s.years.Load(item); ok {
+		return ys.([]int)
+	}
+	ys := s.findYears(item)
+	s.years.Store(item, ys)
+	return ys
+}
+
+func (s *Sources) findYears(item string) []int {
 	var years []int
 	src, name, ok := strings.Cut(item, ".")
 	switch {
