@@ -215,7 +215,8 @@ func TestIndicatorManifestCoversSSDSE(t *testing.T) {
 		t.Errorf("%d SSDSE-A editions, expected the nine of 2018–2026", len(eds))
 	}
 
-	counted := map[string]string{} // item → key of the indicator that is its count
+	counted := map[string]string{}                  // item → key of an indicator that is its count
+	countedIn := map[string][]hensachi.Indicator{} // item → the indicators that are its count
 	for _, ind := range m.Indicators {
 		f := ind.Formula
 		for _, item := range formulaItems(f) {
@@ -224,9 +225,13 @@ func TestIndicatorManifestCoversSSDSE(t *testing.T) {
 			}
 		}
 		if len(f.Items) == 1 && len(f.Minus) == 0 && ssdseCode.MatchString(f.Items[0]) { // its count, or the count in another unit
-			if other, dup := counted[f.Items[0]]; dup {
-				t.Errorf("%s and %s are both the count of %s", other, ind.Key, f.Items[0])
+			// an item counted twice is split by its years, a change of definition under one code
+			for _, other := range countedIn[f.Items[0]] {
+				if yearsOverlap(other, ind) {
+					t.Errorf("%s and %s are both the count of %s in the same years", other.Key, ind.Key, f.Items[0])
+				}
 			}
+			countedIn[f.Items[0]] = append(countedIn[f.Items[0]], ind)
 			counted[f.Items[0]] = ind.Key
 		}
 		for _, terms := range [][]string{slices.Concat(f.Items, f.Numerator, f.Minus), f.Denominator} {
@@ -268,6 +273,19 @@ func TestIndicatorManifestCoversSSDSE(t *testing.T) {
 	if n := len(items); n < 169 {
 		t.Errorf("%d distinct item codes over the editions, expected the 169 SOURCES.md counts", n)
 	}
+}
+
+// yearsOverlap reports whether two entries' from_year–to_year ranges share a year.
+func yearsOverlap(a, b hensachi.Indicator) bool {
+	lo, hi := max(a.FromYear, b.FromYear), min(upTo(a.ToYear), upTo(b.ToYear))
+	return lo <= hi
+}
+
+func upTo(y int) int {
+	if y == 0 {
+		return math.MaxInt
+	}
+	return y
 }
 
 // TestIndicatorManifestExclusionsHold checks what an exclusion claims: an SSDSE-A item left out

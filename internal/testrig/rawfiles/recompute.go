@@ -8,7 +8,8 @@ import (
 )
 
 // IndicatorYears returns the survey years an indicator has: those its counted items (items, or
-// numerator for a ratio) and the items it subtracts all have.
+// numerator for a ratio) and the items it subtracts all have, within the entry's from_year and
+// to_year.
 func (s *Sources) IndicatorYears(ind hensachi.Indicator) []int {
 	f := ind.Formula
 	counted := f.Items
@@ -19,12 +20,14 @@ func (s *Sources) IndicatorYears(ind hensachi.Indicator) []int {
 	for i, it := range slices.Concat(counted, f.Minus) {
 		ys := s.Years(it)
 		if i == 0 {
-			years = ys
+			years = slices.Clone(ys) // Years' lists are shared
 			continue
 		}
 		years = slices.DeleteFunc(years, func(y int) bool { return !slices.Contains(ys, y) })
 	}
-	return years
+	return slices.DeleteFunc(years, func(y int) bool {
+		return (ind.FromYear != 0 && y < ind.FromYear) || (ind.ToYear != 0 && y > ind.ToYear)
+	})
 }
 
 // Recompute computes an indicator for a municipality in one of its survey years by the rules the
