@@ -215,7 +215,7 @@ func TestIndicatorManifestCoversSSDSE(t *testing.T) {
 		t.Errorf("%d SSDSE-A editions, expected the nine of 2018–2026", len(eds))
 	}
 
-	counted := map[string]string{}                  // item → key of an indicator that is its count
+	counted := map[string]string{}                 // item → key of an indicator that is its count
 	countedIn := map[string][]hensachi.Indicator{} // item → the indicators that are its count
 	for _, ind := range m.Indicators {
 		f := ind.Formula
