@@ -16,6 +16,8 @@ type Ranking struct {
 	Rank []int
 	// MidRank is the average position of the tied group, positions counted from 1 at the highest.
 	MidRank []float64
+	// Order lists the values' positions highest first, ties in their order of input.
+	Order []int
 }
 
 // Rank ranks values highest first. NaN values must be removed by the caller.
@@ -34,7 +36,7 @@ func Rank(values []float64) Ranking {
 		}
 		return 0
 	})
-	r := Ranking{Rank: make([]int, n), MidRank: make([]float64, n)}
+	r := Ranking{Rank: make([]int, n), MidRank: make([]float64, n), Order: order}
 	for start := 0; start < n; {
 		end := start + 1
 		for end < n && values[order[end]] == values[order[start]] {

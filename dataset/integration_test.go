@@ -29,8 +29,9 @@ func buildReal(t testing.TB, dir string) (*dataset.Dataset, *ingest.Result, []by
 		t.Fatal(err)
 	}
 	compute.Apply(res.Municipalities, &res.Meta)
+	compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
 	path := filepath.Join(dir, "dataset.arrow")
-	version, err := dataset.Write(path, res.Municipalities, res.Meta)
+	version, err := dataset.Write(path, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,8 @@ func BenchmarkIngest(b *testing.B) {
 			b.Fatal(err)
 		}
 		compute.Apply(res.Municipalities, &res.Meta)
-		if _, err := dataset.Write(out, res.Municipalities, res.Meta); err != nil {
+		compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
+		if _, err := dataset.Write(out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues)); err != nil {
 			b.Fatal(err)
 		}
 	}

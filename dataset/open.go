@@ -19,8 +19,10 @@ import (
 // Dataset is a dataset file mapped into memory. Its column buffers point into the mapping, so it
 // must not be used after Close.
 type Dataset struct {
-	Meta    hensachi.Meta
-	Version string
+	Meta hensachi.Meta
+	// Indicators is the indicator catalogue; IndicatorValue reads its values.
+	Indicators hensachi.IndicatorCatalogue
+	Version    string
 
 	data []byte
 	rec  arrow.RecordBatch
@@ -36,6 +38,7 @@ type Dataset struct {
 	receiptsRank, balanceRank      *array.Int32
 	history                        *array.List
 	historyAmounts                 *array.Int64
+	indicatorValues                [][]*array.Float64 // by indicator, then survey year
 	// rows gives the row of each code, the codes copied out of the mapping: the server looks a
 	// code up on every call, and a map costs a fraction of a binary search over the column
 	rows map[string]int
@@ -116,11 +119,15 @@ func newDataset(data []byte) (d *Dataset, err error) {
 	if err := validateColumns(rec); err != nil {
 		return nil, err
 	}
-	if err := d.bindColumns(); err != nil {
+	catJSON, ok := md.GetValue(indicatorsKey)
+	if !ok {
+		return nil, fmt.Errorf("%w: no indicator catalogue", ErrDataset)
+	}
+	if err := d.bindColumns(catJSON); err != nil {
 		return nil, err
 	}
 	want, _ := md.GetValue(checksumKey)
-	if got := contentChecksum(metaJSON, d); got != want {
+	if got := contentChecksum(metaJSON, catJSON, d); got != want {
 		return nil, fmt.Errorf("%w: content checksum %.16s… does not match the one written, %.16s…; the file is damaged", ErrDataset, got, want)
 	}
 	sum := sha256.Sum256(data)
@@ -128,8 +135,9 @@ func newDataset(data []byte) (d *Dataset, err error) {
 	return d, nil
 }
 
-// bindColumns finds every column by name and checks its type.
-func (d *Dataset) bindColumns() error {
+// bindColumns finds every column by name and checks its type, the indicators' by the catalogue
+// in catJSON.
+func (d *Dataset) bindColumns(catJSON string) error {
 	var err error
 	r := d.rec
 	d.code, d.name = bind[*array.String](r, colCode, &err), bind[*array.String](r, colName, &err)
@@ -158,6 +166,9 @@ func (d *Dataset) bindColumns() error {
 		}
 	}
 	if err != nil {
+		return err
+	}
+	if err := d.bindIndicators(catJSON); err != nil {
 		return err
 	}
 	if len(d.Meta.Axes) != len(hensachi.Axes) || len(d.Meta.Stats) != len(hensachi.Stats) {

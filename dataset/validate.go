@@ -10,18 +10,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// checksumKey holds the content checksum in the schema metadata: SHA-256 over the meta JSON and
-// every row as Open decodes it. Write computes it from the record it is about to write and Open
+// checksumKey holds the content checksum in the schema metadata: SHA-256 over the meta JSON, the
+// indicator catalogue's JSON, every row as Open decodes it and every indicator value. Write computes it from the record it is about to write and Open
 // from the mapped file, so a file whose bytes changed anywhere that matters to a reader is refused.
 const checksumKey = "hensachi.checksum"
 
-// contentChecksum hashes the meta document and the decoded rows of d.
-func contentChecksum(metaJSON string, d *Dataset) string {
+// contentChecksum hashes the meta document, the indicator catalogue, the decoded rows of d and
+// its indicator values.
+func contentChecksum(metaJSON, catJSON string, d *Dataset) string {
 	h := sha256.New()
 	io.WriteString(h, metaJSON)
+	io.WriteString(h, "\n"+catJSON)
 	for i := range d.Len() {
 		fmt.Fprintf(h, "\n%v", d.Municipality(i))
 	}
+	d.hashIndicators(h)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -30,12 +30,14 @@ import (
 //	furusato_balance_yen                        int64
 //	furusato_balance_rank                       int32
 //	furusato_history                            list<struct<fiscal_year: utf8, amount_thousand_yen: int64>>
+//	indicator_<key>_<year>                      float64 per indicator and survey year (indicators.go)
 //
 // The schema metadata holds "hensachi.meta", the JSON meta document (hensachi.Meta),
-// "hensachi.schema", the layout version below, and "hensachi.checksum", the content checksum that
-// Open verifies (validate.go). The dataset version is the SHA-256 of the file.
+// "hensachi.indicators", the indicator catalogue (indicators.go), "hensachi.schema", the layout
+// version below, and "hensachi.checksum", the content checksum that Open verifies (validate.go).
+// The dataset version is the SHA-256 of the file.
 const (
-	SchemaVersion = "3"
+	SchemaVersion = "4"
 	metaKey       = "hensachi.meta"
 	schemaKey     = "hensachi.schema"
 )
@@ -69,7 +71,12 @@ var historyEntry = arrow.StructOf(
 	arrow.Field{Name: "amount_thousand_yen", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 )
 
-func schemaFields() []arrow.Field {
+// schemaFields are the columns of a dataset with the catalogue's indicators.
+func schemaFields(cat hensachi.IndicatorCatalogue) []arrow.Field {
+	return append(municipalityFields(), indicatorFields(cat)...)
+}
+
+func municipalityFields() []arrow.Field {
 	str := func(n string) arrow.Field { return arrow.Field{Name: n, Type: arrow.BinaryTypes.String} }
 	f64 := func(n string) arrow.Field {
 		return arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
@@ -98,25 +105,37 @@ func schemaFields() []arrow.Field {
 
 // Write writes the dataset atomically: a temporary file in the same directory is written,
 // synced and renamed over path, so a reader sees either the old file or the whole new one. It
-// returns the dataset version.
-func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta) (string, error) {
+// returns the dataset version. Without WithIndicators, its indicator catalogue is empty.
+func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...Option) (string, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cat, values := o.indicators, o.indicatorValues
 	metaJSON, err := json.Marshal(meta)
 	if err != nil {
 		return "", fmt.Errorf("encode meta: %w", err)
 	}
-	rec, err := buildRecord(arrow.NewSchema(schemaFields(), nil), ms, meta.Furusato.History.FiscalYears)
+	catJSON, err := json.Marshal(cat)
+	if err != nil {
+		return "", fmt.Errorf("encode indicator catalogue: %w", err)
+	}
+	if err := checkIndicatorValues(cat, values, len(ms)); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	rec, err := buildRecord(arrow.NewSchema(schemaFields(cat), nil), ms, meta.Furusato.History.FiscalYears, values)
 	if err != nil {
 		return "", err
 	}
 	defer rec.Release()
 	// the checksum is taken from the record as a reader decodes it, not from ms
 	written := &Dataset{Meta: meta, rec: rec}
-	if err := written.bindColumns(); err != nil {
+	if err := written.bindColumns(string(catJSON)); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	md := arrow.NewMetadata([]string{metaKey, schemaKey, checksumKey},
-		[]string{string(metaJSON), SchemaVersion, contentChecksum(string(metaJSON), written)})
-	schema := arrow.NewSchema(schemaFields(), &md)
+	md := arrow.NewMetadata([]string{metaKey, indicatorsKey, schemaKey, checksumKey},
+		[]string{string(metaJSON), string(catJSON), SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), written)})
+	schema := arrow.NewSchema(schemaFields(cat), &md)
 	rec = array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
 	defer rec.Release()
 
@@ -166,7 +185,7 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta) (string,
 // versionOf shortens a SHA-256 to the dataset version: 16 hex digits are plenty to tell versions apart.
 func versionOf(sum []byte) string { return hex.EncodeToString(sum)[:16] }
 
-func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears []string) (arrow.RecordBatch, error) {
+func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears []string, values hensachi.IndicatorValues) (arrow.RecordBatch, error) {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	col := 0
@@ -254,6 +273,7 @@ func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears 
 			}
 		}
 	}
+	appendIndicators(next, values)
 	if col != len(schema.Fields()) {
 		return nil, fmt.Errorf("dataset writer filled %d of %d columns", col, len(schema.Fields()))
 	}

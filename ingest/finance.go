@@ -52,6 +52,7 @@ func ParseFinance(file string, r io.Reader, cl *CodeList, fiscalYear int) (*Tabl
 		}
 	}
 	t := newTable(file)
+	t.reserve = len(rows) - 2
 	for _, c := range FinanceColumns {
 		t.Years[c] = EraFiscalYear(fiscalYear)
 	}
@@ -77,7 +78,7 @@ func ParseFinance(file string, r io.Reader, cl *CodeList, fiscalYear int) (*Tabl
 		if !ok {
 			continue
 		}
-		cells, err := t.addRow(code, rec.Line, financeCode)
+		row, err := t.addRow(code, rec.Line, financeCode)
 		if err != nil {
 			return nil, err
 		}
@@ -86,9 +87,11 @@ func ParseFinance(file string, r io.Reader, cl *CodeList, fiscalYear int) (*Tabl
 			if err != nil {
 				return nil, err
 			}
-			if cells[c], err = parseNumber(file, rec.Line, c, s, "-", "－", ""); err != nil {
+			cell, err := parseNumber(file, rec.Line, c, s, "-", "－", "")
+			if err != nil {
 				return nil, err
 			}
+			t.put(row, c, cell)
 		}
 	}
 	return t, nil

@@ -23,15 +23,9 @@ func YearColumn(figure string, year int) string { return figure + "/" + strconv.
 
 // set records a figure of a municipality, creating its row; a figure given twice is an error.
 func (t *Table) set(code, column string, line int, c Cell) error {
-	row, ok := t.rows[code]
-	if !ok {
-		row = map[string]Cell{}
-		t.rows[code] = row
-	}
-	if _, dup := row[column]; dup {
+	if t.put(t.row(code), column, c) {
 		return sourceErr(t.File, line, column, "duplicate row for municipality %s", code)
 	}
-	row[column] = c
 	return nil
 }
 

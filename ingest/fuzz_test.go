@@ -120,16 +120,16 @@ func checkTable(t *testing.T, tb *Table, err error, cl *CodeList) {
 	if tb == nil {
 		t.Fatal("no table and no error")
 	}
-	for code, row := range tb.rows {
+	for code := range tb.rows {
 		if !cl.Has(code) {
 			t.Errorf("table lists %q, which is not in the code list", code)
 		}
-		for col, c := range row {
-			if c.Missing == "" && (math.IsNaN(c.V) || math.IsInf(c.V, 0)) {
-				t.Errorf("%s %s = %v", code, col, c.V)
-			}
-		}
 	}
+	tb.each(func(code, col string, c Cell) {
+		if c.Missing == "" && (math.IsNaN(c.V) || math.IsInf(c.V, 0)) {
+			t.Errorf("%s %s = %v", code, col, c.V)
+		}
+	})
 }
 
 // checkCodeList asserts what the rest of the package relies on in a code list.

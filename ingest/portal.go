@@ -81,10 +81,12 @@ func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
 		if len(row) != len(p.Cols) {
 			return nil, sourceErr(file, 0, where, "has %d values for %d columns", len(row), len(p.Cols))
 		}
-		cells, _ := t.addRow(code, 0, where)
-		if cells[PortalDaytimeRatio], err = jsonNumber(file, where+"."+portalDaytimeCol, row[daytime]); err != nil {
+		r, _ := t.addRow(code, 0, where) // codes are keys of a JSON object, so never repeated
+		daytimeCell, err := jsonNumber(file, where+"."+portalDaytimeCol, row[daytime])
+		if err != nil {
 			return nil, err
 		}
+		t.put(r, PortalDaytimeRatio, daytimeCell)
 		series := p.TSData[code]
 		for _, col := range []string{PortalTaxableIncome, PortalTaxpayers} {
 			s := series[col]
@@ -98,9 +100,9 @@ func ParsePortal(file string, r io.Reader, cl *CodeList) (*Table, error) {
 						return nil, err
 					}
 				}
-				cells[YearColumn(col, y)] = c
+				t.put(r, YearColumn(col, y), c)
 				if j == latest {
-					cells[col] = c
+					t.put(r, col, c)
 				}
 			}
 		}

@@ -135,9 +135,12 @@ func ssdseSeries(editions []edition, cl *CodeList, renamed []RenamedItem) (map[s
 // compareEditions compares two editions' figures of one item, reporting ok when they differ.
 func compareEditions(item string, year int, newer, older *Table, cl *CodeList) (disagreement, bool) {
 	d := disagreement{item: item, year: year, newer: newer.File, older: older.File}
-	for _, e := range cl.Entries {
-		n, o := newer.Get(e.Code, item), older.Get(e.Code, item)
-		if (n.Missing != "") == (o.Missing != "") && (n.Missing != "" || n.V == o.V) {
+	newerRows, olderRows := newer.inOrder(cl), older.inOrder(cl)
+	newerCol, olderCol := newer.cols[item], older.cols[item]
+	for i, e := range cl.Entries {
+		n, hasN := newerCol.get(newerRows[i])
+		o, hasO := olderCol.get(olderRows[i])
+		if hasN == hasO && (!hasN || n.Missing == o.Missing && n.V == o.V) {
 			continue
 		}
 		d.codes++
@@ -149,7 +152,7 @@ func compareEditions(item string, year int, newer, older *Table, cl *CodeList) (
 }
 
 func cellText(c Cell) string {
-	if c.Missing != "" {
+	if c.Missing != "" || c == (Cell{}) {
 		return "none"
 	}
 	return strconv.FormatFloat(c.V, 'f', -1, 64)

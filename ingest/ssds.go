@@ -53,7 +53,7 @@ func ParseSSDS(file string, r io.Reader, cl *CodeList) (*Table, error) {
 		if !ok {
 			continue
 		}
-		cells, err := t.addRow(code, rec.Line, colCode)
+		r, err := t.addRow(code, rec.Line, colCode)
 		if err != nil {
 			return nil, err
 		}
@@ -62,9 +62,11 @@ func ParseSSDS(file string, r io.Reader, cl *CodeList) (*Table, error) {
 			if err != nil {
 				return nil, err
 			}
-			if cells[c], err = parseNumber(file, rec.Line, c, s, "NA"); err != nil {
+			cell, err := parseNumber(file, rec.Line, c, s, "NA")
+			if err != nil {
 				return nil, err
 			}
+			t.put(r, c, cell)
 		}
 	}
 	return t, nil

@@ -34,6 +34,7 @@ func ParseSSDSE(file string, r io.Reader, cl *CodeList, columns ...string) (*Tab
 	items := make([]string, len(codes.Fields))
 	t := newTable(file)
 	t.Names = map[string]string{}
+	t.reserve = len(recs) - ssdseHeaderRows
 	for i := ssdseLeadColumns; i < len(codes.Fields); i++ {
 		c := strings.TrimSpace(codes.Fields[i])
 		if !ssdseItem.MatchString(c) {
@@ -84,9 +85,11 @@ func ParseSSDSE(file string, r io.Reader, cl *CodeList, columns ...string) (*Tab
 			if err != nil {
 				return nil, err
 			}
-			if row[items[i]], err = parseNumber(file, rec.Line, items[i], s); err != nil {
+			c, err := parseNumber(file, rec.Line, items[i], s)
+			if err != nil {
 				return nil, err
 			}
+			t.put(row, items[i], c)
 		}
 	}
 	return t, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,17 +21,31 @@ type Cell struct {
 	Missing string
 }
 
-// Table holds the figures one source gives, keyed by 5-digit municipality code and column.
+// Table holds the figures one source gives, keyed by 5-digit municipality code and column. They
+// are kept by column, each a slice over the table's rows: a source of many editions and items is
+// read into a few large slices rather than a map per municipality.
 type Table struct {
 	File  string
 	Years map[string]string // column → survey year as the source states it
 	// Names are the source's own names of its columns where it gives them (SSDSE-A's third row).
 	Names map[string]string
-	rows  map[string]map[string]Cell
+	rows  map[string]int // code → row
+	codes []string       // row → code
+	cols  map[string]*tableColumn
+	// reserve is how many rows a new column makes room for: the parser's count of data rows.
+	reserve int
+	// ordered is the row of each municipality of a code list, -1 where none (inOrder).
+	ordered []int
+}
+
+// tableColumn is one column's cells by row; set tells which rows have one.
+type tableColumn struct {
+	cells []Cell
+	set   []bool
 }
 
 func newTable(file string) *Table {
-	return &Table{File: file, Years: map[string]string{}, rows: map[string]map[string]Cell{}}
+	return &Table{File: file, Years: map[string]string{}, rows: map[string]int{}, cols: map[string]*tableColumn{}}
 }
 
 // Len returns the number of municipalities in the table.
@@ -42,22 +57,86 @@ func (t *Table) Get(code, column string) Cell {
 	if !ok {
 		return Cell{Missing: "not listed in " + t.File}
 	}
-	c, ok := row[column]
+	return t.at(row, column)
+}
+
+// at returns the cell of a row.
+func (t *Table) at(row int, column string) Cell {
+	c, ok := t.cols[column].get(row)
 	if !ok {
 		return Cell{Missing: fmt.Sprintf("no %s in %s", column, t.File)}
 	}
 	return c
 }
 
-// addRow registers a municipality; a second row for the same code is an error naming the code
-// column.
-func (t *Table) addRow(code string, line int, column string) (map[string]Cell, error) {
-	if _, dup := t.rows[code]; dup {
-		return nil, sourceErr(t.File, line, column, "duplicate municipality code %s", code)
+// get returns the cell of a row, ok false where the column (which may be nil) has none.
+func (c *tableColumn) get(row int) (Cell, bool) {
+	if c == nil || row < 0 || row >= len(c.set) || !c.set[row] {
+		return Cell{}, false
 	}
-	row := map[string]Cell{}
-	t.rows[code] = row
-	return row, nil
+	return c.cells[row], true
+}
+
+// inOrder returns the row of each municipality of cl, in its order, -1 where the table has none;
+// the table keeps the answer, so it must be asked with one code list only.
+func (t *Table) inOrder(cl *CodeList) []int {
+	if t.ordered == nil {
+		t.ordered = make([]int, len(cl.Entries))
+		for i, e := range cl.Entries {
+			if r, ok := t.rows[e.Code]; ok {
+				t.ordered[i] = r
+			} else {
+				t.ordered[i] = -1
+			}
+		}
+	}
+	return t.ordered
+}
+
+// each calls fn for every cell the table has.
+func (t *Table) each(fn func(code, column string, c Cell)) {
+	for name, col := range t.cols {
+		for row, set := range col.set {
+			if set {
+				fn(t.codes[row], name, col.cells[row])
+			}
+		}
+	}
+}
+
+// addRow registers a municipality and returns its row; a second row for the same code is an error
+// naming the code column.
+func (t *Table) addRow(code string, line int, column string) (int, error) {
+	if _, dup := t.rows[code]; dup {
+		return 0, sourceErr(t.File, line, column, "duplicate municipality code %s", code)
+	}
+	return t.row(code), nil
+}
+
+// row returns the row of a code, adding one when the table has none.
+func (t *Table) row(code string) int {
+	if r, ok := t.rows[code]; ok {
+		return r
+	}
+	t.rows[code] = len(t.codes)
+	t.codes = append(t.codes, code)
+	return len(t.codes) - 1
+}
+
+// put sets a cell of a row and reports whether it was set before.
+func (t *Table) put(row int, column string, c Cell) (again bool) {
+	col := t.cols[column]
+	if col == nil {
+		col = &tableColumn{cells: make([]Cell, 0, t.reserve), set: make([]bool, 0, t.reserve)}
+		t.cols[column] = col
+	}
+	if n := row + 1 - len(col.set); n > 0 { // grown as append grows, the new cells zero
+		col.cells = slices.Grow(col.cells, n)[:row+1]
+		col.set = slices.Grow(col.set, n)[:row+1]
+	}
+	again = col.set[row]
+	col.cells[row], col.set[row] = c, true
+	return again
 }
 
 // parseNumber reads a figure. Markers that a source uses for "no figure" become missing cells;

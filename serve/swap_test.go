@@ -34,7 +34,7 @@ func TestSwapUnderLoad(t *testing.T) {
 	meta := built.Meta
 	meta.DataUpdated = "2099-01-01"
 	next := filepath.Join(ts.dir, "next.arrow")
-	newVersion, err := dataset.Write(next, built.Municipalities, meta)
+	newVersion, err := dataset.Write(next, built.Municipalities, meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
 	swapped := ts.Catalogs.Swapped()
-	if _, err := dataset.Write(ts.Catalogs.Path(), built.Municipalities, meta); err != nil {
+	if _, err := dataset.Write(ts.Catalogs.Path(), built.Municipalities, meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -180,7 +180,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		meta := built.Meta
 		meta.DataUpdated = updated
 		next := filepath.Join(ts.dir, "v"+updated+".arrow")
-		if _, err := dataset.Write(next, built.Municipalities, meta); err != nil {
+		if _, err := dataset.Write(next, built.Municipalities, meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(next)

@@ -40,6 +40,7 @@ type Catalog struct {
 	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
 	neighbours [][]neighbour
 	medians    Medians
+	indicators indicators
 	// memos holds what other packages derive from this version (Memo), by *Memo.
 	memos sync.Map
 }
@@ -54,7 +55,11 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 		m.Prefecture = hensachi.Prefecture{Code: strings.Clone(m.Prefecture.Code), Name: strings.Clone(m.Prefecture.Name)}
 		towns[i] = m
 	}
-	return New(towns, ds.Meta, ds.Version, baseURL)
+	return New(towns, ds.Meta, ds.Version, baseURL).withIndicators(ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
+		for m := range dst {
+			dst[m] = ds.IndicatorValue(i, k, m)
+		}
+	})
 }
 
 // New derives the catalog of municipalities in code order. They and meta must not share memory

@@ -35,9 +35,11 @@ func runIngest(_ context.Context, args []string) error {
 	}
 	step := time.Now()
 	compute.Apply(res.Municipalities, &res.Meta)
-	log.Info("ranked axes and hometown tax", "municipalities", len(res.Municipalities), "took", time.Since(step).Round(time.Millisecond).String())
+	compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
+	log.Info("ranked axes and hometown tax, summarised indicators", "municipalities", len(res.Municipalities), "indicators", len(res.Indicators.Indicators),
+		"took", time.Since(step).Round(time.Millisecond).String())
 	step = time.Now()
-	version, err := dataset.Write(*out, res.Municipalities, res.Meta)
+	version, err := dataset.Write(*out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues))
 	if err != nil {
 		return err
 	}

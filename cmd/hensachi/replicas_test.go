@@ -80,13 +80,14 @@ func fixtureDataset(t *testing.T) string {
 	if err := fixtures.WriteRaw(raw, fixtures.Default()); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ingest.Build(raw, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	res, err := ingest.BuildIndicators(raw, slog.New(slog.NewTextHandler(io.Discard, nil)), fixtures.Indicators())
 	if err != nil {
 		t.Fatal(err)
 	}
 	compute.Apply(res.Municipalities, &res.Meta)
+	compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
 	path := filepath.Join(t.TempDir(), "dataset.arrow")
-	if _, err := dataset.Write(path, res.Municipalities, res.Meta); err != nil {
+	if _, err := dataset.Write(path, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues)); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -24,7 +24,7 @@ var (
 	buildErr  error
 )
 
-// Built returns the dataset built from the real sources, ranked (ingest.Build, compute.Apply), for
+// Built returns the dataset built from the real sources, ranked (ingest.Build, compute.Apply, compute.ApplyIndicators), for
 // a test that writes variants of it; the build runs once per test binary, and the result is
 // shared: change copies of its values, never the result.
 func Built(t testing.TB) *ingest.Result {
@@ -34,6 +34,7 @@ func Built(t testing.TB) *ingest.Result {
 		built, buildErr = ingest.Build(raw, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		if buildErr == nil {
 			compute.Apply(built.Municipalities, &built.Meta)
+			compute.ApplyIndicators(&built.Indicators, built.IndicatorValues)
 		}
 	})
 	if buildErr != nil {
@@ -48,7 +49,7 @@ func Write(t testing.TB, dir string) string {
 	t.Helper()
 	built := Built(t)
 	path := filepath.Join(dir, "dataset.arrow")
-	if _, err := dataset.Write(path, built.Municipalities, built.Meta); err != nil {
+	if _, err := dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	onnxruntime "github.com/yalue/onnxruntime_go"
+
 	"github.com/hensachi/hensachi/cmd/assemble-models/internal/onnxpb"
 	"github.com/hensachi/hensachi/face/ort"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
-	onnxruntime "github.com/yalue/onnxruntime_go"
 )
 
 const side = 112

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	onnxruntime "github.com/yalue/onnxruntime_go"
+
 	"github.com/hensachi/hensachi/face/ort"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
-	onnxruntime "github.com/yalue/onnxruntime_go"
 )
 
 // graphBuilder writes a graph model the way the TensorFlow.js converter does: nodes with

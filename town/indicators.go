@@ -1,0 +1,270 @@
+package town
+
+import (
+	"math"
+	"slices"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/compute"
+)
+
+// The indicators: the catalogue, every municipality's value in every survey year, and the ranks
+// and deviation scores, which the dataset does not store: they are computed here, once per
+// dataset version, by the method of the axes (compute.Stand), so that a call only reads them.
+
+// indicatorYear is one survey year of an indicator, every municipality's standing in row order.
+// A rank, a deviation score in tenths and a row fit in 16 bits for the country's 1,741
+// municipalities, which keeps the whole catalogue near 14 bytes per municipality and year.
+type indicatorYear struct {
+	values []float64 // NaN where the municipality has no value
+	ranks  []int16   // national competition rank, 0 without a value
+	tenths []int16   // deviation score × 10, exact since the score has one decimal
+	order  []int16   // the rows with a value, best first, ties in code order
+}
+
+// indicators is the catalogue and its years' standings, by indicator.
+type indicators struct {
+	method  string
+	list    []hensachi.Indicator
+	byKey   map[string]int
+	byGroup map[string][]int
+	years   [][]indicatorYear
+}
+
+// maxRows is how many municipalities a catalog with indicators may have: rows and ranks are kept
+// in 16 bits.
+const maxRows = math.MaxInt16
+
+// WithIndicators adds the indicator catalogue and its values (hensachi.IndicatorValues, rows in
+// the catalog's order) to a catalog and ranks every indicator in every survey year; it returns the
+// catalog, and must be called before the catalog is shared. It panics when values does not fit
+// the catalogue or the catalog, which the dataset file checks before.
+func (c *Catalog) WithIndicators(cat hensachi.IndicatorCatalogue, values hensachi.IndicatorValues) *Catalog {
+	if len(values) != len(cat.Indicators) {
+		panic("town: indicator values do not fit the catalogue")
+	}
+	return c.withIndicators(cat, func(i, k int, dst []hensachi.Optional[float64]) {
+		if len(values[i][k]) != len(dst) {
+			panic("town: indicator values do not fit the catalog")
+		}
+		copy(dst, values[i][k])
+	})
+}
+
+// withIndicators is WithIndicators with the values read by read, which fills dst with indicator
+// i's values in its k-th survey year.
+func (c *Catalog) withIndicators(cat hensachi.IndicatorCatalogue, read func(i, k int, dst []hensachi.Optional[float64])) *Catalog {
+	if len(c.towns) > maxRows {
+		panic("town: too many municipalities to rank indicators in 16 bits")
+	}
+	in := indicators{method: cat.Method, list: cat.Indicators, byKey: map[string]int{}, byGroup: map[string][]int{},
+		years: make([][]indicatorYear, len(cat.Indicators))}
+	values := make([]hensachi.Optional[float64], len(c.towns))
+	for i, ind := range cat.Indicators {
+		in.byKey[ind.Key] = i
+		in.byGroup[ind.Group] = append(in.byGroup[ind.Group], i)
+		for k := range ind.Years {
+			read(i, k, values)
+			in.years[i] = append(in.years[i], standings(values))
+		}
+	}
+	c.indicators = in
+	return c
+}
+
+// standings ranks one survey year's values.
+func standings(values []hensachi.Optional[float64]) indicatorYear {
+	rows := len(values)
+	s := compute.Stand(values)
+	y := indicatorYear{values: make([]float64, rows), ranks: make([]int16, rows), tenths: make([]int16, rows), order: make([]int16, len(s.Order))}
+	for m, v := range values {
+		y.values[m] = math.NaN()
+		if v.Valid {
+			y.values[m] = v.V
+			y.ranks[m] = int16(s.Rank[m])
+			y.tenths[m] = int16(math.Round(s.Hensachi[m] * 10))
+		}
+	}
+	for p, m := range s.Order {
+		y.order[p] = int16(m)
+	}
+	return y
+}
+
+// point is row m's standing in this year.
+func (y *indicatorYear) point(year, m int) IndicatorPoint {
+	p := IndicatorPoint{Year: year}
+	if v := y.values[m]; v == v { // not NaN
+		p.Value, p.Rank, p.Hensachi = hensachi.Some(v), int(y.ranks[m]), float64(y.tenths[m])/10
+	}
+	return p
+}
+
+// IndicatorPoint is a municipality's standing on an indicator in one survey year. Rank (national)
+// and Hensachi are valid exactly when Value is.
+type IndicatorPoint struct {
+	Year     int
+	Value    hensachi.Optional[float64]
+	Rank     int
+	Hensachi float64
+}
+
+// IndicatorMethod explains how the indicators are computed and ranked.
+func (c *Catalog) IndicatorMethod() string { return c.indicators.method }
+
+// Indicators returns the catalogue's entries of a group ("" for all) in catalogue order, each
+// with its years and their national summaries. An unknown group has none (param.IndicatorGroup
+// tells a group from a typo).
+func (c *Catalog) Indicators(group string) []*hensachi.Indicator {
+	idx := c.IndicatorGroupIndexes(group)
+	out := make([]*hensachi.Indicator, len(idx))
+	for j, i := range idx {
+		out[j] = &c.indicators.list[i]
+	}
+	return out
+}
+
+// IndicatorIndex returns the position of an indicator key in the catalogue, or -1.
+func (c *Catalog) IndicatorIndex(key string) int {
+	if i, ok := c.indicators.byKey[key]; ok {
+		return i
+	}
+	return -1
+}
+
+// Indicator returns the entry of indicator i, 0 ≤ i < len(Indicators("")).
+func (c *Catalog) Indicator(i int) *hensachi.Indicator { return &c.indicators.list[i] }
+
+// IndicatorPoint returns row m's standing on indicator i in its k-th survey year
+// (Indicator(i).Years[k]).
+func (c *Catalog) IndicatorPoint(i, k, m int) IndicatorPoint {
+	return c.indicators.years[i][k].point(c.indicators.list[i].Years[k].Year, m)
+}
+
+// IndicatorRankingPage is a page of the ranking on one indicator in one survey year, with what it
+// was asked for: GET /town/v1/indicators/{key}.
+type IndicatorRankingPage struct {
+	Indicator  *hensachi.Indicator
+	Year       int
+	Order      Order
+	Prefecture *hensachi.Prefecture // nil: the whole country
+	// Total is how many are ranked (of the prefecture); Offset and Limit pick the page.
+	Total, Offset, Limit int
+	Items                []IndicatorRankItem
+}
+
+// IndicatorRankItem is one municipality of an indicator's ranking with its standing.
+type IndicatorRankItem struct {
+	Municipality *hensachi.Municipality
+	IndicatorPoint
+}
+
+// IndicatorRankingPage returns a page of the ranking on indicator i in its k-th survey year, of
+// one prefecture ("" for the whole country): ranks are national ones, ties stay in code order both
+// ways, as on the axes (RankingPage).
+func (c *Catalog) IndicatorRankingPage(i, k int, order Order, pref string, offset, limit int) IndicatorRankingPage {
+	ind := &c.indicators.list[i]
+	y := &c.indicators.years[i][k]
+	page := IndicatorRankingPage{Indicator: ind, Year: ind.Years[k].Year, Order: order, Offset: offset, Limit: limit}
+	if p, ok := c.prefs[pref]; ok {
+		page.Prefecture = &p
+	}
+	take := func(m int) {
+		if pref != "" && c.towns[m].Prefecture.Code != pref {
+			return
+		}
+		if page.Total >= offset && len(page.Items) < limit {
+			page.Items = append(page.Items, IndicatorRankItem{Municipality: &c.towns[m], IndicatorPoint: y.point(page.Year, m)})
+		}
+		page.Total++
+	}
+	if order != WorstFirst {
+		for _, m := range y.order {
+			take(int(m))
+		}
+		return page
+	}
+	// worst first: the tied groups from the last, each still in code order
+	for end := len(y.order); end > 0; {
+		start := end - 1
+		for start > 0 && y.ranks[y.order[start-1]] == y.ranks[y.order[end-1]] {
+			start--
+		}
+		for _, m := range y.order[start:end] {
+			take(int(m))
+		}
+		end = start
+	}
+	return page
+}
+
+// MunicipalityIndicator is a municipality's standing on one indicator: in the indicator's latest
+// survey year (null there when the municipality has no value in it) and in every year.
+type MunicipalityIndicator struct {
+	Indicator *hensachi.Indicator
+	Latest    IndicatorPoint
+	// RankTotal is how many municipalities are ranked in the latest year.
+	RankTotal int
+	// Series has every survey year of the indicator, oldest first.
+	Series []IndicatorPoint
+}
+
+// MunicipalityIndicators returns row m's standing on the indicators idx, in their order:
+// GET /town/v1/municipalities/{code}/indicators.
+func (c *Catalog) MunicipalityIndicators(m int, idx []int) []MunicipalityIndicator {
+	n := 0
+	for _, i := range idx {
+		n += len(c.indicators.list[i].Years)
+	}
+	points := make([]IndicatorPoint, n) // one allocation for every series
+	out := make([]MunicipalityIndicator, len(idx))
+	for j, i := range idx {
+		ind := &c.indicators.list[i]
+		series := points[:len(ind.Years):len(ind.Years)]
+		points = points[len(ind.Years):]
+		for k := range ind.Years {
+			series[k] = c.indicators.years[i][k].point(ind.Years[k].Year, m)
+		}
+		last := len(ind.Years) - 1
+		out[j] = MunicipalityIndicator{Indicator: ind, Latest: series[last], RankTotal: ind.Years[last].Count, Series: series}
+	}
+	return out
+}
+
+// IndicatorGroupIndexes returns the indicators of a group ("" for all), in catalogue order.
+func (c *Catalog) IndicatorGroupIndexes(group string) []int {
+	if group == "" {
+		idx := make([]int, len(c.indicators.list))
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	return slices.Clone(c.indicators.byGroup[group])
+}
+
+// IndicatorColumn is one indicator's standing of every municipality in one survey year, in row
+// order: for the bulk export and the maps.
+type IndicatorColumn struct {
+	Indicator *hensachi.Indicator
+	Year      int
+	Values    []hensachi.Optional[float64]
+	Ranks     []hensachi.Optional[int64] // national
+	Hensachi  []hensachi.Optional[float64]
+	RankTotal int
+}
+
+// IndicatorColumn returns indicator i's column in its k-th survey year.
+func (c *Catalog) IndicatorColumn(i, k int) IndicatorColumn {
+	ind := &c.indicators.list[i]
+	y := &c.indicators.years[i][k]
+	col := IndicatorColumn{Indicator: ind, Year: ind.Years[k].Year, RankTotal: ind.Years[k].Count,
+		Values: make([]hensachi.Optional[float64], len(c.towns)), Ranks: make([]hensachi.Optional[int64], len(c.towns)),
+		Hensachi: make([]hensachi.Optional[float64], len(c.towns))}
+	for m := range c.towns {
+		if p := y.point(col.Year, m); p.Value.Valid {
+			col.Values[m], col.Ranks[m], col.Hensachi[m] = p.Value, hensachi.Some(int64(p.Rank)), hensachi.Some(p.Hensachi)
+		}
+	}
+	return col
+}
