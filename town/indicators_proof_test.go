@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/internal/testrig/rawfiles"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/town"
 )
 
 // servedIndicators is what the service serves of the indicator catalogue, as far as the proof
@@ -28,73 +28,47 @@ type servedIndicators interface {
 	Standing(key string, year int, code string) (rank int, hensachi float64, ok bool)
 }
 
-// builtIndicators reads the catalogue from the dataset as ingest builds it (realdata.Built), and
-// ranks it with package compute's method, the one the service states for the axes.
-// TODO(ind-core): serve it from the town read model once it has the indicators, so that the proof
-// compares what the API and the pages answer, ranks included.
-type builtIndicators struct {
-	cat    []hensachi.Indicator
-	values hensachi.IndicatorValues
-	codes  []string
-	index  map[string]int
-	ranked map[string]map[string][2]float64 // key/year → code → rank, score
+// catalogIndicators reads the catalogue from the read model of the real dataset, written to its
+// file and opened as the server opens it (realdata.Catalog): what the API and the pages answer.
+type catalogIndicators struct{ c *town.Catalog }
+
+func (ci catalogIndicators) Catalogue() []hensachi.Indicator {
+	var out []hensachi.Indicator
+	for _, ind := range ci.c.Indicators("") {
+		out = append(out, *ind)
+	}
+	return out
 }
 
-func newBuiltIndicators(t *testing.T) *builtIndicators {
-	res := realdata.Built(t)
-	b := &builtIndicators{cat: res.Indicators.Indicators, values: res.IndicatorValues, index: map[string]int{}, ranked: map[string]map[string][2]float64{}}
-	for _, m := range res.Municipalities {
-		b.codes = append(b.codes, m.Code)
+func (ci catalogIndicators) Codes() []string {
+	codes := make([]string, ci.c.Len())
+	for m := range codes {
+		codes[m] = ci.c.Row(m).Code
 	}
-	for i, ind := range b.cat {
-		b.index[ind.Key] = i
-	}
-	return b
+	return codes
 }
 
-func (b *builtIndicators) Catalogue() []hensachi.Indicator { return b.cat }
-func (b *builtIndicators) Codes() []string                 { return b.codes }
-
-func (b *builtIndicators) column(key string, year int) []hensachi.Optional[float64] {
-	i, ok := b.index[key]
-	if !ok {
-		return nil
+func (ci catalogIndicators) point(key string, year int, code string) (town.IndicatorPoint, bool) {
+	i, m := ci.c.IndicatorIndex(key), ci.c.Index(code)
+	if i < 0 || m < 0 {
+		return town.IndicatorPoint{}, false
 	}
-	k := b.cat[i].YearIndex(year)
+	k := ci.c.Indicator(i).YearIndex(year)
 	if k < 0 {
-		return nil
+		return town.IndicatorPoint{}, false
 	}
-	return b.values[i][k]
+	p := ci.c.IndicatorPoint(i, k, m)
+	return p, p.Value.Valid
 }
 
-func (b *builtIndicators) Value(key string, year int, code string) (float64, bool) {
-	col := b.column(key, year)
-	m, found := slices.BinarySearch(b.codes, code)
-	if col == nil || !found || !col[m].Valid {
-		return 0, false
-	}
-	return col[m].V, true
+func (ci catalogIndicators) Value(key string, year int, code string) (float64, bool) {
+	p, ok := ci.point(key, year, code)
+	return p.Value.V, ok
 }
 
-func (b *builtIndicators) Standing(key string, year int, code string) (int, float64, bool) {
-	id := fmt.Sprint(key, "/", year)
-	if b.ranked[id] == nil {
-		var ranked []string
-		var values []float64
-		for m, v := range b.column(key, year) {
-			if v.Valid {
-				ranked = append(ranked, b.codes[m])
-				values = append(values, v.V)
-			}
-		}
-		r := compute.Rank(values)
-		b.ranked[id] = map[string][2]float64{}
-		for j, c := range ranked {
-			b.ranked[id][c] = [2]float64{float64(r.Rank[j]), compute.RoundHensachi(compute.Hensachi(r.MidRank[j], len(values)))}
-		}
-	}
-	s, ok := b.ranked[id][code]
-	return int(s[0]), s[1], ok
+func (ci catalogIndicators) Standing(key string, year int, code string) (int, float64, bool) {
+	p, ok := ci.point(key, year, code)
+	return p.Rank, p.Hensachi, ok
 }
 
 // proofSeed fixes the draw, so that a failure names triples that the next run draws again.
@@ -112,7 +86,7 @@ func TestIndicatorsAgainstRawFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var served servedIndicators = newBuiltIndicators(t)
+	var served servedIndicators = catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
 	codes := served.Codes()
 	if want := len(src.Codes.Entries); len(codes) != want {
 		t.Fatalf("the service has %d municipalities, the code list %d", len(codes), want)
@@ -183,6 +157,7 @@ func TestIndicatorsAgainstRawFiles(t *testing.T) {
 			continue // a figure the raw readers cannot place would move every rank below it
 		}
 		ranked++
+		checkSummary(t, p.ind, p.year, column)
 		for code, want := range rawfiles.Rank(column) {
 			rank, h, ok := served.Standing(p.ind.Key, p.year, code)
 			if !ok || rank != want.Rank || h != want.Hensachi {
@@ -190,6 +165,35 @@ func TestIndicatorsAgainstRawFiles(t *testing.T) {
 					p.ind.Key, p.year, code, rank, h, ok, want.Rank, len(column), want.Hensachi)
 			}
 		}
+	}
+}
+
+// checkSummary holds an indicator-year's national summary against the recomputed column: the count,
+// the least and greatest values, and the median and mean to one decimal more than the values.
+func checkSummary(t *testing.T, ind hensachi.Indicator, year int, column map[string]float64) {
+	t.Helper()
+	k := ind.YearIndex(year)
+	got := ind.Years[k]
+	var vals []float64
+	sum := 0.0
+	for _, v := range column {
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	for _, v := range vals {
+		sum += v
+	}
+	n := len(vals)
+	median := vals[n/2]
+	if n%2 == 0 {
+		median = (vals[n/2-1] + vals[n/2]) / 2
+	}
+	mean := sum / float64(n)
+	d := ind.Decimals + 1
+	if got.Count != n || got.Min != vals[0] || got.Max != vals[n-1] ||
+		!agrees(got.Median, rawfiles.RoundHalfAway(median, d), median, d) || !agrees(got.Mean, rawfiles.RoundHalfAway(mean, d), mean, d) {
+		t.Errorf("%s %d: served summary %+v; recomputed count %d, median %v, mean %v, min %v, max %v",
+			ind.Key, year, got, n, rawfiles.RoundHalfAway(median, d), rawfiles.RoundHalfAway(mean, d), vals[0], vals[n-1])
 	}
 }
 
