@@ -12,23 +12,28 @@ import (
 // and deviation scores, which the dataset does not store: they are computed here, once per
 // dataset version, by the method of the axes (compute.Stand), so that a call only reads them.
 
-// indicatorYear is one survey year of an indicator, every municipality's standing in row order.
-// A rank, a deviation score in tenths and a row fit in 16 bits for the country's 1,741
-// municipalities, which keeps the whole catalogue near 14 bytes per municipality and year.
-type indicatorYear struct {
-	values []float64 // NaN where the municipality has no value
-	ranks  []int16   // national competition rank, 0 without a value
-	tenths []int16   // deviation score × 10, exact since the score has one decimal
-	order  []int16   // the rows with a value, best first, ties in code order
+// indicatorCell is one municipality's standing on an indicator in one survey year. A rank and a
+// deviation score in tenths fit in 16 bits for the country's 1,741 municipalities.
+type indicatorCell struct {
+	value  float64 // NaN where the municipality has no value
+	rank   int16   // national competition rank, 0 without a value
+	tenths int16   // deviation score × 10, exact since the score has one decimal
 }
 
-// indicators is the catalogue and its years' standings, by indicator.
+// indicators is the catalogue and every standing. The cells are kept municipality by
+// municipality, each municipality's indicators and years side by side, so that one municipality's
+// whole catalogue is read from one stretch of memory; a year's ranking order is kept apart.
 type indicators struct {
 	method  string
 	list    []hensachi.Indicator
 	byKey   map[string]int
 	byGroup map[string][]int
-	years   [][]indicatorYear
+	first   []int // the position of indicator i's first year in a municipality's cells
+	width   int   // cells per municipality: every year of every indicator
+	cells   []indicatorCell
+	// order[i][k] lists the rows with a value in indicator i's k-th year, best first, ties in code
+	// order.
+	order [][][]int16
 }
 
 // maxRows is how many municipalities a catalog with indicators may have: rows and ranks are kept
@@ -54,48 +59,53 @@ func (c *Catalog) WithIndicators(cat hensachi.IndicatorCatalogue, values hensach
 // withIndicators is WithIndicators with the values read by read, which fills dst with indicator
 // i's values in its k-th survey year.
 func (c *Catalog) withIndicators(cat hensachi.IndicatorCatalogue, read func(i, k int, dst []hensachi.Optional[float64])) *Catalog {
-	if len(c.towns) > maxRows {
+	rows := len(c.towns)
+	if rows > maxRows {
 		panic("town: too many municipalities to rank indicators in 16 bits")
 	}
 	in := indicators{method: cat.Method, list: cat.Indicators, byKey: map[string]int{}, byGroup: map[string][]int{},
-		years: make([][]indicatorYear, len(cat.Indicators))}
-	values := make([]hensachi.Optional[float64], len(c.towns))
+		first: make([]int, len(cat.Indicators)), order: make([][][]int16, len(cat.Indicators))}
 	for i, ind := range cat.Indicators {
 		in.byKey[ind.Key] = i
 		in.byGroup[ind.Group] = append(in.byGroup[ind.Group], i)
+		in.first[i] = in.width
+		in.width += len(ind.Years)
+	}
+	in.cells = make([]indicatorCell, rows*in.width)
+	values := make([]hensachi.Optional[float64], rows)
+	for i, ind := range cat.Indicators {
 		for k := range ind.Years {
 			read(i, k, values)
-			in.years[i] = append(in.years[i], standings(values))
+			s := compute.Stand(values)
+			col := in.first[i] + k
+			for m, v := range values {
+				cell := &in.cells[m*in.width+col]
+				cell.value = math.NaN()
+				if v.Valid {
+					cell.value, cell.rank, cell.tenths = v.V, int16(s.Rank[m]), int16(math.Round(s.Hensachi[m]*10))
+				}
+			}
+			order := make([]int16, len(s.Order))
+			for p, m := range s.Order {
+				order[p] = int16(m)
+			}
+			in.order[i] = append(in.order[i], order)
 		}
 	}
 	c.indicators = in
 	return c
 }
 
-// standings ranks one survey year's values.
-func standings(values []hensachi.Optional[float64]) indicatorYear {
-	rows := len(values)
-	s := compute.Stand(values)
-	y := indicatorYear{values: make([]float64, rows), ranks: make([]int16, rows), tenths: make([]int16, rows), order: make([]int16, len(s.Order))}
-	for m, v := range values {
-		y.values[m] = math.NaN()
-		if v.Valid {
-			y.values[m] = v.V
-			y.ranks[m] = int16(s.Rank[m])
-			y.tenths[m] = int16(math.Round(s.Hensachi[m] * 10))
-		}
-	}
-	for p, m := range s.Order {
-		y.order[p] = int16(m)
-	}
-	return y
+// cell returns row m's standing on indicator i in its k-th year.
+func (in *indicators) cell(i, k, m int) *indicatorCell {
+	return &in.cells[m*in.width+in.first[i]+k]
 }
 
-// point is row m's standing in this year.
-func (y *indicatorYear) point(year, m int) IndicatorPoint {
+// point is a cell as the answers give it.
+func (cell *indicatorCell) point(year int) IndicatorPoint {
 	p := IndicatorPoint{Year: year}
-	if v := y.values[m]; v == v { // not NaN
-		p.Value, p.Rank, p.Hensachi = hensachi.Some(v), int(y.ranks[m]), float64(y.tenths[m])/10
+	if v := cell.value; v == v { // not NaN
+		p.Value, p.Rank, p.Hensachi = hensachi.Some(v), int(cell.rank), float64(cell.tenths)/10
 	}
 	return p
 }
@@ -138,7 +148,7 @@ func (c *Catalog) Indicator(i int) *hensachi.Indicator { return &c.indicators.li
 // IndicatorPoint returns row m's standing on indicator i in its k-th survey year
 // (Indicator(i).Years[k]).
 func (c *Catalog) IndicatorPoint(i, k, m int) IndicatorPoint {
-	return c.indicators.years[i][k].point(c.indicators.list[i].Years[k].Year, m)
+	return c.indicators.cell(i, k, m).point(c.indicators.list[i].Years[k].Year)
 }
 
 // IndicatorRankingPage is a page of the ranking on one indicator in one survey year, with what it
@@ -164,7 +174,7 @@ type IndicatorRankItem struct {
 // ways, as on the axes (RankingPage).
 func (c *Catalog) IndicatorRankingPage(i, k int, order Order, pref string, offset, limit int) IndicatorRankingPage {
 	ind := &c.indicators.list[i]
-	y := &c.indicators.years[i][k]
+	ranked := c.indicators.order[i][k]
 	page := IndicatorRankingPage{Indicator: ind, Year: ind.Years[k].Year, Order: order, Offset: offset, Limit: limit}
 	if p, ok := c.prefs[pref]; ok {
 		page.Prefecture = &p
@@ -174,23 +184,24 @@ func (c *Catalog) IndicatorRankingPage(i, k int, order Order, pref string, offse
 			return
 		}
 		if page.Total >= offset && len(page.Items) < limit {
-			page.Items = append(page.Items, IndicatorRankItem{Municipality: &c.towns[m], IndicatorPoint: y.point(page.Year, m)})
+			page.Items = append(page.Items, IndicatorRankItem{Municipality: &c.towns[m], IndicatorPoint: c.indicators.cell(i, k, m).point(page.Year)})
 		}
 		page.Total++
 	}
 	if order != WorstFirst {
-		for _, m := range y.order {
+		for _, m := range ranked {
 			take(int(m))
 		}
 		return page
 	}
 	// worst first: the tied groups from the last, each still in code order
-	for end := len(y.order); end > 0; {
+	rank := func(p int) int16 { return c.indicators.cell(i, k, int(ranked[p])).rank }
+	for end := len(ranked); end > 0; {
 		start := end - 1
-		for start > 0 && y.ranks[y.order[start-1]] == y.ranks[y.order[end-1]] {
+		for start > 0 && rank(start-1) == rank(end-1) {
 			start--
 		}
-		for _, m := range y.order[start:end] {
+		for _, m := range ranked[start:end] {
 			take(int(m))
 		}
 		end = start
@@ -218,12 +229,14 @@ func (c *Catalog) MunicipalityIndicators(m int, idx []int) []MunicipalityIndicat
 	}
 	points := make([]IndicatorPoint, n) // one allocation for every series
 	out := make([]MunicipalityIndicator, len(idx))
+	in := &c.indicators
+	row := in.cells[m*in.width : (m+1)*in.width]
 	for j, i := range idx {
-		ind := &c.indicators.list[i]
+		ind := &in.list[i]
 		series := points[:len(ind.Years):len(ind.Years)]
 		points = points[len(ind.Years):]
 		for k := range ind.Years {
-			series[k] = c.indicators.years[i][k].point(ind.Years[k].Year, m)
+			series[k] = row[in.first[i]+k].point(ind.Years[k].Year)
 		}
 		last := len(ind.Years) - 1
 		out[j] = MunicipalityIndicator{Indicator: ind, Latest: series[last], RankTotal: ind.Years[last].Count, Series: series}
@@ -257,12 +270,11 @@ type IndicatorColumn struct {
 // IndicatorColumn returns indicator i's column in its k-th survey year.
 func (c *Catalog) IndicatorColumn(i, k int) IndicatorColumn {
 	ind := &c.indicators.list[i]
-	y := &c.indicators.years[i][k]
 	col := IndicatorColumn{Indicator: ind, Year: ind.Years[k].Year, RankTotal: ind.Years[k].Count,
 		Values: make([]hensachi.Optional[float64], len(c.towns)), Ranks: make([]hensachi.Optional[int64], len(c.towns)),
 		Hensachi: make([]hensachi.Optional[float64], len(c.towns))}
 	for m := range c.towns {
-		if p := y.point(col.Year, m); p.Value.Valid {
+		if p := c.indicators.cell(i, k, m).point(col.Year); p.Value.Valid {
 			col.Values[m], col.Ranks[m], col.Hensachi[m] = p.Value, hensachi.Some(int64(p.Rank)), hensachi.Some(p.Hensachi)
 		}
 	}

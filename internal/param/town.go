@@ -3,6 +3,7 @@ package param
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hensachi/hensachi"
@@ -126,16 +127,17 @@ func Order(q Query) (town.Order, error) {
 }
 
 // Measure is what a measure key names: the value of one of the six axes (not its deviation score,
-// which is the value's rank put on a normal curve and so hides the units), or one of the sixteen
-// statistics.
+// which is the value's rank put on a normal curve and so hides the units), one of the sixteen
+// statistics, or an indicator in one survey year.
 type Measure struct {
 	hensachi.Field
 	Median hensachi.Optional[float64]
 	Value  func(*hensachi.Municipality) hensachi.Optional[float64]
 }
 
-// MeasureOf reads the measure key given as name, def when absent; a key that is neither an axis
-// nor a statistic (the two key sets do not overlap) is an invalid parameter.
+// MeasureOf reads the measure key given as name, def when absent: an axis, a statistic (the two
+// key sets do not overlap), or an indicator key, in its latest survey year or, written
+// key@year (births_per_1000@2020), in that year. Anything else is an invalid parameter.
 func MeasureOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
 	key, ok, err := q.One(name)
 	if err != nil {
@@ -152,9 +154,99 @@ func MeasureOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
 		return Measure{Field: hensachi.Stats[s], Median: c.StatMedian(s),
 			Value: func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Stats[s] }}, nil
 	}
-	return Measure{}, invalid(name, fmt.Sprintf("%s must be an axis or a statistic (%s), not %q", name,
+	indicator, year, dated := strings.Cut(key, "@")
+	if i := c.IndicatorIndex(indicator); i >= 0 {
+		ind := c.Indicator(i)
+		k := len(ind.Years) - 1
+		if dated {
+			if k = yearIndex(ind, year); k < 0 {
+				return Measure{}, invalid(name, fmt.Sprintf("%s: indicator %s has no survey year %q; its years are %s", name, indicator, Truncate(year), years(ind)),
+					name+" の指標 "+indicator+" の年は "+years(ind)+" のいずれかです。")
+			}
+		}
+		return indicatorMeasure(c, i, k), nil
+	}
+	return Measure{}, invalid(name, fmt.Sprintf("%s must be an axis, a statistic (%s) or an indicator key (GET /town/v1/indicators lists them; key@year for a survey year), not %q", name,
 		strings.Join(append(keys(hensachi.Axes), keys(hensachi.Stats)...), ", "), Truncate(key)),
-		name+" には 6 軸か 16 の統計のキー（例：income、pop）を指定してください。")
+		name+" には 6 軸か 16 の統計のキー（例：income、pop）、または指標のキー（例：births_per_1000、年を付けて births_per_1000@2020）を指定してください。")
+}
+
+// indicatorMeasure is indicator i in its k-th survey year as a measure: its key and label name the
+// year, its median is that year's national one.
+func indicatorMeasure(c *town.Catalog, i, k int) Measure {
+	ind := c.Indicator(i)
+	y := ind.Years[k]
+	m := Measure{Field: hensachi.Field{Key: ind.Key + "@" + strconv.Itoa(y.Year), Label: fmt.Sprintf("%s（%d年）", ind.Label, y.Year),
+		Unit: ind.Unit, Description: ind.Description, Decimals: ind.Decimals}}
+	if y.Count > 0 {
+		m.Median = hensachi.Some(y.Median)
+	}
+	m.Value = func(mun *hensachi.Municipality) hensachi.Optional[float64] {
+		row := c.Index(mun.Code)
+		if row < 0 {
+			return hensachi.Optional[float64]{}
+		}
+		return c.IndicatorPoint(i, k, row).Value
+	}
+	return m
+}
+
+// Indicator reads an indicator key that names a page or a call; one the catalogue does not have is
+// not found.
+func Indicator(c *town.Catalog, key string) (int, error) {
+	if i := c.IndicatorIndex(key); i >= 0 {
+		return i, nil
+	}
+	return 0, notFound(fmt.Sprintf("there is no indicator %q; GET /town/v1/indicators lists them", Truncate(key)), "この指標はありません。")
+}
+
+// IndicatorYear reads year, a survey year of indicator i: its position in the indicator's Years,
+// the latest when absent; a year the indicator does not have is an invalid parameter.
+func IndicatorYear(c *town.Catalog, q Query, i int) (int, error) {
+	ind := c.Indicator(i)
+	y, ok, err := q.One("year")
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return len(ind.Years) - 1, nil
+	}
+	if k := yearIndex(ind, y); k >= 0 {
+		return k, nil
+	}
+	return 0, invalid("year", fmt.Sprintf("indicator %s has no survey year %q; its years are %s", ind.Key, Truncate(y), years(ind)),
+		"この指標の年は "+years(ind)+" のいずれかです。")
+}
+
+// IndicatorGroup reads group, a group of the catalogue (hensachi.IndicatorGroups), "" when absent.
+func IndicatorGroup(q Query) (string, error) {
+	g, ok, err := q.One("group")
+	if err != nil || !ok {
+		return "", err
+	}
+	if slices.Contains(hensachi.IndicatorGroups, g) {
+		return g, nil
+	}
+	list := strings.Join(hensachi.IndicatorGroups, ", ")
+	return "", invalid("group", fmt.Sprintf("group must be one of %s, not %q", list, Truncate(g)), "group には "+list+" のいずれかを指定してください。")
+}
+
+// yearIndex is the position of a survey year, written in digits, in an indicator's Years, or -1.
+func yearIndex(ind *hensachi.Indicator, year string) int {
+	y, err := strconv.Atoi(year)
+	if !Digits(year) || err != nil {
+		return -1
+	}
+	return ind.YearIndex(y)
+}
+
+// years lists an indicator's survey years for a message.
+func years(ind *hensachi.Indicator) string {
+	s := make([]string, len(ind.Years))
+	for k, y := range ind.Years {
+		s[k] = strconv.Itoa(y.Year)
+	}
+	return strings.Join(s, ", ")
 }
 
 func keys(fields []hensachi.Field) []string {
