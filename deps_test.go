@@ -53,6 +53,7 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/app", []string{mod + "/sqlite", mod + "/postgres", mod + "/face/ort", mod + "/uploads", mod + "/devidp", mod + "/cmd", mod + "/training"}, "the assembly is given the store, the face analyzer and the upload store, which only the command opens, so that the tests build the server as the command does"},
 		// gonum/stat, which compute uses, imports optimize/convex/lp, so only the optimiser itself is named
 		{mod + "/cmd/hensachi", []string{"=gonum.org/v1/gonum/optimize", mod + "/training"}, "the server links no training: the trained models are files it loads"},
+		{mod + "/parquetfile", []string{"google.golang.org/grpc", "github.com/apache/arrow-go/v18/arrow/flight"}, "the Parquet export is written without pqarrow, whose Flight import would link gRPC into the server"},
 		{mod + "/face/...", []string{"=gonum.org/v1/gonum/optimize", mod + "/training"}, "the models' inference needs none of their training"},
 		{mod + "/training", []string{mod + "/serve", mod + "/web", mod + "/dataset", mod + "/quota"}, "training reads image datasets, not the service or its statistics"},
 		{mod + "/training/...", []string{mod + "/serve", mod + "/web", mod + "/dataset", mod + "/quota"}, "training reads image datasets, not the service or its statistics"},

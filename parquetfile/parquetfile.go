@@ -1,60 +1,41 @@
 // Package parquetfile writes a table of typed, nullable columns (hensachi.Column) as an Apache
-// Parquet file with arrow-go's pqarrow: the statistics API's bulk export (package export) in a
-// form that data tools read with their types (integers, doubles, strings and nulls) intact.
+// Parquet file: the statistics API's bulk export (package export) in a form that data tools read
+// with their types (integers, doubles, strings and nulls) intact.
+//
+// It writes with arrow-go's low-level parquet/file writer rather than pqarrow: pqarrow imports
+// arrow/flight, which would link gRPC and protobuf into the server for a table of three kinds of
+// column.
 package parquetfile
 
 import (
 	"fmt"
 	"io"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/hensachi/hensachi"
 )
 
 // Write writes the columns to w as one Parquet file with one row group, compressed with Snappy,
-// which every Parquet reader decodes without extra codecs.
+// which every Parquet reader decodes without extra codecs. Strings are required UTF-8 columns,
+// integers and floats optional INT64 (signed) and DOUBLE columns.
 func Write(w io.Writer, cols []hensachi.Column) error {
-	fields := make([]arrow.Field, len(cols))
-	arrays := make([]arrow.Array, 0, len(cols))
-	defer func() {
-		for _, a := range arrays {
-			a.Release()
-		}
-	}()
-	rows, err := hensachi.Rows(cols)
+	if _, err := hensachi.Rows(cols); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	root, err := tableSchema(cols)
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	for i, c := range cols {
-		var a arrow.Array
-		switch {
-		case c.Strings != nil:
-			b := array.NewStringBuilder(memory.DefaultAllocator)
-			b.AppendValues(c.Strings, nil)
-			a = b.NewArray()
-			b.Release()
-		case c.Ints != nil:
-			a = optionalArray(array.NewInt64Builder(memory.DefaultAllocator), c.Ints)
-		default:
-			a = optionalArray(array.NewFloat64Builder(memory.DefaultAllocator), c.Floats)
-		}
-		arrays = append(arrays, a)
-		fields[i] = arrow.Field{Name: c.Name, Type: a.DataType(), Nullable: c.Strings == nil}
-	}
-	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrays, int64(rows))
-	defer rec.Release()
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
-	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.DefaultWriterProps())
+	fw, err := file.NewParquetWriterWithError(w, root, file.WithWriterProps(props))
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	if err := fw.Write(rec); err != nil {
+	if err := writeRowGroup(fw, cols); err != nil {
 		fw.Close()
 		return fmt.Errorf("parquet: %w", err)
 	}
@@ -64,18 +45,73 @@ func Write(w io.Writer, cols []hensachi.Column) error {
 	return nil
 }
 
-// optionalArray builds an array of optional values, a null where one is not Valid.
-func optionalArray[T int64 | float64, B interface {
-	array.Builder
-	Append(T)
-}](b B, values []hensachi.Optional[T]) arrow.Array {
-	defer b.Release()
-	for _, v := range values {
-		if v.Valid {
-			b.Append(v.V)
-		} else {
-			b.AppendNull()
+// tableSchema declares one leaf per column.
+func tableSchema(cols []hensachi.Column) (*schema.GroupNode, error) {
+	fields := make(schema.FieldList, len(cols))
+	for i, c := range cols {
+		var err error
+		switch {
+		case c.Strings != nil:
+			fields[i], err = schema.NewPrimitiveNodeLogical(c.Name, parquet.Repetitions.Required, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
+		case c.Ints != nil:
+			fields[i], err = schema.NewPrimitiveNodeLogical(c.Name, parquet.Repetitions.Optional, schema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
+		default:
+			fields[i], err = schema.NewPrimitiveNode(c.Name, parquet.Repetitions.Optional, parquet.Types.Double, -1, -1)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Name, err)
 		}
 	}
-	return b.NewArray()
+	return schema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
+}
+
+// writeRowGroup writes every column into one row group, in the schema's order.
+func writeRowGroup(fw *file.Writer, cols []hensachi.Column) error {
+	rg, err := fw.AppendRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	for _, c := range cols {
+		cw, err := rg.NextColumn()
+		if err != nil {
+			return fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		switch cw := cw.(type) {
+		case *file.ByteArrayColumnChunkWriter:
+			values := make([]parquet.ByteArray, len(c.Strings))
+			for i, s := range c.Strings {
+				values[i] = parquet.ByteArray(s)
+			}
+			_, err = cw.WriteBatch(values, nil, nil)
+		case *file.Int64ColumnChunkWriter:
+			values, defined := present(c.Ints)
+			_, err = cw.WriteBatch(values, defined, nil)
+		case *file.Float64ColumnChunkWriter:
+			values, defined := present(c.Floats)
+			_, err = cw.WriteBatch(values, defined, nil)
+		default:
+			err = fmt.Errorf("unexpected column writer %T", cw)
+		}
+		if err == nil {
+			err = cw.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("column %s: %w", c.Name, err)
+		}
+	}
+	return rg.Close()
+}
+
+// present splits optional values into what an optional Parquet column stores: the values that
+// exist, and a definition level per row (1 where the value exists, 0 for a null).
+func present[T int64 | float64](values []hensachi.Optional[T]) ([]T, []int16) {
+	out := make([]T, 0, len(values))
+	defined := make([]int16, len(values))
+	for i, v := range values {
+		if v.Valid {
+			out = append(out, v.V)
+			defined[i] = 1
+		}
+	}
+	return out, defined
 }
