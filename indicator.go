@@ -29,13 +29,16 @@ type Indicator struct {
 }
 
 // Formula states an indicator in its sources' item codes, so that anyone can recompute it:
-// Scale × the sum of Items (a count or a published ratio), or Scale × sum(Numerator) /
-// sum(Denominator). Scale is 1 when it is not given. An item is an SSDSE-A item code (A1101) or,
-// for another source, that source's manifest id and its item, joined by a dot
-// (finance.財政力指数, portal.C120110, furusato.receipts_thousand_yen).
+// Scale × (the sum of Items − the sum of Minus) (a count or a published ratio), or
+// Scale × (sum(Numerator) − sum(Minus)) / sum(Denominator). Scale is 1 when it is not given. An
+// item is an SSDSE-A item code (A1101) or, for another source, that source's manifest id and its
+// item, joined by a dot (finance.財政力指数, portal.C120110, furusato.receipts_thousand_yen).
 type Formula struct {
-	Items       []string `json:"items,omitempty"`
-	Numerator   []string `json:"numerator,omitempty"`
+	Items     []string `json:"items,omitempty"`
+	Numerator []string `json:"numerator,omitempty"`
+	// Minus are subtracted from Items or Numerator, in the same survey year: natural increase is
+	// births minus deaths, net migration movers in minus movers out.
+	Minus       []string `json:"minus,omitempty"`
 	Denominator []string `json:"denominator,omitempty"`
 	Scale       float64  `json:"scale,omitempty"`
 }

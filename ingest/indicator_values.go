@@ -44,8 +44,8 @@ type plannedIndicator struct {
 }
 
 type plannedYear struct {
-	year                 int
-	counted, denominator []*yearly
+	year                             int
+	counted, subtracted, denominator []*yearly
 }
 
 // formulaPart is the items of one part of a formula with the field they are written in.
@@ -64,11 +64,12 @@ func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
 	if len(f.Items) == 0 {
 		counted.field = "numerator"
 	}
+	subtracted := formulaPart{field: "minus"}
 	den := formulaPart{field: "denominator"}
 	for _, part := range []struct {
 		into *formulaPart
 		raw  []string
-	}{{&counted, f.Counted()}, {&den, f.Denominator}} {
+	}{{&counted, f.Counted()}, {&subtracted, f.Minus}, {&den, f.Denominator}} {
 		for i, raw := range part.raw {
 			it, err := parseItem(raw)
 			if err != nil {
@@ -84,13 +85,15 @@ func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
 			part.into.items = append(part.into.items, it)
 		}
 	}
-	for _, part := range []formulaPart{counted, den} {
+	// what is subtracted is of the counted items' year, as what is added
+	year := formulaPart{field: counted.field, items: slices.Concat(counted.items, subtracted.items)}
+	for _, part := range []formulaPart{year, den} {
 		if err := p.shareYears(ind.Key, part); err != nil {
 			return plannedIndicator{}, err
 		}
 	}
 	years := p.series[counted.items[0]].years()
-	for _, it := range counted.items[1:] {
+	for _, it := range year.items[1:] {
 		other := p.series[it].years()
 		years = slices.DeleteFunc(years, func(y int) bool { return !slices.Contains(other, y) })
 	}
@@ -98,7 +101,7 @@ func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
 	if len(years) == 0 {
 		return plannedIndicator{}, manifestErr(ind.Key, "formula."+counted.field, "no survey year of its items is within from_year–to_year")
 	}
-	if err := p.checkBreaks(ind, append(slices.Clone(counted.items), den.items...)); err != nil {
+	if err := p.checkBreaks(ind, slices.Concat(year.items, den.items)); err != nil {
 		return plannedIndicator{}, err
 	}
 	plan := plannedIndicator{ind: ind}
@@ -106,6 +109,9 @@ func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
 		py := plannedYear{year: y}
 		for _, it := range counted.items {
 			py.counted = append(py.counted, p.series[it].at(y))
+		}
+		for _, it := range subtracted.items {
+			py.subtracted = append(py.subtracted, p.series[it].at(y))
 		}
 		for _, it := range den.items {
 			py.denominator = append(py.denominator, p.series[it].nearest(y))
@@ -174,11 +180,14 @@ func (pi plannedIndicator) values(cl *CodeList, r *Report) (hensachi.Indicator, 
 	scale := ind.Formula.Factor()
 	var out [][]hensachi.Optional[float64]
 	for _, py := range pi.years {
-		counted, den := columnsOf(py.counted, cl), columnsOf(py.denominator, cl)
+		counted, subtracted, den := columnsOf(py.counted, cl), columnsOf(py.subtracted, cl), columnsOf(py.denominator, cl)
 		vals := make([]hensachi.Optional[float64], len(cl.Entries))
 		valid := 0
 		for i, e := range cl.Entries {
 			f := sumAt(counted, i)
+			if len(subtracted) > 0 {
+				f = combine(f, sumAt(subtracted, i), minus)
+			}
 			if len(den) > 0 {
 				f = ratio(f, sumAt(den, i), scale)
 			} else if f.why == "" {

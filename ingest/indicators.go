@@ -28,7 +28,8 @@ import (
 //     year, else from the history file).
 //
 // The year rule: an indicator's survey years are those of its counted items (items, or numerator
-// for a ratio); items summed together must share the survey year within every SSDSE-A edition. A
+// for a ratio) and of the items it subtracts (minus); items summed or subtracted together must
+// share the survey year within every SSDSE-A edition. A
 // denominator takes its items' values for the latest survey year not after the indicator's year,
 // or, when there is none, the earliest year after it. An SSDSE-A item's value for a year comes from
 // the newest edition that holds the item for that year. indicatorMethod says the same to readers.
@@ -39,7 +40,8 @@ var indicatorsJSON []byte
 // indicatorMethod explains the indicators to readers of the catalogue.
 const indicatorMethod = "各指標は式（formula）の項目から計算する。項目は SSDSE-A の項目コード（例：A4101）か、他の出典の「出典.項目」" +
 	"（finance.財政力指数 などの主要財政指標、portal.C120110・portal.C120120 の課税対象所得と納税義務者数、furusato.receipts_thousand_yen・" +
-	"furusato.receipts_count のふるさと納税受入額と受入件数）。値は items の合計、または numerator の合計 ÷ denominator の合計で、" +
+	"furusato.receipts_count のふるさと納税受入額と受入件数）。値は items の合計、または numerator の合計 ÷ denominator の合計で" +
+	"（minus があればその合計を items または numerator の合計から引く。例：自然増減は出生数 − 死亡数）、" +
 	"それぞれ scale を掛ける。指標の年は items（比率では numerator）の調査年とし、合計する項目は同じ版で同じ調査年である。" +
 	"分母には、その年以前で最も新しい調査年の値を用い（例：2023年の出生数には2020年国勢調査の人口）、それがなければその年より後で最も古い調査年の値を用いる。" +
 	"同じ項目・同じ調査年を複数の版の SSDSE-A が収録するときは最も新しい版の値を用いる。値は指標ごとの小数桁に四捨五入（0 から遠い方へ）してから順位を付け、" +
@@ -137,6 +139,13 @@ func parseIndicators(data []byte) ([]hensachi.Indicator, error) {
 	dec.DisallowUnknownFields()
 	var doc struct {
 		Indicators []hensachi.Indicator `json:"indicators"`
+		// ExcludedItems are the SSDSE-A items the catalogue has no indicator of, each with its
+		// reason, for readers; indicators_test.go holds them against the editions.
+		ExcludedItems []struct {
+			Item   string `json:"item"`
+			SameAs string `json:"same_as"`
+			Reason string `json:"reason"`
+		} `json:"excluded_items"`
 	}
 	if err := dec.Decode(&doc); err != nil {
 		return nil, &ManifestError{Err: fmt.Errorf("not the expected JSON document: %w", err)}
@@ -223,7 +232,7 @@ func checkFormula(key string, f hensachi.Formula) error {
 	for _, part := range []struct {
 		name  string
 		items []string
-	}{{"items", f.Items}, {"numerator", f.Numerator}, {"denominator", f.Denominator}} {
+	}{{"items", f.Items}, {"numerator", f.Numerator}, {"minus", f.Minus}, {"denominator", f.Denominator}} {
 		for i, s := range part.items {
 			field := fmt.Sprintf("formula.%s[%d]", part.name, i)
 			if _, err := parseItem(s); err != nil {

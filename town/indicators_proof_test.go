@@ -1,0 +1,290 @@
+package town_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/rawfiles"
+	"github.com/hensachi/hensachi/internal/testrig/realdata"
+	"github.com/hensachi/hensachi/internal/testrig/testenv"
+	"github.com/hensachi/hensachi/town"
+)
+
+// servedIndicators is what the service serves of the indicator catalogue, as far as the proof
+// needs it.
+type servedIndicators interface {
+	Catalogue() []hensachi.Indicator // the entries with their years
+	Codes() []string                 // the municipalities, in the order values are given
+	// Value is an indicator's value for a municipality in a survey year; ok is false for a null.
+	Value(key string, year int, code string) (v float64, ok bool)
+	// Standing is a municipality's rank and deviation score on an indicator in a survey year.
+	Standing(key string, year int, code string) (rank int, hensachi float64, ok bool)
+}
+
+// catalogIndicators reads the catalogue from the read model of the real dataset, written to its
+// file and opened as the server opens it (realdata.Catalog): what the API and the pages answer.
+type catalogIndicators struct{ c *town.Catalog }
+
+func (ci catalogIndicators) Catalogue() []hensachi.Indicator {
+	var out []hensachi.Indicator
+	for _, ind := range ci.c.Indicators("") {
+		out = append(out, *ind)
+	}
+	return out
+}
+
+func (ci catalogIndicators) Codes() []string {
+	codes := make([]string, ci.c.Len())
+	for m := range codes {
+		codes[m] = ci.c.Row(m).Code
+	}
+	return codes
+}
+
+func (ci catalogIndicators) point(key string, year int, code string) (town.IndicatorPoint, bool) {
+	i, m := ci.c.IndicatorIndex(key), ci.c.Index(code)
+	if i < 0 || m < 0 {
+		return town.IndicatorPoint{}, false
+	}
+	k := ci.c.Indicator(i).YearIndex(year)
+	if k < 0 {
+		return town.IndicatorPoint{}, false
+	}
+	p := ci.c.IndicatorPoint(i, k, m)
+	return p, p.Value.Valid
+}
+
+func (ci catalogIndicators) Value(key string, year int, code string) (float64, bool) {
+	p, ok := ci.point(key, year, code)
+	return p.Value.V, ok
+}
+
+func (ci catalogIndicators) Standing(key string, year int, code string) (int, float64, bool) {
+	p, ok := ci.point(key, year, code)
+	return p.Rank, p.Hensachi, ok
+}
+
+// proofSeed fixes the draw, so that a failure names triples that the next run draws again.
+const proofSeed = 20261126
+
+// TestIndicatorsAgainstRawFiles is the catalogue's proof: it recomputes indicators straight from
+// the raw files, by readers and rules of its own (package rawfiles, which shares no code with
+// ingest), and holds what the service serves against them: every indicator's survey years, at
+// least 1,000 (municipality, indicator, year) values drawn at random over all indicators and
+// years, and for a sample of indicator-years the whole ranking, rank and deviation score of every
+// municipality.
+func TestIndicatorsAgainstRawFiles(t *testing.T) {
+	raw := testenv.Shared(t, "data/raw")
+	src, err := rawfiles.ReadSources(raw, financeLists(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served servedIndicators = catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
+	codes := served.Codes()
+	if want := len(src.Codes.Entries); len(codes) != want {
+		t.Fatalf("the service has %d municipalities, the code list %d", len(codes), want)
+	}
+
+	type pair struct {
+		ind  hensachi.Indicator
+		year int
+	}
+	var pairs []pair
+	for _, ind := range served.Catalogue() {
+		var servedYears []int
+		for _, y := range ind.Years {
+			servedYears = append(servedYears, y.Year)
+			pairs = append(pairs, pair{ind, y.Year})
+		}
+		if want := yearsWithValues(src, ind, codes); !slices.Equal(servedYears, want) {
+			t.Errorf("%s: served for years %v, the raw files give values for %v", ind.Key, servedYears, want)
+		}
+	}
+	if len(pairs) == 0 {
+		t.Fatal("the service has no indicator-years")
+	}
+
+	rng := rand.New(rand.NewPCG(proofSeed, 1))
+	const want = 1500
+	compared, unknown, nulls, failures := 0, 0, 0, 0
+	hit := map[string]bool{}
+	for compared < want && unknown < 10*want {
+		p := pairs[rng.IntN(len(pairs))]
+		code := codes[rng.IntN(len(codes))]
+		mine, exact, st := src.Recompute(p.ind, p.year, code)
+		if st == rawfiles.Unknown {
+			unknown++
+			continue
+		}
+		compared++
+		hit[p.ind.Key] = true
+		got, ok := served.Value(p.ind.Key, p.year, code)
+		switch {
+		case st == rawfiles.None && ok:
+			failures++
+			t.Errorf("%s %d %s: served %v, the raw files give no value", p.ind.Key, p.year, code, got)
+		case st == rawfiles.None:
+			nulls++
+		case !ok:
+			failures++
+			t.Errorf("%s %d %s: served null, the raw files give %v (%s)", p.ind.Key, p.year, code, mine, explain(src, p.ind, p.year, code))
+		case !agrees(got, mine, exact, p.ind.Decimals):
+			failures++
+			t.Errorf("%s %d %s: served %v, the raw files give %v (%s)", p.ind.Key, p.year, code, got, mine, explain(src, p.ind, p.year, code))
+		}
+		if failures > 20 {
+			t.Fatal("more than 20 values differ; stopping")
+		}
+	}
+	if compared < 1000 {
+		t.Errorf("compared %d values, want at least 1,000 (%d draws fell on figures the raw readers cannot place)", compared, unknown)
+	}
+	t.Logf("compared %d values (%d of them nulls) of %d indicators over %d indicator-years; %d draws skipped as unplaceable",
+		compared, nulls, len(hit), len(pairs), unknown)
+
+	ranked := 0
+	for ranked < 30 {
+		p := pairs[rng.IntN(len(pairs))]
+		column, ok := recomputeColumn(src, p.ind, p.year, codes)
+		if !ok || len(column) < 2 {
+			continue // a figure the raw readers cannot place would move every rank below it
+		}
+		ranked++
+		checkSummary(t, p.ind, p.year, column)
+		for code, want := range rawfiles.Rank(column) {
+			rank, h, ok := served.Standing(p.ind.Key, p.year, code)
+			if !ok || rank != want.Rank || h != want.Hensachi {
+				t.Errorf("%s %d %s: served rank %d, score %v (present: %t); recomputed rank %d of %d, score %v",
+					p.ind.Key, p.year, code, rank, h, ok, want.Rank, len(column), want.Hensachi)
+			}
+		}
+	}
+}
+
+// checkSummary holds an indicator-year's national summary against the recomputed column: the count,
+// the least and greatest values, and the median and mean to one decimal more than the values.
+func checkSummary(t *testing.T, ind hensachi.Indicator, year int, column map[string]float64) {
+	t.Helper()
+	k := ind.YearIndex(year)
+	got := ind.Years[k]
+	var vals []float64
+	sum := 0.0
+	for _, v := range column {
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	for _, v := range vals {
+		sum += v
+	}
+	n := len(vals)
+	median := vals[n/2]
+	if n%2 == 0 {
+		median = (vals[n/2-1] + vals[n/2]) / 2
+	}
+	mean := sum / float64(n)
+	d := ind.Decimals + 1
+	if got.Count != n || got.Min != vals[0] || got.Max != vals[n-1] ||
+		!agrees(got.Median, rawfiles.RoundHalfAway(median, d), median, d) || !agrees(got.Mean, rawfiles.RoundHalfAway(mean, d), mean, d) {
+		t.Errorf("%s %d: served summary %+v; recomputed count %d, median %v, mean %v, min %v, max %v",
+			ind.Key, year, got, n, rawfiles.RoundHalfAway(median, d), rawfiles.RoundHalfAway(mean, d), vals[0], vals[n-1])
+	}
+}
+
+// financeLists are the lists of financial indicators the dataset declares it is built from: the
+// proof recomputes the years the service claims to have, from the same files.
+func financeLists(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "ingest", "sources.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Sources []struct {
+			Path   string `json:"path"`
+			Series string `json:"series"`
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var lists []string
+	for _, s := range m.Sources {
+		if s.Series == "finance" {
+			lists = append(lists, s.Path)
+		}
+	}
+	if len(lists) == 0 {
+		t.Fatal("ingest/sources.json lists no finance series")
+	}
+	return lists
+}
+
+// yearsWithValues are the survey years of an indicator in which some municipality has a value.
+func yearsWithValues(src *rawfiles.Sources, ind hensachi.Indicator, codes []string) []int {
+	var out []int
+	for _, y := range src.IndicatorYears(ind) {
+		if slices.ContainsFunc(codes, func(c string) bool {
+			_, _, st := src.Recompute(ind, y, c)
+			return st == rawfiles.Have
+		}) {
+			out = append(out, y)
+		}
+	}
+	return out
+}
+
+// recomputeColumn recomputes an indicator-year for every municipality; ok is false when one of
+// them cannot be placed.
+func recomputeColumn(src *rawfiles.Sources, ind hensachi.Indicator, year int, codes []string) (map[string]float64, bool) {
+	col := map[string]float64{}
+	for _, c := range codes {
+		v, _, st := src.Recompute(ind, year, c)
+		switch st {
+		case rawfiles.Unknown:
+			return nil, false
+		case rawfiles.Have:
+			col[c] = v
+		}
+	}
+	return col, true
+}
+
+// agrees reports whether a served value is the recomputed one: equal once rounded, or, where the
+// exact value lies on the rounding boundary up to floating-point error, either neighbour.
+func agrees(served, rounded, exact float64, decimals int) bool {
+	if served == rounded {
+		return true
+	}
+	step := math.Pow10(-decimals)
+	half := exact*math.Pow10(decimals) - math.Floor(exact*math.Pow10(decimals))
+	return math.Abs(half-0.5) < 1e-6 && math.Abs(served-rounded) <= step*1.000001
+}
+
+// explain shows the items a recomputed value came from, for a failure's message.
+func explain(src *rawfiles.Sources, ind hensachi.Indicator, year int, code string) string {
+	f := ind.Formula
+	s := ""
+	for _, it := range slices.Concat(f.Items, f.Numerator, f.Minus) {
+		v, st := src.Value(it, year, code)
+		s += fmt.Sprintf("%s@%d=%v/%d ", it, year, v, st)
+	}
+	for _, it := range f.Denominator {
+		y := src.Years(it)
+		at := y[0]
+		for _, yy := range y {
+			if yy <= year {
+				at = yy
+			}
+		}
+		v, st := src.Value(it, at, code)
+		s += fmt.Sprintf("%s@%d=%v/%d ", it, at, v, st)
+	}
+	return s
+}
