@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/julienschmidt/httprouter"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
@@ -154,8 +153,7 @@ func (s *Server) routes() {
 	plain("/healthz", s.healthz)
 	plain("/readyz", s.readyz)
 	handle(http.MethodGet, "/openapi.json", cors(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { serveOpenAPI(w, req) }))
-	promHandler := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
-	plain("/metrics", promHandler.ServeHTTP)
+	plain("/metrics", s.metrics.ServeHTTP)
 	handle(http.MethodGet, "/problems/:code", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		serveProblemDoc(w, req, ps.ByName("code"))
 	})
