@@ -80,7 +80,7 @@ func Build(ctx context.Context, cfg Config) (_ *App, err error) {
 	}
 	a.Quota, a.Keys = serve.NewQuota(enforcer), serve.NewKeyCache(sc.Store, cfg.KeyCacheTTL)
 	sc.Quota, sc.Keys = a.Quota, a.Keys
-	siteDeps := site.Deps{PublicURL: sc.PublicURL, OpenAPI: serve.OpenAPI()}
+	siteDeps := site.Deps{PublicURL: sc.PublicURL, OpenAPI: serve.OpenAPI(), Login: cfg.Login.Enabled()}
 	if a.Catalogs != nil {
 		siteDeps.Catalogs = a.Catalogs // a nil *town.Catalogs would be a non-nil site.Catalogs
 	}

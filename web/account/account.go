@@ -30,6 +30,7 @@ import (
 // pages. Without a ClientID the login routes answer that login is not configured, and the APIs
 // work with keys made by the operator tool.
 type Config struct {
+	// ClientID empty: the server takes no logins (Enabled), and the login and account pages say so.
 	Issuer       string // default oidc.GoogleIssuer
 	ClientID     string
 	ClientSecret string
@@ -91,9 +92,12 @@ const maxLimitedAddrs = 10_000
 
 // New prepares the pages; with a Config without ClientID the login pages say that login is
 // not configured.
+// Enabled reports whether the configuration names an identity provider to log in with.
+func (c Config) Enabled() bool { return c.ClientID != "" }
+
 func New(cfg Config, deps Deps) (*Pages, error) {
 	w := &Pages{deps: deps, cfg: cfg}
-	if cfg.ClientID == "" {
+	if !cfg.Enabled() {
 		return w, nil
 	}
 	if cfg.Issuer == "" {
@@ -431,7 +435,8 @@ func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess sess
 
 // base is the layout's part of a page reached at path, which gives its canonical address.
 func (w *Pages) base(title, description, path string) page.Base {
-	return page.Base{Title: title, Description: description, Canonical: strings.TrimSuffix(w.deps.PublicURL, "/") + path}
+	return page.Base{Title: title, Description: description, Canonical: strings.TrimSuffix(w.deps.PublicURL, "/") + path,
+		NoLogin: w.provider == nil}
 }
 
 // checkForm accepts a state-changing form only from this site with the session's CSRF token.

@@ -42,6 +42,9 @@ func Parse(fsys fs.FS, patterns ...string) *template.Template {
 type Base struct {
 	Title, Description, Canonical string
 	Credit                        hensachi.Link // the dataset's source, in the footer when known
+	// NoLogin leaves out the links to the account and login pages: the server takes no logins,
+	// and they would only answer that.
+	NoLogin bool
 }
 
 // Render writes a page that must not be stored (it shows an account or a failure); a template

@@ -282,7 +282,7 @@ func (s *Site) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params
 	p := s.apiDocs
 	p.Origin = strings.TrimSuffix(s.deps.PublicURL, "/")
 	p.Base = page.Base{Title: "API ドキュメント", Description: "hensachi の市区町村統計 API と顔分析 API の全エンドポイント、パラメータ、応答、curl の例。",
-		Canonical: p.Origin + "/docs", Credit: s.Credit()}
+		Canonical: p.Origin + "/docs", Credit: s.Credit(), NoLogin: !s.deps.Login}
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(rw, r.Body, 4<<10)
 		if key := strings.TrimSpace(r.PostFormValue("key")); hensachi.CheckAPIKey(key) {

@@ -25,6 +25,7 @@ type Deps struct {
 	PublicURL string   // where users reach the server, e.g. https://hensachi.example
 	Catalogs  Catalogs // nil: no statistics pages (landing, search, municipalities, rankings, prefectures)
 	OpenAPI   []byte   // the server's openapi.json, rendered at /docs; nil: no documentation page
+	Login     bool     // the server takes logins: the pages link to them
 }
 
 // Catalogs gives the pages the read model of the dataset being served (town.Catalogs).
@@ -165,7 +166,7 @@ func (s *Site) catalogPage(h pageHandler) httprouter.Handle {
 }
 
 func (s *Site) base(c *town.Catalog, title, description, path string) page.Base {
-	p := page.Base{Title: title, Description: description, Credit: c.Meta.Source}
+	p := page.Base{Title: title, Description: description, Credit: c.Meta.Source, NoLogin: !s.deps.Login}
 	if path != "" {
 		p.Canonical = strings.TrimSuffix(s.deps.PublicURL, "/") + path
 	}

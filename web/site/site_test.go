@@ -20,7 +20,12 @@ func (s staticCatalogs) Catalog() (*town.Catalog, error) { return s.c, nil }
 
 func siteRouter(t testing.TB) *httprouter.Router {
 	t.Helper()
-	s, err := New(Deps{Catalogs: staticCatalogs{towntest.Catalog()}, PublicURL: towntest.PublicURL})
+	return siteRouterWith(t, Deps{Catalogs: staticCatalogs{towntest.Catalog()}, PublicURL: towntest.PublicURL, Login: true})
+}
+
+func siteRouterWith(t testing.TB, deps Deps) *httprouter.Router {
+	t.Helper()
+	s, err := New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +90,21 @@ func TestPublicPages(t *testing.T) {
 		}
 		checkBody(t, tc.path, body, tc.want, tc.absent)
 	}
+}
+
+// TestPagesWithoutLogin: a server that takes no logins links to no login or account page, which
+// would only answer 503, and the landing page says how to get a key instead.
+func TestPagesWithoutLogin(t *testing.T) {
+	router := siteRouterWith(t, Deps{Catalogs: staticCatalogs{towntest.Catalog()}, PublicURL: towntest.PublicURL})
+	for _, path := range []string{"/", "/town/municipalities/13101", "/town/rankings/young", "/search?q=x"} {
+		status, body := getPage(t, router, path)
+		if status != 200 {
+			t.Errorf("%s: %d", path, status)
+		}
+		checkBody(t, path, body, nil, []string{`href="/login"`, `href="/account"`})
+	}
+	_, body := getPage(t, router, "/")
+	checkBody(t, "/", body, []string{`id="login-off"`}, nil)
 }
 
 // checkBody checks that a page has every string of want and none of absent.
