@@ -23,7 +23,7 @@ const MaxFileSize = 64 << 20
 
 // maxCells bounds the cells a sheet's rows may span (rows × the widest row), so that a few cells far
 // apart cannot make the reader allocate a huge empty grid.
-const maxCells = 1 << 22
+const maxCells = 1 << 20
 
 // Workbook is a parsed workbook: its worksheets' names and where their records are.
 type Workbook struct {
