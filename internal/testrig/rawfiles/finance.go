@@ -107,6 +107,11 @@ func (fy *FinanceYear) fill(path string, rows [][]string) error {
 				continue
 			}
 			s := strings.TrimSpace(row[j])
+			// FY2008 brackets the special wards' figures computed from 特別区財政調整交付金, "(0.80)",
+			// as every other list computes and writes them plainly.
+			if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
+				s = s[1 : len(s)-1]
+			}
 			if s == "" || s == "-" || s == "－" || strings.Trim(s, "0123456789.-") != "" {
 				continue // names, and the dash of a ratio the list does not compute
 			}
