@@ -281,11 +281,15 @@ func checkAbsorbed(file string, fiscalYear int, absorbed map[string]merger, seen
 	return nil
 }
 
-// absorbedNames are the municipalities the mergers absorbed, by nameKey, each with its merger.
+// absorbedNames are the municipalities the mergers into municipalities of cl absorbed, by nameKey,
+// each with its merger.
 func absorbedNames(cl *CodeList) map[string]merger {
 	out := map[string]merger{}
 	for _, m := range mergers {
-		e, _ := cl.Entry(m.code)
+		e, ok := cl.Entry(m.code)
+		if !ok { // a code list of other municipalities (a test's)
+			continue
+		}
 		for _, n := range m.absorbed {
 			if nameKey(e.Prefecture.Name, n) != nameKey(e.Prefecture.Name, e.Name) { // not its own former self
 				out[nameKey(e.Prefecture.Name, n)] = m
