@@ -154,6 +154,13 @@ const (
 	financeName = "団体名"
 )
 
+// The reasons of the figures a merger after the list's year leaves null; the report's section on
+// the finance lists names each municipality's mergers.
+const (
+	mergedSince = "territory changed by a merger after the list's year (the finance lists' section names it)"
+	formedSince = "formed or enlarged by a merger after the list's year, not in its list (the finance lists' section names it)"
+)
+
 // FinanceMatch is how the rows of one list of FY2005–FY2015 were matched to the code list.
 type FinanceMatch struct {
 	Year, Rows, Matched int
@@ -241,11 +248,11 @@ func ParseFinanceXLS(file string, r io.Reader, cl *CodeList, fiscalYear int) (*T
 			match.Renamed = append(match.Renamed, fmt.Sprintf("%s%s → %s", pref, name, cl.label(code)))
 		}
 		match.Matched++
-		why := changedAfter(code, fiscalYear)
-		if why != "" {
-			match.Changed[code] = why
+		var missing string
+		if why := changedAfter(code, fiscalYear); why != "" {
+			match.Changed[code], missing = why, mergedSince
 		}
-		if err := l.addFigures(code, rec, why); err != nil {
+		if err := l.addFigures(code, rec, missing); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -260,7 +267,7 @@ func ParseFinanceXLS(file string, r io.Reader, cl *CodeList, fiscalYear int) (*T
 		why := changedAfter(e.Code, fiscalYear)
 		if why == "" {
 			why = "not in the list of FY" + strconv.Itoa(fiscalYear)
-		} else if err := l.addFigures(e.Code, csvRecord{}, why); err != nil {
+		} else if err := l.addFigures(e.Code, csvRecord{}, formedSince); err != nil {
 			return nil, nil, err
 		}
 		match.Absent[e.Code] = why

@@ -144,6 +144,33 @@ func (c *compound) readFAT(nFAT, difat, nDIFAT uint32) error {
 
 // chain returns the sectors of a FAT chain, in order, joined.
 func (c *compound) chain(start uint32, what string) ([]byte, error) {
+	return follow(start, what, func(n uint32) ([]byte, uint32, error) {
+		s, err := c.sector(n)
+		if err != nil {
+			return nil, 0, err
+		}
+		if int(n) >= len(c.fat) {
+			return nil, 0, fmt.Errorf("sector %d has no FAT entry", n)
+		}
+		return s, c.fat[n], nil
+	})
+}
+
+// miniChain returns the mini sectors of a mini FAT chain, in order, joined.
+func (c *compound) miniChain(start uint32, what string) ([]byte, error) {
+	return follow(start, what, func(n uint32) ([]byte, uint32, error) {
+		off := int64(n) * int64(c.miniSize)
+		if int(n) >= len(c.miniFAT) || off+int64(c.miniSize) > int64(len(c.ministream)) {
+			return nil, 0, fmt.Errorf("mini sector %d is outside the mini stream", n)
+		}
+		return c.ministream[off : off+int64(c.miniSize)], c.miniFAT[n], nil
+	})
+}
+
+// follow joins the sectors of a chain from start to its end; sector gives a sector's bytes and the
+// number of the next. A chain that comes back to a sector loops, which is an error: every sector is
+// read once at most, so the result is never larger than the file.
+func follow(start uint32, what string, sector func(n uint32) ([]byte, uint32, error)) ([]byte, error) {
 	var out []byte
 	seen := make(map[uint32]bool)
 	for n := start; n != endOfChain; {
@@ -151,15 +178,12 @@ func (c *compound) chain(start uint32, what string) ([]byte, error) {
 			return nil, fmt.Errorf("compound %s: the sector chain loops at %d", what, n)
 		}
 		seen[n] = true
-		s, err := c.sector(n)
+		s, next, err := sector(n)
 		if err != nil {
 			return nil, fmt.Errorf("compound %s: %w", what, err)
 		}
-		if int(n) >= len(c.fat) {
-			return nil, fmt.Errorf("compound %s: sector %d has no FAT entry", what, n)
-		}
 		out = append(out, s...)
-		n = c.fat[n]
+		n = next
 	}
 	return out, nil
 }
@@ -196,24 +220,6 @@ func (c *compound) stream(start uint32, size uint64, mini bool, what string) ([]
 		return nil, fmt.Errorf("compound %s: %d bytes declared, its sectors hold %d", what, size, len(b))
 	}
 	return b[:size], nil
-}
-
-func (c *compound) miniChain(start uint32, what string) ([]byte, error) {
-	var out []byte
-	seen := make(map[uint32]bool)
-	for n := start; n != endOfChain; {
-		if seen[n] {
-			return nil, fmt.Errorf("compound %s: the mini sector chain loops at %d", what, n)
-		}
-		seen[n] = true
-		off := int64(n) * int64(c.miniSize)
-		if int(n) >= len(c.miniFAT) || off+int64(c.miniSize) > int64(len(c.ministream)) {
-			return nil, fmt.Errorf("compound %s: mini sector %d is outside the mini stream", what, n)
-		}
-		out = append(out, c.ministream[off:off+int64(c.miniSize)]...)
-		n = c.miniFAT[n]
-	}
-	return out, nil
 }
 
 func parseDirEntry(b []byte) dirEntry {
