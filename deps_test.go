@@ -44,6 +44,7 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/export", []string{"import:net/http", mod + "/serve", mod + "/web"}, "the bulk files serve both transports and know neither"},
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
 		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
+		{mod + "/xlsfile", []string{mod, "github.com/"}, "the .xls reader is a file format: cells out of bytes, nothing of the project's and no library"},
 		{mod + "/internal/testrig/rawfiles", []string{mod + "/ingest", mod + "/dataset", mod + "/compute", mod + "/town"}, "the tests' own reading of the source files shares no code with the pipeline it checks"},
 		{mod + "/uploads", []string{mod + "/face", mod + "/serve"}, "the upload store keeps bytes, whatever they are"},
 		{mod + "/serve", []string{mod + "/web", mod + "/devidp", mod + "/sqlite", mod + "/postgres", mod + "/uploads", mod + "/mail", mod + "/training"}, "the API's transport is given its parts (cmd/hensachi builds them): no web front, login provider, store or upload store of its own"},

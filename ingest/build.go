@@ -123,6 +123,9 @@ type parsedSources struct {
 	// ssdse and finance are the files of the two series, oldest first; fields.ssdse and
 	// fields.finance are among them.
 	ssdse, finance []edition
+	// financeMatches say how the rows of each finance list of FY2005–FY2015 (.xls) were matched,
+	// in the order of finance; nil for the others.
+	financeMatches []*FinanceMatch
 }
 
 // tableParser reads one source file into a table of the code list's municipalities.
@@ -161,9 +164,19 @@ func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSource
 			return ParseSSDSE(file, r, cl, required...)
 		}
 	})
+	p.financeMatches = make([]*FinanceMatch, len(man.Series("finance")))
+	k := 0 // the file's place in the series
 	series("finance", &p.finance, func(src Source) tableParser {
-		return func(file string, r io.Reader, cl *CodeList) (*Table, error) {
-			return ParseFinance(file, r, cl, src.Year)
+		match := &p.financeMatches[k]
+		k++
+		if !strings.HasSuffix(src.Path, ".xls") {
+			return func(file string, r io.Reader, cl *CodeList) (*Table, error) {
+				return ParseFinance(file, r, cl, src.Year)
+			}
+		}
+		return func(file string, r io.Reader, cl *CodeList) (t *Table, err error) {
+			t, *match, err = ParseFinanceXLS(file, r, cl, src.Year)
+			return t, err
 		}
 	})
 	for _, t := range []struct {
@@ -265,6 +278,11 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 		return nil, err
 	}
 	report.disagreements, report.breaks, report.renamed = disagreements, breaks, man.RenamedItems
+	for i, m := range parsed.financeMatches {
+		if m != nil {
+			report.finance = append(report.finance, financeReport{match: m, file: parsed.finance[i].source.Path})
+		}
+	}
 	panel := newItemPanel(ssdse, parsed.ssdse, breaks, financeSeries(parsed.finance), parsed.fields.portal, furusatoSeries(fu))
 	if res.Indicators, res.IndicatorValues, err = buildIndicators(inds, panel, parsed.codeList, report); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/xuri/excelize/v2"
 
@@ -48,13 +49,33 @@ type CodeList struct {
 	// designated maps the code of each government-designated city to its name; their wards appear
 	// in some sources as separate rows, which are not municipalities of this dataset.
 	designated map[string]string
+
+	byNameOnce sync.Once
+	byName     map[string]string // nameKey → code, the renames' earlier names included
 }
 
-// successors maps a code that older sources give a municipality to its code in the code list,
-// where only the status changed, not the territory: 那珂川町 (40305) became 那珂川市 (40231) on
-// 2018-10-01, and the SSDSE-A editions of 2018 and 2019 and the finance workbooks of FY2016 and
-// FY2017 still list 40305.
-var successors = map[string]string{"40305": "40231"}
+// names returns the municipalities' codes by nameKey of prefecture and name, under their present
+// names and the earlier names of the renames.
+func (c *CodeList) names() map[string]string {
+	c.byNameOnce.Do(func() {
+		c.byName = map[string]string{}
+		for _, e := range c.Entries {
+			c.byName[nameKey(e.Prefecture.Name, e.Name)] = e.Code
+		}
+		for _, r := range renames {
+			if e, ok := c.Entry(r.code); ok && r.oldName != "" {
+				c.byName[nameKey(e.Prefecture.Name, r.oldName)] = r.code
+			}
+		}
+	})
+	return c.byName
+}
+
+// label is a municipality's code and name, for messages.
+func (c *CodeList) label(code string) string {
+	e, _ := c.Entry(code)
+	return code + " " + e.Name
+}
 
 // current returns the code list's code for a code a source gives: its successor where it has one
 // that the list holds, itself otherwise.

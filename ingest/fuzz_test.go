@@ -62,6 +62,8 @@ var nonNumericColumn = map[string]string{
 	fixtures.PathSSDSEEdition(2018): "A1101",
 	fixtures.PathSSDSEEdition(2020): "A1101",
 	fixtures.PathFinance:            financeFiscal,
+	fixtures.PathFinanceYear(2005):  financeFiscal,
+	fixtures.PathFinanceYear(2011):  financeFiscal,
 	fixtures.PathSSDS:               SSDSCommutersOut,
 	fixtures.PathFurusatoDetail:     ReceiptsYen,
 }
@@ -251,6 +253,17 @@ func FuzzParseFinance(f *testing.F) {
 	testenv.Slow(f, "fuzz seeds")
 	fuzzTable(f, xlsxSeeds(f, fixtures.PathFinance), func(r io.Reader, cl *CodeList) (*Table, error) {
 		return ParseFinance(fuzzFile, r, cl, fixtures.FinanceYear)
+	})
+}
+
+// FuzzParseFinanceXLS reads .xls lists, one by name (FY2005) and one by code (FY2011) among the
+// seeds.
+func FuzzParseFinanceXLS(f *testing.F) {
+	testenv.Slow(f, "fuzz seeds")
+	seeds := append(fixtureSeeds(f, fixtures.PathFinanceYear(2005)), fixtureSeeds(f, fixtures.PathFinanceYear(2011))...)
+	fuzzTable(f, seeds, func(r io.Reader, cl *CodeList) (*Table, error) {
+		tb, _, err := ParseFinanceXLS(fuzzFile, r, cl, 2005)
+		return tb, err
 	})
 }
 

@@ -342,17 +342,24 @@ func TestParseFinance(t *testing.T) {
 			if got, want := tb.Years[financeFiscal], EraFiscalYear(tc.year); got != want {
 				t.Errorf("year %q, want %q", got, want)
 			}
-			figures := fixtures.FinanceFigures(ms, tc.year)
-			for _, m := range members(ms) {
-				for _, col := range financeColumns {
-					if want := figures[m.Code][col]; math.IsNaN(want) {
-						wantMissing(t, tb, m.Code, col, `"-" in `+path)
-					} else {
-						wantCell(t, tb, m.Code, col, want)
-					}
-				}
-			}
+			wantFinanceFigures(t, tb, ms, tc.year, path)
 		})
+	}
+}
+
+// wantFinanceFigures checks a finance table against the fixture's figures of the year: every
+// figure as written, a dash as a missing cell.
+func wantFinanceFigures(t *testing.T, tb *Table, ms []fixtures.Municipality, year int, path string) {
+	t.Helper()
+	figures := fixtures.FinanceFigures(ms, year)
+	for _, m := range members(ms) {
+		for _, col := range financeColumns {
+			if want := figures[m.Code][col]; math.IsNaN(want) {
+				wantMissing(t, tb, m.Code, col, `"-" in `+path)
+			} else {
+				wantCell(t, tb, m.Code, col, want)
+			}
+		}
 	}
 }
 

@@ -24,6 +24,12 @@ type Report struct {
 	disagreements []disagreement
 	breaks        map[string][]definitionBreak
 	renamed       []RenamedItem
+	finance       []financeReport // the lists of FY2005–FY2015, oldest first
+}
+
+type financeReport struct {
+	match *FinanceMatch
+	file  string
 }
 
 // indicatorNulls are the nulls of one indicator over its years, grouped by reason.
@@ -138,6 +144,7 @@ func (r *Report) WriteTo(w io.Writer) (int64, error) {
 	}
 	r.writeIndicators(&b)
 	r.writeEditions(&b)
+	r.writeFinance(&b)
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
 }
@@ -204,4 +211,36 @@ func yearSpans(years []int) string {
 		i = j + 1
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// writeFinance writes, per list of FY2005–FY2015, how its rows were matched to the code list: the
+// municipalities matched, those null because their territory changed after the year (each with
+// its mergers), those the list does not have, the rows of municipalities merged since, and the
+// rows matched under an earlier name or whose name differs from the code list's.
+func (r *Report) writeFinance(b *strings.Builder) {
+	fmt.Fprintf(b, "finance lists of FY2005–FY2015 matched to the %d municipalities (mergers and renames: ingest/changes.go)\n", len(r.cl.Entries))
+	for _, f := range r.finance {
+		m := f.match
+		by := "code"
+		if m.ByName {
+			by = "prefecture and name"
+		}
+		fmt.Fprintf(b, "  FY%d %s (by %s): %d rows, %d municipalities matched, %d of them null (territory changed since), %d not in the list, %d rows of municipalities merged since\n",
+			m.Year, f.file, by, m.Rows, m.Matched, len(m.Changed), len(m.Absent), len(m.Absorbed))
+		for _, code := range slices.Sorted(maps.Keys(m.Changed)) {
+			fmt.Fprintf(b, "      null     %s: %s\n", r.cl.label(code), m.Changed[code])
+		}
+		for _, code := range slices.Sorted(maps.Keys(m.Absent)) {
+			fmt.Fprintf(b, "      absent   %s: %s\n", r.cl.label(code), m.Absent[code])
+		}
+		if len(m.Renamed) > 0 {
+			fmt.Fprintf(b, "      renamed  %s\n", strings.Join(m.Renamed, ", "))
+		}
+		if len(m.NameDiffers) > 0 {
+			fmt.Fprintf(b, "      disagree %s\n", strings.Join(m.NameDiffers, ", "))
+		}
+		if len(m.Absorbed) > 0 {
+			fmt.Fprintf(b, "      merged since: %s\n", strings.Join(m.Absorbed, ", "))
+		}
+	}
 }

@@ -2,6 +2,8 @@ package rawfiles
 
 import (
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 	"golang.org/x/text/width"
+
+	"github.com/hensachi/hensachi/xlsfile"
 )
 
 // FinanceYear is one fiscal year of 総務省「地方公共団体の主要財政指標一覧」: each
@@ -103,6 +107,11 @@ func (fy *FinanceYear) fill(path string, rows [][]string) error {
 				continue
 			}
 			s := strings.TrimSpace(row[j])
+			// FY2008 brackets the special wards' figures computed from 特別区財政調整交付金, "(0.80)",
+			// as every other list computes and writes them plainly.
+			if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
+				s = s[1 : len(s)-1]
+			}
 			if s == "" || s == "-" || s == "－" || strings.Trim(s, "0123456789.-") != "" {
 				continue // names, and the dash of a ratio the list does not compute
 			}
@@ -118,24 +127,74 @@ func (fy *FinanceYear) fill(path string, rows [][]string) error {
 // ReadFinanceXLS reads one year's list from a BIFF8 workbook (FY2005–FY2015). Lists that carry the
 // 6-digit code (FY2011 on) are keyed by it; the earlier ones by prefecture and name, looked up in
 // names (see CodeList.ByName), and a name not found there is left out.
+//
+// Municipalities merged after the list's year are left out too, and since this reader has no table
+// of mergers it cannot tell which of a prefecture's municipalities took a merged one in: where any
+// municipality a list names in a prefecture is not found by its name in names (it has since
+// merged, or been renamed), the list's whole prefecture is left out. What is left out is Unknown
+// to Sources.Value, never compared.
 func ReadFinanceXLS(path string, names func(pref, name string) (string, bool)) (FinanceYear, error) {
 	fy := FinanceYear{File: filepath.Base(path), Values: map[string]map[string]float64{}}
-	rows, err := readXLSFirstSheet(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fy, err
 	}
-	if len(rows) > 1 && slices.Contains(rows[1], "団体コード") {
-		return fy, fy.fill(path, rows)
+	defer f.Close()
+	wb, err := xlsfile.Read(f)
+	if err != nil {
+		return fy, fmt.Errorf("%s: %w", path, err)
 	}
-	return fy, fy.fill(path, withCodes(rows, names))
+	if len(wb.Sheets()) == 0 {
+		return fy, fmt.Errorf("%s: no worksheet", path)
+	}
+	rows, err := wb.Rows(wb.Sheets()[0])
+	if err != nil {
+		return fy, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rows) < 2 {
+		return fy, fmt.Errorf("%s: expected a title row and a header row", path)
+	}
+	if !slices.Contains(rows[1], "団体コード") {
+		rows = withCodes(rows, names)
+	}
+	if err := fy.fill(path, rows); err != nil {
+		return fy, err
+	}
+	for _, pref := range changedPrefectures(rows, names) {
+		maps.DeleteFunc(fy.Values, func(code string, _ map[string]float64) bool { return code[:2] == pref })
+	}
+	return fy, nil
+}
+
+// changedPrefectures are the two-digit codes of the prefectures where a row of the list names a
+// municipality names does not know (a prefecture is known by the codes of its names found, so the
+// national average and the notes below the list, whose first cell is no prefecture, play no part).
+func changedPrefectures(rows [][]string, names func(pref, name string) (string, bool)) []string {
+	pi, ni := slices.Index(rows[1], "都道府県名"), slices.Index(rows[1], "団体名")
+	var out []string
+	prefCode := map[string]string{} // prefecture name → two-digit code, from the names found
+	var unknown []string
+	for _, row := range rows[2:] {
+		if pi < 0 || ni < 0 || max(pi, ni) >= len(row) {
+			continue
+		}
+		if c, ok := names(row[pi], row[ni]); ok {
+			prefCode[row[pi]] = c[:2]
+		} else {
+			unknown = append(unknown, row[pi])
+		}
+	}
+	for _, p := range unknown {
+		if c, ok := prefCode[p]; ok && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // withCodes puts a 団体コード column before a list that names its municipalities by prefecture
 // (都道府県名) and name (団体名) only, with the 6-digit code of each name found.
 func withCodes(rows [][]string, names func(pref, name string) (string, bool)) [][]string {
-	if len(rows) < 2 {
-		return rows
-	}
 	pi, ni := slices.Index(rows[1], "都道府県名"), slices.Index(rows[1], "団体名")
 	out := make([][]string, len(rows))
 	out[0] = rows[0]
