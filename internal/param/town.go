@@ -73,7 +73,7 @@ const MaxCompared = 10
 // A malformed code comes before an unknown one, which is not found.
 func Compared(c *town.Catalog, q Query) ([]*hensachi.Municipality, error) {
 	codes := q.List("codes")
-	const tooFew = "比べる市区町村を 2 つ以上、codes にコンマ区切りで指定してください（例：codes=28214,13101）。"
+	const tooFew = "比べる市区町村を 2 つ以上選んでください。市区町村のページの「似ている市区町村」で、比べたいものにチェックを入れます。"
 	switch {
 	case !q.Has("codes"):
 		return nil, invalid("codes", fmt.Sprintf("codes is required: 2 to %d municipality codes separated by commas, such as 13101,27100", MaxCompared), tooFew)
