@@ -22,12 +22,13 @@ const Decimals = 6
 
 // Collection is what a file holds: one feature per row of the columns.
 type Collection struct {
-	// Columns are the features' properties, in their order; every column is as long as Shapes.
+	// Columns are the features' properties, in their order, all of one length: the features'.
 	Columns []hensachi.Column
 	// ID names the column of strings whose values are the features' ids (the municipality code).
 	ID string
-	// Shapes are the features' geometries, one per row; an empty shape is a null geometry.
-	Shapes []geo.Shape
+	// Shape returns row r's geometry, asked for once as the row is written, so that a caller
+	// keeping its boundaries in another form makes one at a time; an empty shape is a null geometry.
+	Shape func(r int) geo.Shape
 	// Attribution is the credits the data must carry, written as the collection's foreign member
 	// "attribution" (RFC 7946 §6.1), for GIS to keep beside the features.
 	Attribution []string
@@ -43,9 +44,6 @@ func Write(w io.Writer, c Collection) error {
 	rows, err := hensachi.Rows(c.Columns)
 	if err != nil {
 		return fmt.Errorf("geojson: %w", err)
-	}
-	if rows != len(c.Shapes) {
-		return fmt.Errorf("geojson: %d shapes for %d rows", len(c.Shapes), rows)
 	}
 	ids := -1
 	for k, col := range c.Columns {
@@ -73,7 +71,7 @@ func Write(w io.Writer, c Collection) error {
 		b = append(b, "\n"+`{"type":"Feature","id":`...)
 		b = appendJSON(b, c.Columns[ids].Strings[r])
 		b = append(b, `,"geometry":`...)
-		b, ring = appendGeometry(b, c.Shapes[r], ring)
+		b, ring = appendGeometry(b, c.Shape(r), ring)
 		b = append(b, `,"properties":{`...)
 		for k, col := range c.Columns {
 			if k > 0 {

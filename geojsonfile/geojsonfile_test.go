@@ -27,6 +27,9 @@ func square(x, y, d float64, cw bool) geo.Ring {
 	return r
 }
 
+// shapes gives the shapes of a list by row.
+func shapes(s []geo.Shape) func(int) geo.Shape { return func(r int) geo.Shape { return s[r] } }
+
 // sample is three municipalities: a clockwise island with a counter-clockwise hole, two islands
 // (one given open, one collapsing to nothing at Decimals) and no shape at all.
 func sample() geojsonfile.Collection {
@@ -38,15 +41,15 @@ func sample() geojsonfile.Collection {
 			{Name: "value", Floats: []hensachi.Optional[float64]{{}, hensachi.Some(1234567.5), hensachi.Some(-0.125)}},
 		},
 		ID: "code",
-		Shapes: []geo.Shape{
+		Shape: shapes([]geo.Shape{
 			{{square(141.2, 43, 0.2, true), square(141.25, 43.05, 0.05, false)}},
 			{
 				{square(139.7512345678, 35.6712345678, 0.01, false)[:4]}, // open: closed on writing
-				{square(139.8, 35.7, 1e-7, false)},                        // smaller than the precision
+				{square(139.8, 35.7, 1e-7, false)},                       // smaller than the precision
 				{square(139.9, 35.8, 0.001, true)},
 			},
 			nil,
-		},
+		}),
 		Attribution: []string{"出典：国土交通省国土数値情報（行政区域データ）を加工して作成", "統計：example"},
 	}
 }
@@ -164,7 +167,6 @@ func TestWriteRules(t *testing.T) {
 func TestWriteRefuses(t *testing.T) {
 	for name, c := range map[string]func(*geojsonfile.Collection){
 		"no id column":       func(c *geojsonfile.Collection) { c.ID = "rank" },
-		"a shape missing":    func(c *geojsonfile.Collection) { c.Shapes = c.Shapes[1:] },
 		"a column too short": func(c *geojsonfile.Collection) { c.Columns[2].Ints = c.Columns[2].Ints[1:] },
 	} {
 		s := sample()
