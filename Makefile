@@ -23,7 +23,7 @@ build:
 ingest: build
 	$(BIN) ingest -out $(DATASET)
 
-$(DATASET): $(shell find ingest compute dataset -name '*.go' -not -name '*_test.go') ingest/sources.json | build
+$(DATASET): $(shell find ingest compute dataset geo topojson -name '*.go' -not -name '*_test.go') ingest/sources.json | build
 	$(BIN) ingest -out $(DATASET)
 
 # Builds what is missing (binary, runtime library, model bundle, dataset; one line per step, nothing

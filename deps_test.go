@@ -43,6 +43,8 @@ func TestPackageDependencies(t *testing.T) {
 		// pqarrow brings net/http in, as for town
 		{mod + "/export", []string{"import:net/http", mod + "/serve", mod + "/web"}, "the bulk files serve both transports and know neither"},
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
+		{mod + "/topojson", []string{"net/http", mod + "/ingest", mod + "/dataset", mod + "/town", mod + "/serve", mod + "/web"}, "a file format reads files, nothing more"},
+		{mod + "/geo", []string{mod + "/..."}, "the boundaries' types depend on no other package of the project"},
 		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
 		{mod + "/internal/testrig/rawfiles", []string{mod + "/ingest", mod + "/dataset", mod + "/compute", mod + "/town"}, "the tests' own reading of the source files shares no code with the pipeline it checks"},
 		{mod + "/uploads", []string{mod + "/face", mod + "/serve"}, "the upload store keeps bytes, whatever they are"},
