@@ -40,6 +40,7 @@ func TestPackageDependencies(t *testing.T) {
 		// pqarrow brings net/http in through thrift and Arrow Flight, which the export never calls
 		{mod + "/parquetfile", []string{"import:net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the Parquet writer writes columns it is given, whatever they hold"},
 		{mod + "/csvfile", []string{"net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the CSV writer writes columns it is given, whatever they hold"},
+		{mod + "/geojsonfile", []string{"net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset", mod + "/topojson"}, "the GeoJSON writer writes the columns and shapes it is given, whatever they hold and wherever the shapes were read"},
 		// pqarrow brings net/http in, as for town
 		{mod + "/export", []string{"import:net/http", mod + "/serve", mod + "/web"}, "the bulk files serve both transports and know neither"},
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},

@@ -64,6 +64,7 @@ func (e CompareResponseSuccess) Valid() bool {
 // Defines values for ExportFormat.
 const (
 	ExportFormatCsv     ExportFormat = "csv"
+	ExportFormatGeojson ExportFormat = "geojson"
 	ExportFormatJson    ExportFormat = "json"
 	ExportFormatParquet ExportFormat = "parquet"
 )
@@ -72,6 +73,8 @@ const (
 func (e ExportFormat) Valid() bool {
 	switch e {
 	case ExportFormatCsv:
+		return true
+	case ExportFormatGeojson:
 		return true
 	case ExportFormatJson:
 		return true
@@ -109,6 +112,66 @@ func (e FaceResultGender) Valid() bool {
 	case FaceResultGenderFemale:
 		return true
 	case FaceResultGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONExportType.
+const (
+	GeoJSONExportTypeFeatureCollection GeoJSONExportType = "FeatureCollection"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONExportType enum.
+func (e GeoJSONExportType) Valid() bool {
+	switch e {
+	case GeoJSONExportTypeFeatureCollection:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONFeatureGeometry0Type.
+const (
+	GeoJSONFeatureGeometry0TypePolygon GeoJSONFeatureGeometry0Type = "Polygon"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONFeatureGeometry0Type enum.
+func (e GeoJSONFeatureGeometry0Type) Valid() bool {
+	switch e {
+	case GeoJSONFeatureGeometry0TypePolygon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONFeatureGeometry1Type.
+const (
+	GeoJSONFeatureGeometry1TypeMultiPolygon GeoJSONFeatureGeometry1Type = "MultiPolygon"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONFeatureGeometry1Type enum.
+func (e GeoJSONFeatureGeometry1Type) Valid() bool {
+	switch e {
+	case GeoJSONFeatureGeometry1TypeMultiPolygon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONFeatureType.
+const (
+	GeoJSONFeatureTypeFeature GeoJSONFeatureType = "Feature"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONFeatureType enum.
+func (e GeoJSONFeatureType) Valid() bool {
+	switch e {
+	case GeoJSONFeatureTypeFeature:
 		return true
 	default:
 		return false
@@ -511,6 +574,63 @@ type Furusato struct {
 		Rank       *int   `json:"rank"`
 	} `json:"receipts"`
 }
+
+// GeoJSONExport The GeoJSON export (RFC 7946): one feature per municipality in code order. A geometry is a Polygon, or a MultiPolygon for a territory of several parts (islands, exclaves), in longitude and latitude (JGD2011, read as WGS 84) at six decimals; rings are closed, outer rings counter-clockwise and holes clockwise. `attribution` is a foreign member with the credits the file must carry: the boundaries' (MLIT) and the statistics'.
+type GeoJSONExport struct {
+	Attribution []string          `json:"attribution"`
+	Features    []GeoJSONFeature  `json:"features"`
+	Type        GeoJSONExportType `json:"type"`
+}
+
+// GeoJSONExportType defines model for GeoJSONExport.Type.
+type GeoJSONExportType string
+
+// GeoJSONFeature defines model for GeoJSONFeature.
+type GeoJSONFeature struct {
+	Geometry *GeoJSONFeature_Geometry `json:"geometry"`
+
+	// Id the municipality code
+	Id string `json:"id"`
+
+	// Properties the export's columns, as the CSV has them: strings, numbers, null for an empty cell
+	Properties GeoJSONFeature_Properties `json:"properties"`
+	Type       GeoJSONFeatureType        `json:"type"`
+}
+
+// GeoJSONFeatureGeometry0 defines model for GeoJSONFeature.Geometry.0.
+type GeoJSONFeatureGeometry0 struct {
+	Coordinates [][][]float64               `json:"coordinates"`
+	Type        GeoJSONFeatureGeometry0Type `json:"type"`
+}
+
+// GeoJSONFeatureGeometry0Type defines model for GeoJSONFeature.Geometry.0.Type.
+type GeoJSONFeatureGeometry0Type string
+
+// GeoJSONFeatureGeometry1 defines model for GeoJSONFeature.Geometry.1.
+type GeoJSONFeatureGeometry1 struct {
+	Coordinates [][][][]float64             `json:"coordinates"`
+	Type        GeoJSONFeatureGeometry1Type `json:"type"`
+}
+
+// GeoJSONFeatureGeometry1Type defines model for GeoJSONFeature.Geometry.1.Type.
+type GeoJSONFeatureGeometry1Type string
+
+// GeoJSONFeature_Geometry defines model for GeoJSONFeature.Geometry.
+type GeoJSONFeature_Geometry struct {
+	union json.RawMessage
+}
+
+// GeoJSONFeature_Properties the export's columns, as the CSV has them: strings, numbers, null for an empty cell
+type GeoJSONFeature_Properties struct {
+	Code                 string                 `json:"code"`
+	Name                 string                 `json:"name"`
+	PrefectureCode       string                 `json:"prefecture_code"`
+	PrefectureName       string                 `json:"prefecture_name"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// GeoJSONFeatureType defines model for GeoJSONFeature.Type.
+type GeoJSONFeatureType string
 
 // ListItem defines model for ListItem.
 type ListItem struct {
@@ -985,7 +1105,7 @@ type PreflightCompareMunicipalitiesParams struct {
 
 // ExportMunicipalitiesParams defines parameters for ExportMunicipalities.
 type ExportMunicipalitiesParams struct {
-	// Format csv: UTF-8 with a byte-order mark, a header row, CRLF line ends, an empty cell for null; json: the success envelope with `data.items`; parquet: typed columns (strings, 64-bit integers, doubles, nulls), Snappy-compressed.
+	// Format csv: UTF-8 with a byte-order mark, a header row, CRLF line ends, an empty cell for null; json: the success envelope with `data.items`; parquet: typed columns (strings, 64-bit integers, doubles, nulls), Snappy-compressed; geojson: an RFC 7946 FeatureCollection for GIS, one feature per municipality with its boundary (longitude/latitude, outer rings counter-clockwise), its `id` the code and its `properties` the CSV's columns and values (null for an empty cell), the credits in `attribution`; 503 unavailable when the server's dataset has no boundaries.
 	Format ExportFormat `form:"format" json:"format"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
@@ -1102,6 +1222,173 @@ type PreflightGetRankingParams struct {
 
 // PredictFacesMultipartRequestBody defines body for PredictFaces for multipart/form-data ContentType.
 type PredictFacesMultipartRequestBody PredictFacesMultipartBody
+
+// Getter for additional properties for GeoJSONFeature_Properties. Returns the specified
+// element and whether it was found
+func (a GeoJSONFeature_Properties) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for GeoJSONFeature_Properties
+func (a *GeoJSONFeature_Properties) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for GeoJSONFeature_Properties to handle AdditionalProperties
+func (a *GeoJSONFeature_Properties) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["code"]; found {
+		err = json.Unmarshal(raw, &a.Code)
+		if err != nil {
+			return fmt.Errorf("error reading 'code': %w", err)
+		}
+		delete(object, "code")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["prefecture_code"]; found {
+		err = json.Unmarshal(raw, &a.PrefectureCode)
+		if err != nil {
+			return fmt.Errorf("error reading 'prefecture_code': %w", err)
+		}
+		delete(object, "prefecture_code")
+	}
+
+	if raw, found := object["prefecture_name"]; found {
+		err = json.Unmarshal(raw, &a.PrefectureName)
+		if err != nil {
+			return fmt.Errorf("error reading 'prefecture_name': %w", err)
+		}
+		delete(object, "prefecture_name")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for GeoJSONFeature_Properties to handle AdditionalProperties
+func (a GeoJSONFeature_Properties) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["code"], err = json.Marshal(a.Code)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'code': %w", err)
+	}
+
+	object["name"], err = json.Marshal(a.Name)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'name': %w", err)
+	}
+
+	object["prefecture_code"], err = json.Marshal(a.PrefectureCode)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'prefecture_code': %w", err)
+	}
+
+	object["prefecture_name"], err = json.Marshal(a.PrefectureName)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'prefecture_name': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// AsGeoJSONFeatureGeometry0 returns the union data inside the GeoJSONFeature_Geometry as a GeoJSONFeatureGeometry0
+func (t GeoJSONFeature_Geometry) AsGeoJSONFeatureGeometry0() (GeoJSONFeatureGeometry0, error) {
+	var body GeoJSONFeatureGeometry0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGeoJSONFeatureGeometry0 overwrites any union data inside the GeoJSONFeature_Geometry as the provided GeoJSONFeatureGeometry0
+func (t *GeoJSONFeature_Geometry) FromGeoJSONFeatureGeometry0(v GeoJSONFeatureGeometry0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGeoJSONFeatureGeometry0 performs a merge with any union data inside the GeoJSONFeature_Geometry, using the provided GeoJSONFeatureGeometry0
+func (t *GeoJSONFeature_Geometry) MergeGeoJSONFeatureGeometry0(v GeoJSONFeatureGeometry0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGeoJSONFeatureGeometry1 returns the union data inside the GeoJSONFeature_Geometry as a GeoJSONFeatureGeometry1
+func (t GeoJSONFeature_Geometry) AsGeoJSONFeatureGeometry1() (GeoJSONFeatureGeometry1, error) {
+	var body GeoJSONFeatureGeometry1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGeoJSONFeatureGeometry1 overwrites any union data inside the GeoJSONFeature_Geometry as the provided GeoJSONFeatureGeometry1
+func (t *GeoJSONFeature_Geometry) FromGeoJSONFeatureGeometry1(v GeoJSONFeatureGeometry1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGeoJSONFeatureGeometry1 performs a merge with any union data inside the GeoJSONFeature_Geometry, using the provided GeoJSONFeatureGeometry1
+func (t *GeoJSONFeature_Geometry) MergeGeoJSONFeatureGeometry1(v GeoJSONFeatureGeometry1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GeoJSONFeature_Geometry) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GeoJSONFeature_Geometry) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1385,9 +1672,9 @@ type ClientInterface interface {
 	// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
 	PreflightCompareMunicipalities(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 	//
 	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 	ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2012,9 +2299,9 @@ func (c *Client) PreflightCompareMunicipalities(ctx context.Context, params *Pre
 	return c.Client.Do(req)
 }
 
-// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 //
 // Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 func (c *Client) ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4610,9 +4897,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
 	PreflightCompareMunicipalitiesWithResponse(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightCompareMunicipalitiesResponse, error)
 
-	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7641,6 +7928,8 @@ type ExportMunicipalitiesResponse503Headers struct {
 type ExportMunicipalitiesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationgeoJSON200 the response for an HTTP 200 `application/geo+json` response
+	ApplicationgeoJSON200 *GeoJSONExport
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ExportResponse
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
@@ -7656,7 +7945,7 @@ type ExportMunicipalitiesResponse struct {
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *Unavailable
+	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExportMunicipalitiesResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -7675,6 +7964,11 @@ type ExportMunicipalitiesResponse struct {
 	Headers500 *ExportMunicipalitiesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ExportMunicipalitiesResponse503Headers
+}
+
+// GetApplicationgeoJSON200 returns the response for an HTTP 200 `application/geo+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationgeoJSON200() *GeoJSONExport {
+	return r.ApplicationgeoJSON200
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7713,7 +8007,7 @@ func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalEr
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON503() *Unavailable {
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
 }
 
@@ -9557,9 +9851,9 @@ func (c *ClientWithResponses) PreflightCompareMunicipalitiesWithResponse(ctx con
 	return ParsePreflightCompareMunicipalitiesResponse(rsp)
 }
 
-// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13300,7 +13594,14 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+	case rsp.Header.Get("Content-Type") == "application/geo+json" && rsp.StatusCode == 200:
+		var dest GeoJSONExport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationgeoJSON200 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
 		var dest ExportResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13353,7 +13654,7 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
