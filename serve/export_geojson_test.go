@@ -5,10 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
+	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/internal/testrig/realdata"
 )
 
 // TestExportGeoJSONCall: format=geojson is a FeatureCollection of the prefecture's municipalities
@@ -76,5 +80,33 @@ func TestExportGeoJSONCall(t *testing.T) {
 	}
 	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != 3 {
 		t.Errorf("used %d after two GeoJSON exports, a CSV and two 304s, want 3", used)
+	}
+}
+
+// TestExportGeoJSONWithoutBoundaries: on a dataset built without boundaries, format=geojson is a
+// 503 unavailable saying why, without Retry-After (waiting changes nothing) and counting nothing,
+// a problem of the documented schema; the other formats are served as ever.
+func TestExportGeoJSONWithoutBoundaries(t *testing.T) {
+	t.Parallel()
+	built := realdata.Built(t)
+	path := filepath.Join(t.TempDir(), "no-boundaries.arrow")
+	if _, err := dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, func(cfg *app.Config) { cfg.DatasetPath = path })
+	r := ts.get(t, "/town/v1/export?format=geojson&pref=13")
+	p := decode[problem](t, r.body)
+	if r.status != 503 || r.header.Get("Content-Type") != "application/problem+json" || r.header.Get("Retry-After") != "" ||
+		p.Code != hensachi.EUnavailable || !strings.Contains(p.Detail, "built without boundary files") {
+		t.Fatalf("%d %v %+v", r.status, r.header, p)
+	}
+	if err := validateSchema(t, "#/components/schemas/Problem", r.body); err != nil {
+		t.Error(err)
+	}
+	if csv := ts.get(t, "/town/v1/export?format=csv&pref=13"); csv.status != 200 {
+		t.Errorf("csv without boundaries: %d", csv.status)
+	}
+	if used := ts.Quota.Used(ts.freeID, hensachi.ServiceTown); used != 1 {
+		t.Errorf("used %d after a refused GeoJSON and a CSV, want 1", used)
 	}
 }
