@@ -31,7 +31,7 @@ func TestGeoJSONMap(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	c := browsertest.New(t, 90*time.Second)
-	c.Do("the map", chromedp.Navigate(srv.URL+"/map.html"), chromedp.WaitVisible(chromedp.ID("drawn")), browsertest.Shot("geojson-map"))
+	c.Do("the map", chromedp.Navigate(srv.URL+"/map.html"), chromedp.WaitVisible(chromedp.ID("status")), browsertest.Shot("geojson-map"))
 	var drawn struct {
 		Error       string
 		Features    int
@@ -40,7 +40,11 @@ func TestGeoJSONMap(t *testing.T) {
 		Bounds      [4]float64 // west, south, east, north
 		Attribution string
 	}
-	if err := json.Unmarshal([]byte(c.Text("drawn")), &drawn); err != nil || drawn.Error != "" {
+	text, err := chromedp.Run(c.Ctx, chromedp.Evaluate[string](`document.getElementById("drawn").textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(text), &drawn); err != nil || drawn.Error != "" {
 		t.Fatalf("what the page drew: %v %s", err, drawn.Error)
 	}
 	catalog, err := s.catalogs.Catalog()
