@@ -82,6 +82,7 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/town/prefectures", s.catalogPage(s.prefectures))
 	handle(http.MethodGet, "/town/prefectures/:pref", s.catalogPage(s.prefecture))
 	handle(http.MethodGet, "/town/scatter", s.catalogPage(s.scatter))
+	handle(http.MethodGet, "/town/map", s.catalogPage(s.mapPage))
 	handle(http.MethodGet, "/town/compare", s.catalogPage(s.compare))
 	for _, f := range []*export.Format{export.CSV, export.GeoJSON} {
 		handle(http.MethodGet, "/town/municipalities."+f.Name, s.withCatalog(s.download(f)))
