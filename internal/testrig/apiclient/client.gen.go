@@ -687,6 +687,22 @@ type Meta struct {
 		Source string  `json:"source"`
 		Unit   string  `json:"unit"`
 	} `json:"axes"`
+
+	// Boundaries The municipalities' boundaries the maps draw and format=geojson exports: their source, the files read with their SHA-256, the credit every map and boundary file must carry, a note on how they were drawn. Absent from a dataset built before boundaries; `unavailable` says why a dataset has none (the maps are off and format=geojson answers 503).
+	Boundaries *struct {
+		Credit string `json:"credit"`
+		Files  *[]struct {
+			Detail string `json:"detail"`
+			Name   string `json:"name"`
+			Sha256 string `json:"sha256"`
+		} `json:"files"`
+		Note   string `json:"note"`
+		Source struct {
+			Name string `json:"name"`
+			Url  string `json:"url"`
+		} `json:"source"`
+		Unavailable *string `json:"unavailable,omitempty"`
+	} `json:"boundaries,omitempty"`
 	DataUpdated openapi_types.Date `json:"data_updated"`
 	Furusato    struct {
 		Corporate struct {
