@@ -1080,6 +1080,15 @@ type DownloadMunicipalitiesCSVParams struct {
 	Codes *string `form:"codes,omitempty" json:"codes,omitempty"`
 }
 
+// DownloadMunicipalitiesGeoJSONParams defines parameters for DownloadMunicipalitiesGeoJSON.
+type DownloadMunicipalitiesGeoJSONParams struct {
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Codes the compared municipalities, in their order (not with pref)
+	Codes *string `form:"codes,omitempty" json:"codes,omitempty"`
+}
+
 // GetRankingPageParams defines parameters for GetRankingPage.
 type GetRankingPageParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
@@ -1645,6 +1654,13 @@ type ClientInterface interface {
 	// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
 	DownloadMunicipalitiesCSV(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DownloadMunicipalitiesGeoJSON GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+	//
+	// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+	//
+	// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+	DownloadMunicipalitiesGeoJSON(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMunicipalityPage Web page of a municipality (page_url)
 	//
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
@@ -2192,6 +2208,23 @@ func (c *Client) GetComparePage(ctx context.Context, params *GetComparePageParam
 // Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
 func (c *Client) DownloadMunicipalitiesCSV(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDownloadMunicipalitiesCSVRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadMunicipalitiesGeoJSON GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+//
+// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+//
+// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+func (c *Client) DownloadMunicipalitiesGeoJSON(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadMunicipalitiesGeoJSONRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3399,6 +3432,72 @@ func NewDownloadMunicipalitiesCSVRequest(server string, params *DownloadMunicipa
 	}
 
 	operationPath := fmt.Sprintf("/town/municipalities.csv")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Codes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "codes", *params.Codes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDownloadMunicipalitiesGeoJSONRequest constructs an http.Request for the DownloadMunicipalitiesGeoJSON method
+func NewDownloadMunicipalitiesGeoJSONRequest(server string, params *DownloadMunicipalitiesGeoJSONParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/municipalities.geojson")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4855,6 +4954,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
 	DownloadMunicipalitiesCSVWithResponse(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesCSVResponse, error)
+
+	// DownloadMunicipalitiesGeoJSONWithResponse GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+	//
+	// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+	DownloadMunicipalitiesGeoJSONWithResponse(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesGeoJSONResponse, error)
 
 	// GetMunicipalityPageWithResponse Web page of a municipality (page_url)
 	//
@@ -7218,6 +7326,107 @@ func (r DownloadMunicipalitiesCSVResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DownloadMunicipalitiesCSVResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DownloadMunicipalitiesGeoJSONResponse200Headers the declared response headers of an HTTP 200 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse200Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse304Headers the declared response headers of an HTTP 304 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse400Headers the declared response headers of an HTTP 400 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse400Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse404Headers the declared response headers of an HTTP 404 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse404Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse405Headers the declared response headers of an HTTP 405 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse500Headers the declared response headers of an HTTP 500 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse500Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse503Headers the declared response headers of an HTTP 503 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse503Headers struct {
+	XRequestId *string
+}
+
+type DownloadMunicipalitiesGeoJSONResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationgeoJSON200 the response for an HTTP 200 `application/geo+json` response
+	ApplicationgeoJSON200 *GeoJSONExport
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DownloadMunicipalitiesGeoJSONResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *DownloadMunicipalitiesGeoJSONResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DownloadMunicipalitiesGeoJSONResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DownloadMunicipalitiesGeoJSONResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DownloadMunicipalitiesGeoJSONResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DownloadMunicipalitiesGeoJSONResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DownloadMunicipalitiesGeoJSONResponse503Headers
+}
+
+// GetApplicationgeoJSON200 returns the response for an HTTP 200 `application/geo+json` response
+func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationgeoJSON200() *GeoJSONExport {
+	return r.ApplicationgeoJSON200
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadMunicipalitiesGeoJSONResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadMunicipalitiesGeoJSONResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadMunicipalitiesGeoJSONResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadMunicipalitiesGeoJSONResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9766,6 +9975,21 @@ func (c *ClientWithResponses) DownloadMunicipalitiesCSVWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseDownloadMunicipalitiesCSVResponse(rsp)
+}
+
+// DownloadMunicipalitiesGeoJSONWithResponse GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+//
+// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+func (c *ClientWithResponses) DownloadMunicipalitiesGeoJSONWithResponse(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesGeoJSONResponse, error) {
+	rsp, err := c.DownloadMunicipalitiesGeoJSON(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadMunicipalitiesGeoJSONResponse(rsp)
 }
 
 // GetMunicipalityPageWithResponse Web page of a municipality (page_url)
@@ -12722,6 +12946,143 @@ func ParseDownloadMunicipalitiesCSVResponse(rsp *http.Response) (*DownloadMunici
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers DownloadMunicipalitiesCSVResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDownloadMunicipalitiesGeoJSONResponse parses an HTTP response from a DownloadMunicipalitiesGeoJSONWithResponse call
+func ParseDownloadMunicipalitiesGeoJSONResponse(rsp *http.Response) (*DownloadMunicipalitiesGeoJSONResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadMunicipalitiesGeoJSONResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GeoJSONExport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationgeoJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DownloadMunicipalitiesGeoJSONResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers DownloadMunicipalitiesGeoJSONResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers DownloadMunicipalitiesGeoJSONResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers DownloadMunicipalitiesGeoJSONResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DownloadMunicipalitiesGeoJSONResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers DownloadMunicipalitiesGeoJSONResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DownloadMunicipalitiesGeoJSONResponse503Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
