@@ -1,6 +1,6 @@
 // Package geojsonfile writes a table of municipalities with their boundaries as a GeoJSON file
 // (RFC 7946) for GIS: the bulk export's GeoJSON (package export). It writes as it goes, a feature
-// at a time, keeping nothing of the file in memory but the writer's buffer.
+// at a time, holding one feature's bytes and one shape (Collection.Shape), never the whole file.
 package geojsonfile
 
 import (
