@@ -10,7 +10,7 @@ SHELL       := bash
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages hardcases noface lighthouse geojson-tools test test-all soak bench bench-go bench-face fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages hardcases noface lighthouse geojson-tools test test-all model-pass soak bench bench-go bench-face fuzz vet clean
 
 all: build
 
@@ -134,6 +134,12 @@ test: vet runtime models noface
 test-all: runtime models noface lighthouse geojson-tools
 	mkdir -p $(SCREENSHOT_DIR)
 	GO=$(GO) scripts/test-all.sh
+
+# The model pass in full, and on success the stamp of its inputs (.ci/model-pass.sha256, to commit)
+# with which CI skips a pass on unchanged inputs (scripts/model-pass.sh, scripts/model-inputs.sh).
+model-pass: runtime models noface
+	rc=$$(mktemp) && HENSACHI_MODEL_PASS=full scripts/model-pass.sh $$rc; \
+	  [ "$$(cat $$rc)" = 0 ] && echo "$$(scripts/model-inputs.sh) passed $$(date -u +%F) $$(go version | cut -d' ' -f3)" >.ci/model-pass.sha256
 
 # The reliability tests, SOAK times longer than in `make test`, without the race detector (as
 # production runs), against a throwaway PostgreSQL cluster (scripts/test-postgres.sh).

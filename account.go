@@ -22,6 +22,17 @@ const (
 // Valid reports whether p is a known plan.
 func (p Plan) Valid() bool { return p == PlanFree || p == PlanPro }
 
+// Label is the plan's name on the Japanese pages; the API's usage member keeps the identifier.
+func (p Plan) Label() string {
+	switch p {
+	case PlanFree:
+		return "無料プラン"
+	case PlanPro:
+		return "プロプラン"
+	}
+	return string(p)
+}
+
 // Service is one of the two APIs; usage is counted per account and service.
 type Service string
 

@@ -37,11 +37,11 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/web/account", []string{mod + "/web/site", mod + "/town", mod + "/dataset"}, "the account side reads no statistics; the demo's footer credit comes as a function"},
 		{mod + "/quota", []string{"net/http", mod + "/serve", mod + "/sqlite", mod + "/postgres"}, "the quota engine has no HTTP and no store of its own"},
 		{mod + "/town", []string{"net/http", "import:encoding/json", mod + "/parquetfile", mod + "/csvfile", mod + "/export", mod + "/serve", mod + "/web"}, "the dataset's read model serves both transports, knows neither and writes no wire format"},
-		// pqarrow brings net/http in through thrift and Arrow Flight, which the export never calls
+		// the Parquet codecs (brotli's HTTP helper) bring net/http in, which the writer never calls
 		{mod + "/parquetfile", []string{"import:net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the Parquet writer writes columns it is given, whatever they hold"},
 		{mod + "/csvfile", []string{"net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the CSV writer writes columns it is given, whatever they hold"},
 		{mod + "/geojsonfile", []string{"net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset", mod + "/topojson"}, "the GeoJSON writer writes the columns and shapes it is given, whatever they hold and wherever the shapes were read"},
-		// pqarrow brings net/http in, as for town
+		// the Parquet codecs bring net/http in, as for parquetfile
 		{mod + "/export", []string{"import:net/http", mod + "/serve", mod + "/web"}, "the bulk files serve both transports and know neither"},
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
 		{mod + "/topojson", []string{"net/http", mod + "/ingest", mod + "/dataset", mod + "/town", mod + "/serve", mod + "/web"}, "a file format reads files, nothing more"},
@@ -56,7 +56,7 @@ func TestPackageDependencies(t *testing.T) {
 		{mod + "/app", []string{mod + "/sqlite", mod + "/postgres", mod + "/face/ort", mod + "/uploads", mod + "/devidp", mod + "/cmd", mod + "/training"}, "the assembly is given the store, the face analyzer and the upload store, which only the command opens, so that the tests build the server as the command does"},
 		// gonum/stat, which compute uses, imports optimize/convex/lp, so only the optimiser itself is named
 		{mod + "/cmd/hensachi", []string{"=gonum.org/v1/gonum/optimize", mod + "/training"}, "the server links no training: the trained models are files it loads"},
-		{mod + "/parquetfile", []string{"google.golang.org/grpc", "github.com/apache/arrow-go/v18/arrow/flight"}, "the Parquet export is written without pqarrow, whose Flight import would link gRPC into the server"},
+		{mod + "/cmd/hensachi", []string{"google.golang.org/grpc", "google.golang.org/protobuf", "github.com/apache/arrow-go/v18/arrow/flight"}, "the server links neither gRPC nor protobuf: Parquet is written without pqarrow (whose Flight import brings gRPC) and the metrics without Prometheus's client (protobuf)"},
 		{mod + "/face/...", []string{"=gonum.org/v1/gonum/optimize", mod + "/training"}, "the models' inference needs none of their training"},
 		{mod + "/training", []string{mod + "/serve", mod + "/web", mod + "/dataset", mod + "/quota"}, "training reads image datasets, not the service or its statistics"},
 		{mod + "/training/...", []string{mod + "/serve", mod + "/web", mod + "/dataset", mod + "/quota"}, "training reads image datasets, not the service or its statistics"},

@@ -3,13 +3,14 @@ package serve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
+	vm "github.com/VictoriaMetrics/metrics"
 	"github.com/julienschmidt/httprouter"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/export"
@@ -100,21 +101,19 @@ func (c *call) reserve() error {
 // the demo page's included, all reserve through the one Quota, so every refusal counts once.
 type Quota struct {
 	quota.Enforcer
-	rejections *prometheus.CounterVec
+	rejections *vm.Set // hensachi_daily_limit_rejections_total by service
 }
 
 // NewQuota measures an enforcer.
 func NewQuota(e quota.Enforcer) *Quota {
-	return &Quota{Enforcer: e, rejections: prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "hensachi_daily_limit_rejections_total", Help: "Calls refused because the daily limit was reached, by service.",
-	}, []string{"service"})}
+	return &Quota{Enforcer: e, rejections: vm.NewSet()}
 }
 
 // Reserve holds one unit of an account's daily quota of a service, counting refusals by the limit.
 func (q *Quota) Reserve(ctx context.Context, account hensachi.Account, service hensachi.Service) (*quota.Reservation, error) {
 	res, err := q.Enforcer.Reserve(ctx, account, service)
 	if hensachi.ErrorCode(err) == hensachi.EDailyLimitExceeded { // not a database that is away
-		q.rejections.WithLabelValues(string(service)).Inc()
+		q.rejections.GetOrCreateCounter(fmt.Sprintf("hensachi_daily_limit_rejections_total{service=%q}", service)).Inc()
 	}
 	return res, err
 }

@@ -1,67 +1,64 @@
 package serve
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	vm "github.com/VictoriaMetrics/metrics"
 )
 
+// latencyBuckets are the upper bounds of the request duration histogram, in seconds: a cached
+// ranking answers in well under a millisecond, a face analysis in a second or more.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// metrics are the server's series in the Prometheus text format. VictoriaMetrics' small library
+// writes them without Prometheus's client, whose protobuf encoding the server would link only for
+// a format no scraper needs.
 type metrics struct {
-	registry *prometheus.Registry
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	set *vm.Set
 }
 
-// newMetrics registers the server's series: the quota's refusals, the store's health and the
-// face calls' uploads not kept among them.
+// newMetrics registers the server's series: the quota's refusals, the store's health, the face
+// calls' uploads not kept, and the Go runtime's and the process's own.
 func newMetrics(s *Server) *metrics {
-	m := &metrics{
-		registry: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "hensachi_http_requests_total", Help: "HTTP requests by route, method and status.",
-		}, []string{"route", "method", "status"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "hensachi_http_request_duration_seconds", Help: "Time to answer HTTP requests, by route.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}, []string{"route"}),
-	}
-	m.registry.MustRegister(m.requests, m.latency, s.quota.rejections,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "hensachi_store_up", Help: "1 while the store passed its last check (database answers, files in place), 0 when it failed.",
-		}, func() float64 {
-			if s.storeDown.Load() {
-				return 0
-			}
-			return 1
-		}),
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	vm.ExposeMetadata(true) // # TYPE lines, so that scrapers know the counters and histograms
+	m := &metrics{set: vm.NewSet()}
+	m.set.NewGauge("hensachi_store_up", func() float64 {
+		if s.storeDown.Load() {
+			return 0
+		}
+		return 1
+	})
 	if s.faces != nil {
-		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "hensachi_face_uploads_not_kept_total", Help: "Analysed uploads that could not be stored (answered and counted all the same).",
-		}, func() float64 {
+		m.set.NewGauge("hensachi_face_uploads_not_kept_total", func() float64 {
 			n, _ := s.faces.UploadsNotKept()
 			return float64(n)
-		}))
+		})
 	}
+	m.set.RegisterMetricsWriter(s.quota.rejections.WritePrometheus)
+	m.set.RegisterMetricsWriter(vm.WriteProcessMetrics)
 	return m
 }
 
-// routeMetrics are one route's series, bound once so that a request does not hash label values.
+func (m *metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	m.set.WritePrometheus(w)
+}
+
+// routeMetrics are one route's series, bound once so that a request does not format label values.
 type routeMetrics struct {
 	m       *metrics
 	route   string
-	latency prometheus.Observer
+	latency *vm.PrometheusHistogram
 
 	// requests holds the counter of each method and status seen so far. A request reads it without
 	// a lock (a read lock would still be a write to memory every request shares); a new pair
 	// copies the map under mu, which happens a handful of times in the life of a route.
-	requests atomic.Pointer[map[methodStatus]prometheus.Counter]
+	requests atomic.Pointer[map[methodStatus]*vm.Counter]
 	mu       sync.Mutex
 }
 
@@ -71,8 +68,9 @@ type methodStatus struct {
 }
 
 func (m *metrics) route(route string) *routeMetrics {
-	rm := &routeMetrics{m: m, route: route, latency: m.latency.WithLabelValues(route)}
-	rm.requests.Store(&map[methodStatus]prometheus.Counter{})
+	rm := &routeMetrics{m: m, route: route, latency: m.set.GetOrCreatePrometheusHistogramExt(
+		fmt.Sprintf("hensachi_http_request_duration_seconds{route=%q}", route), latencyBuckets)}
+	rm.requests.Store(&map[methodStatus]*vm.Counter{})
 	return rm
 }
 
@@ -88,7 +86,7 @@ func methodLabel(method string) string {
 }
 
 func (rm *routeMetrics) observe(method string, status int, elapsed time.Duration) {
-	rm.latency.Observe(elapsed.Seconds())
+	rm.latency.Update(elapsed.Seconds())
 	k := methodStatus{methodLabel(method), status}
 	c, ok := (*rm.requests.Load())[k]
 	if !ok {
@@ -98,14 +96,15 @@ func (rm *routeMetrics) observe(method string, status int, elapsed time.Duration
 }
 
 // add binds the counter of a method and status not seen before on this route.
-func (rm *routeMetrics) add(k methodStatus) prometheus.Counter {
+func (rm *routeMetrics) add(k methodStatus) *vm.Counter {
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	old := *rm.requests.Load()
 	if c, ok := old[k]; ok { // added while this request waited for the lock
 		return c
 	}
-	c := rm.m.requests.WithLabelValues(rm.route, k.method, strconv.Itoa(k.status))
+	c := rm.m.set.GetOrCreateCounter(fmt.Sprintf("hensachi_http_requests_total{route=%q,method=%q,status=\"%d\"}",
+		rm.route, k.method, k.status))
 	next := maps.Clone(old)
 	next[k] = c
 	rm.requests.Store(&next)

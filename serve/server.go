@@ -20,10 +20,10 @@ import (
 	"time"
 
 	"github.com/julienschmidt/httprouter"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/facecall"
+	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
@@ -154,8 +154,7 @@ func (s *Server) routes() {
 	plain("/healthz", s.healthz)
 	plain("/readyz", s.readyz)
 	handle(http.MethodGet, "/openapi.json", cors(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) { serveOpenAPI(w, req) }))
-	promHandler := promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})
-	plain("/metrics", promHandler.ServeHTTP)
+	plain("/metrics", s.metrics.ServeHTTP)
 	handle(http.MethodGet, "/problems/:code", func(w http.ResponseWriter, req *http.Request, ps httprouter.Params) {
 		serveProblemDoc(w, req, ps.ByName("code"))
 	})
@@ -163,8 +162,14 @@ func (s *Server) routes() {
 	r.GlobalOPTIONS = unrouted(s.instrument("(options)", func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
 		preflight(w, req)
 	}))
-	// a page's script sees why its call failed, a route missing or a method refused
+	// a page's script sees why its call failed, a route missing or a method refused; a browser
+	// that follows a wrong link outside the API gets the web front's page instead
+	notFoundPage := s.notFoundPage()
 	r.NotFound = unrouted(s.instrument("(none)", corsRefusal(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
+		if notFoundPage != nil && !isAPIPath(req.URL.Path) && negotiate.WantsPage(req) {
+			notFoundPage(w, req)
+			return
+		}
 		writeError(w, req, hensachi.Errorf(hensachi.ENotFound, "no route %s %s", req.Method, param.Truncate(req.URL.Path)))
 	})))
 	r.MethodNotAllowed = unrouted(s.instrument("(method not allowed)", corsRefusal(func(w http.ResponseWriter, req *http.Request, _ httprouter.Params) {
@@ -177,6 +182,29 @@ func (s *Server) routes() {
 	}
 	s.router = r
 	s.handler = r
+}
+
+// notFoundPage is the not-found page of the first of the Pages that has one.
+func (s *Server) notFoundPage() http.HandlerFunc {
+	for _, p := range s.cfg.Pages {
+		if nf, ok := p.(interface {
+			NotFound(http.ResponseWriter, *http.Request)
+		}); ok {
+			return nf.NotFound
+		}
+	}
+	return nil
+}
+
+// isAPIPath reports whether a path is the APIs' or their documents', which answer problem+json
+// whoever asks.
+func isAPIPath(path string) bool {
+	for _, prefix := range []string{"/town/v1/", "/face/v1/", "/problems/"} {
+		if strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // unrouted adapts a route handler to the router's fallbacks, which have no parameters.

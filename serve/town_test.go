@@ -305,3 +305,25 @@ func TestHead(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownPathForBrowsers: a browser that follows a wrong link gets the site's not-found page,
+// in Japanese with the search box; an API client, and any caller of an API path, the problem.
+func TestUnknownPathForBrowsers(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	tests := []struct {
+		path, accept, contentType, want string
+	}{
+		{"/no/such/page", browser, "text/html", `action="/search"`},
+		{"/town/municipalities/13101/typo", browser, "text/html", "このページはありません"},
+		{"/no/such/page", "*/*", "application/problem+json", `"/problems/not_found"`},
+		{"/town/v1/no-such-call", browser, "application/problem+json", `"/problems/not_found"`},
+	}
+	for _, tt := range tests {
+		r := ts.do(t, "GET", tt.path, "Accept", tt.accept)
+		if r.status != 404 || !strings.HasPrefix(r.header.Get("Content-Type"), tt.contentType) || !strings.Contains(string(r.body), tt.want) {
+			t.Errorf("GET %s (Accept %.20s): %d %s, want 404 %s with %q\n%.300s", tt.path, tt.accept, r.status, r.header.Get("Content-Type"), tt.contentType, tt.want, r.body)
+		}
+	}
+}

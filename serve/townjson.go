@@ -134,7 +134,7 @@ func searchData(l town.List) []byte { return dataMember(encodeList(l)) }
 func encodeList(l town.List) listJSON {
 	out := listJSON{Prefecture: l.Prefecture, Total: len(l.Items), Items: make([]listItemJSON, len(l.Items))}
 	for k, m := range l.Items {
-		out.Items[k] = listItemJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture}
+		out.Items[k] = listItemJSON{Code: m.Code, Name: m.Name, Kana: m.Kana, Prefecture: m.Prefecture}
 	}
 	return out
 }
@@ -272,6 +272,7 @@ func rankIf(rank int, valid bool) *int {
 type listItemJSON struct {
 	Code       string              `json:"code"`
 	Name       string              `json:"name"`
+	Kana       string              `json:"kana"` // beyond the spec's item: the site shows the reading too
 	Prefecture hensachi.Prefecture `json:"prefecture"`
 }
 

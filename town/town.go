@@ -37,6 +37,9 @@ type Catalog struct {
 	// searchKeys[i] is what a query is matched against: name, reading and prefecture;
 	// searchNames[i] the name alone, folded alike, to rank exact and leading matches first.
 	searchKeys, searchNames []string
+	// romajiKeys[i] is what a query in latin letters is matched against: the reading in romaji
+	// and the prefecture's name, folded by romajiKey
+	romajiKeys []string
 	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
 	neighbours [][]neighbour
 	medians    Medians
@@ -78,6 +81,7 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 		c.byPref[m.Prefecture.Code] = append(c.byPref[m.Prefecture.Code], i)
 		c.searchKeys = append(c.searchKeys, searchKey(m.Name+" "+m.Kana+" "+m.Prefecture.Name+m.Name))
 		c.searchNames = append(c.searchNames, searchKey(m.Name))
+		c.romajiKeys = append(c.romajiKeys, romajiSearchKey(&towns[i]))
 	}
 	for a := range hensachi.Axes {
 		var rows []int

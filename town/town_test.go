@@ -92,6 +92,16 @@ func TestSearch(t *testing.T) {
 		{"北海道", []string{"01100", "01202", "01345"}},
 		{"さ", []string{"01100", "01345"}},
 		{"  ", nil},
+		{"sapporo", []string{"01100"}},
+		{"ＳＡＰＰＯＲＯ", []string{"01100"}},
+		{"satunai", []string{"01345"}},              // Kunrei
+		{"chuo", []string{"13102"}},                 // ちゅうおう, long vowels left out
+		{"chūō", []string{"13102"}},                 // with macrons
+		{"chuuou", []string{"13102"}},               // written twice
+		{"tokyo", []string{"13101", "13102"}},       // the prefecture
+		{"東京都 chiyoda", []string{"13101"}},          // kanji and romaji together
+		{"hokkaido sa", []string{"01100", "01345"}}, // name first, then places in the prefecture
+		{"tokyo sapporo", nil},
 	}
 	for _, tt := range tests {
 		if got := codes(c.Search(tt.query, 10)); !slices.Equal(got, tt.want) {

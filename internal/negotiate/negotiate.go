@@ -34,6 +34,24 @@ func AcceptsGzip(h http.Header) bool {
 	return accepted
 }
 
+// WantsPage reports whether a request comes from a browser navigating to a page: a GET or HEAD
+// whose Accept names text/html. API clients send */* or JSON, and keep getting problem+json.
+func WantsPage(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	for _, line := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(line, ",") {
+			media, params, _ := strings.Cut(part, ";")
+			if strings.EqualFold(strings.TrimSpace(media), "text/html") {
+				q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+				return !ok || q != "0" && q != "0.0" && q != "0.00" && q != "0.000"
+			}
+		}
+	}
+	return false
+}
+
 // NoneMatch reports whether If-None-Match names etag, an entity tag such as "v1" or W/"v1", under
 // the weak comparison (RFC 9110 §13.1.2: the client holds that version, so a GET or HEAD is
 // answered 304), or is "*". The field's lines form one list of entity tags (§5.6.1: commas with

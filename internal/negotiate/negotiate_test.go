@@ -71,3 +71,28 @@ func TestNoneMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestWantsPage(t *testing.T) {
+	tests := []struct {
+		method, accept string
+		want           bool
+	}{
+		{"GET", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", true}, // Chromium
+		{"HEAD", "text/html", true},
+		{"GET", "TEXT/HTML; q=0.5", true},
+		{"GET", "*/*", false}, // curl
+		{"GET", "application/json", false},
+		{"GET", "", false},
+		{"GET", "text/html;q=0", false},
+		{"POST", "text/html", false},
+	}
+	for _, tt := range tests {
+		r, _ := http.NewRequest(tt.method, "/x", nil)
+		if tt.accept != "" {
+			r.Header.Set("Accept", tt.accept)
+		}
+		if got := WantsPage(r); got != tt.want {
+			t.Errorf("%s Accept %q: %v, want %v", tt.method, tt.accept, got, tt.want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func PrefectureInPath(c *town.Catalog, param, code string) (hensachi.Prefecture,
 	}
 	p, ok := c.Prefecture(code)
 	if !ok {
-		return hensachi.Prefecture{}, notFound("there is no prefecture "+code+"; codes run from 01 to 47", "この都道府県コードはありません。")
+		return hensachi.Prefecture{}, notFound("there is no prefecture "+code+"; codes run from 01 to 47", "都道府県コード "+code+" はありません。")
 	}
 	return p, nil
 }

@@ -410,7 +410,7 @@ func (w *Pages) renderAccount(rw http.ResponseWriter, r *http.Request, sess sess
 	} else {
 		slog.WarnContext(r.Context(), "account page: stored usage", "err", err)
 	}
-	p := accountPage{Base: w.base("アカウント", "", "/account"), Email: a.Email, Plan: string(a.Plan), TermsVersion: a.TermsVersion,
+	p := accountPage{Base: w.base("アカウント", "", "/account"), Email: a.Email, Plan: a.Plan.Label(), TermsVersion: a.TermsVersion,
 		Day: day, CSRF: w.jar.csrfToken(sess), Mails: w.cfg.Mailer != nil, Origins: originsText,
 		OriginList: a.Origins, OriginsError: originsErr}
 	if !a.TermsAcceptedAt.IsZero() {

@@ -29,7 +29,8 @@ func (f FaceCalls) AnalyzeFaces(ctx context.Context, account hensachi.Account, u
 	for _, face := range a.Faces {
 		face = face.Rounded()
 		out.Faces = append(out.Faces, DemoFace{X: face.X, Y: face.Y, W: face.W, H: face.H,
-			Score: face.Score, RawScore: face.RawScore, Age: face.Age, Gender: face.Gender, GenderProb: face.GenderProb})
+			Score: face.Score, RawScore: face.RawScore, Age: face.Age, AgeRange: face.AgeRange, Gender: face.Gender, GenderProb: face.GenderProb,
+			DetectionScore: face.DetectionScore})
 	}
 	preview, err := a.Photo.Preview(previewSide)
 	if err != nil {

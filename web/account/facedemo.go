@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -37,8 +38,22 @@ type DemoFace struct {
 	X, Y, W, H      int
 	Score, RawScore float64
 	Age             int
+	AgeRange        *facecall.AgeRange // nil when the server has no calibrated ranges
 	Gender          string
 	GenderProb      float64
+	DetectionScore  float64
+}
+
+// GenderPercent and DetectionPercent are the probabilities as people read them: 0.9607 as 96 %.
+func (f DemoFace) GenderPercent() string    { return percent(f.GenderProb) }
+func (f DemoFace) DetectionPercent() string { return percent(f.DetectionScore) }
+
+func percent(p float64) string { return strconv.FormatFloat(math.Round(p*100), 'f', 0, 64) + " %" }
+
+// demoFaceRow is a face in the page's table, numbered from 1 as on its box.
+type demoFaceRow struct {
+	No int
+	DemoFace
 }
 
 // GenderLabel is the gender as the page says it in Japanese.
@@ -66,7 +81,7 @@ type faceDemoPage struct {
 	Result     *FaceAnalysis
 	Image      template.URL
 	Overlay    template.HTML
-	FaceRows   []DemoFace
+	FaceRows   []demoFaceRow
 	ScaleLabel string
 }
 
@@ -224,7 +239,10 @@ func demoError(err error) (int, string) {
 }
 
 func (p *faceDemoPage) setResult(a *FaceAnalysis) {
-	p.Result, p.FaceRows, p.Used = a, a.Faces, a.Used
+	p.Result, p.Used = a, a.Used
+	for i, f := range a.Faces {
+		p.FaceRows = append(p.FaceRows, demoFaceRow{i + 1, f})
+	}
 	p.Image = template.URL("data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(a.Preview))
 	// the boxes are drawn in the upright image's coordinates over the preview, which the SVG scales
 	var b strings.Builder
@@ -237,7 +255,7 @@ func (p *faceDemoPage) setResult(a *FaceAnalysis) {
 		// the number's style is inline, so no style sheet rule for text can hide it; the dark outline
 		// keeps it legible on a light photo
 		fmt.Fprintf(&b, `<text x="%d" y="%d" style="fill:#ffd400;stroke:#000;stroke-width:%dpx;paint-order:stroke;font-size:%dpx;font-weight:700">%d</text>`,
-			f.X, max(f.Y-stroke*2, stroke*10), max(1, stroke/2), stroke*10, i)
+			f.X, max(f.Y-stroke*2, stroke*10), max(1, stroke/2), stroke*10, i+1) // numbered from 1, as the table
 	}
 	b.WriteString(`</svg>`)
 	p.Overlay = template.HTML(b.String())

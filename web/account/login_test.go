@@ -239,7 +239,7 @@ func TestLogin(t *testing.T) {
 	if acct.Status != http.StatusOK || !strings.HasSuffix(acct.URL, "/account") {
 		t.Fatalf("second login ended at %s with %d", acct.URL, acct.Status)
 	}
-	for _, want := range []string{`id="email">newcomer@example.com<`, `id="plan">free<`, `hsk_…` + key[len(key)-4:],
+	for _, want := range []string{`id="email">newcomer@example.com<`, `id="plan">無料プラン<`, `hsk_…` + key[len(key)-4:],
 		`id="used-town">1<`, `id="limit-town">100<`, `id="used-face">0<`, `id="limit-face">20<`, "バージョン " + termsVersion} {
 		if !strings.Contains(acct.Body, want) {
 			t.Errorf("account page lacks %q:\n%s", want, acct.Body)
@@ -268,7 +268,7 @@ func TestOperatorAccountLogin(t *testing.T) {
 	key, a := storetest.CreateAccount(t, env.store, "newcomer@example.com", hensachi.PlanPro)
 	b := webclient.New(t)
 	p := b.Follow(b.CallbackURL(env.URL))
-	if !strings.HasSuffix(p.URL, "/account") || !strings.Contains(p.Body, `id="plan">pro<`) || !strings.Contains(p.Body, "hsk_…"+key[len(key)-4:]) {
+	if !strings.HasSuffix(p.URL, "/account") || !strings.Contains(p.Body, `id="plan">プロプラン<`) || !strings.Contains(p.Body, "hsk_…"+key[len(key)-4:]) {
 		t.Fatalf("operator account's login: %s %d\n%s", p.URL, p.Status, p.Body)
 	}
 	got, _ := env.store.Account(context.Background(), a.ID)

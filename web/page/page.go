@@ -126,13 +126,14 @@ type messagePage struct {
 	Base
 	Message, RequestID string
 	Again              bool // offer to log in again
+	Search             bool // offer the search box: the reader looked for something not there
 }
 
 // message renders a short page with the request id, for failures: the log has the cause. again
 // offers to log in again.
 func message(w http.ResponseWriter, r *http.Request, status int, heading, msg string, again bool) {
 	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: heading}, Message: msg,
-		RequestID: reqinfo.ID(r.Context()), Again: again})
+		RequestID: reqinfo.ID(r.Context()), Again: again, Search: status == http.StatusNotFound})
 }
 
 // Failure gives a failed page words of its own where its code's would say less: a heading in place

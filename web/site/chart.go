@@ -22,15 +22,17 @@ type scoreBar struct {
 	Valid    bool
 }
 
-// scoreChart draws deviation scores as bars from the national middle (50) on a 20–80 scale: a
-// municipality's six axes, or one axis of several municipalities. id names the chart's title
-// element, unique on its page.
+// scoreLo and scoreHi bound the score chart's scale. Rank-based scores of 1,741 municipalities lie
+// within 50 ± 10·3.44 (the normal quantile of the first and the last rank: 15.6 and 84.4), so a
+// 10–90 scale draws every score at its own length.
+const scoreLo, scoreHi = 10.0, 90.0
+
+// scoreChart draws deviation scores as bars from the national middle (50): a municipality's six
+// axes, or one axis of several municipalities. id names the chart's title element, unique on its
+// page.
 func scoreChart(id, title string, bars []scoreBar) template.HTML {
-	const (
-		labelW, plotW, rowH, top = 120.0, 420.0, 34.0, 24.0
-		lo, hi                   = 20.0, 80.0
-	)
-	x := func(v float64) float64 { return labelW + (min(max(v, lo), hi)-lo)/(hi-lo)*plotW }
+	const labelW, plotW, rowH, top = 120.0, 420.0, 34.0, 24.0
+	x := func(v float64) float64 { return labelW + (min(max(v, scoreLo), scoreHi)-scoreLo)/(scoreHi-scoreLo)*plotW }
 	height := top + rowH*float64(len(bars)) + 8
 	var b strings.Builder
 	var alt []string
@@ -43,7 +45,7 @@ func scoreChart(id, title string, bars []scoreBar) template.HTML {
 	}
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %.0f %.0f" role="img" aria-labelledby="%s-title"><title id="%s-title">%s：%s</title>`,
 		labelW+plotW+50, height, id, id, html.EscapeString(title), html.EscapeString(strings.Join(alt, "、")))
-	for _, v := range []float64{20, 30, 40, 50, 60, 70, 80} {
+	for v := scoreLo; v <= scoreHi; v += 10 {
 		cls := "grid"
 		if v == 50 {
 			cls = "mid"

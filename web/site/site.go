@@ -93,6 +93,12 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	})
 }
 
+// NotFound answers a browser that asked for a path no route has with the site's not-found page,
+// not the API's problem document (serve calls it).
+func (s *Site) NotFound(rw http.ResponseWriter, r *http.Request) {
+	page.Error(rw, r, hensachi.Errorf(hensachi.ENotFound, "このページはありません。"))
+}
+
 func serveFavicon(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
 	h := rw.Header()
 	h.Set("Content-Type", "image/svg+xml")

@@ -635,7 +635,10 @@ type GeoJSONFeatureType string
 // ListItem defines model for ListItem.
 type ListItem struct {
 	// Code 5-digit municipality code (JIS X 0402 without the check digit)
-	Code       string     `json:"code"`
+	Code string `json:"code"`
+
+	// Kana the name's reading in hiragana, as the municipality call gives it (an addition to the specification's list item)
+	Kana       string     `json:"kana"`
 	Name       string     `json:"name"`
 	Prefecture Prefecture `json:"prefecture"`
 }
@@ -1169,7 +1172,7 @@ type ListMunicipalitiesParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
-	// Q name search, as the web front's: kanji, hiragana or katakana of either width, or the prefecture and the name (`兵庫県 宝塚`); every word must match; exact names first, then names that start with the query, then the rest, each in code order. Combines with `pref`. At most 64 bytes (URL-decoded).
+	// Q name search, as the web front's: kanji, hiragana or katakana of either width, latin letters as people romanise the reading (Hepburn or Kunrei, long vowels written or not: `takarazuka`, `osaka`, `ōsaka`), or the prefecture and the name (`兵庫県 宝塚`, `tokyo chiyoda`); every word must match; exact names first, then names that start with the query, then the rest, each in code order. Combines with `pref`. At most 64 bytes (URL-decoded).
 	Q *SearchQuery `form:"q,omitempty" json:"q,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Prints one SHA-256 over everything the model pass (scripts/model-pass.sh) depends on: the Go
+# toolchain and module versions, the Go files and test data of every package of this module its
+# test binaries are built from, the committed models, the image datasets and source models under
+# ../shared, the assembled model bundle, ONNX Runtime's library and the photos without people. The
+# model pass is skipped when this equals the stamp in .ci/model-pass.sha256, which `make model-pass`
+# writes only after a full pass succeeded on these very inputs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go=${GO:-go}
+mod=$($go list -m)
+{
+  $go version
+  sha256sum go.mod go.sum scripts/model-pass.sh scripts/model-inputs.sh
+  # the Go and embedded files of each package the test binaries are built from, and its test data
+  $go list -deps -test -f '{{with .Module}}{{if eq .Path "'"$mod"'"}}{{range $.GoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range $.CgoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range $.TestGoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range $.XTestGoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range $.EmbedFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range $.TestEmbedFiles}}{{$.Dir}}/{{.}}
+{{end}}{{$.Dir}}/testdata
+{{end}}{{end}}' ./training ./training/hardcase | sed "s|^$PWD/||" | sort -u | while read -r path; do
+    [ -e "$path" ] && find "$path" -type f -not -path '*/fuzz/*' -print0 | sort -z | xargs -0 -r sha256sum
+  done
+  for tree in face/models ../shared/datasets ../shared/models "${MODELS_DIR:-models}" build/onnxruntime build/noface; do
+    [ -d "$tree" ] && find "$tree" -type f -print0 | sort -z | xargs -0 -r sha256sum
+  done
+} | sha256sum | cut -d' ' -f1
