@@ -10,7 +10,7 @@ SHELL       := bash
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages hardcases noface lighthouse test test-all model-pass soak bench bench-go bench-face fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages hardcases noface lighthouse geojson-tools test test-all model-pass soak bench bench-go bench-face fuzz vet clean
 
 all: build
 
@@ -23,7 +23,7 @@ build:
 ingest: build
 	$(BIN) ingest -out $(DATASET)
 
-$(DATASET): $(shell find ingest compute dataset -name '*.go' -not -name '*_test.go') ingest/sources.json | build
+$(DATASET): $(shell find ingest compute dataset geo topojson -name '*.go' -not -name '*_test.go') ingest/sources.json | build
 	$(BIN) ingest -out $(DATASET)
 
 # Builds what is missing (binary, runtime library, model bundle, dataset; one line per step, nothing
@@ -105,6 +105,19 @@ $(LIGHTHOUSE):
 	mkdir -p build/lighthouse
 	npm install --prefix build/lighthouse --no-audit --no-fund --loglevel=error lighthouse@$(LIGHTHOUSE_VERSION)
 
+# The GeoJSON export's second readers, from npm under build/geojson: @placemarkio/check-geojson
+# (RFC 7946 validity), @turf/boolean-clockwise (the rings' winding) and Leaflet (the browser test's
+# map, served from the disk), for export.TestGeoJSONSecondReader and web/site.TestGeoJSONMap.
+GEOJSON_TOOLS := @placemarkio/check-geojson@0.1.14 @turf/boolean-clockwise@7.4.0 leaflet@1.9.4
+geojson-tools:
+	@if [ "$$(cat build/geojson/installed 2>/dev/null)" = "$(GEOJSON_TOOLS)" ]; then \
+	  echo "geojson-tools: installed"; \
+	else \
+	  mkdir -p build/geojson && \
+	  npm install --prefix build/geojson --no-audit --no-fund --loglevel=error $(GEOJSON_TOOLS) && \
+	  echo "$(GEOJSON_TOOLS)" > build/geojson/installed; \
+	fi
+
 # The browser tests keep a screenshot of every page they visit here, as test artefacts.
 SCREENSHOT_DIR ?= $(CURDIR)/build/screenshots
 export SCREENSHOT_DIR
@@ -118,7 +131,7 @@ test: vet runtime models noface
 # fast tier and the slow one (HENSACHI_TEST_ALL=1: Chromium and Lighthouse, PostgreSQL, floods and
 # soaks, fuzz seeds) under the race detector, and beside it, niced and without the race detector,
 # the full model evaluations and the reproduction of the trained models (scripts/test-all.sh).
-test-all: runtime models noface lighthouse
+test-all: runtime models noface lighthouse geojson-tools
 	mkdir -p $(SCREENSHOT_DIR)
 	GO=$(GO) scripts/test-all.sh
 

@@ -40,9 +40,12 @@ func TestPackageDependencies(t *testing.T) {
 		// the Parquet codecs (brotli's HTTP helper) bring net/http in, which the writer never calls
 		{mod + "/parquetfile", []string{"import:net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the Parquet writer writes columns it is given, whatever they hold"},
 		{mod + "/csvfile", []string{"net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset"}, "the CSV writer writes columns it is given, whatever they hold"},
+		{mod + "/geojsonfile", []string{"net/http", mod + "/town", mod + "/serve", mod + "/web", mod + "/dataset", mod + "/topojson"}, "the GeoJSON writer writes the columns and shapes it is given, whatever they hold and wherever the shapes were read"},
 		// the Parquet codecs bring net/http in, as for parquetfile
 		{mod + "/export", []string{"import:net/http", mod + "/serve", mod + "/web"}, "the bulk files serve both transports and know neither"},
 		{mod + "/dataset", []string{mod + "/serve", mod + "/ingest", "net/http"}, "the dataset file is read and written without the server or the parsers"},
+		{mod + "/topojson", []string{"net/http", mod + "/ingest", mod + "/dataset", mod + "/town", mod + "/serve", mod + "/web"}, "a file format reads files, nothing more"},
+		{mod + "/geo", []string{mod + "/..."}, "the boundaries' types depend on no other package of the project"},
 		{mod + "/ingest", []string{mod + "/dataset", mod + "/serve", "github.com/apache/arrow-go"}, "parsers turn files into records, nothing more"},
 		{mod + "/xlsfile", []string{mod, "github.com/"}, "the .xls reader is a file format: cells out of bytes, nothing of the project's and no library"},
 		{mod + "/internal/testrig/rawfiles", []string{mod + "/ingest", mod + "/dataset", mod + "/compute", mod + "/town"}, "the tests' own reading of the source files shares no code with the pipeline it checks"},

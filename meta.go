@@ -13,6 +13,8 @@ type Meta struct {
 	Stats          []StatMeta   `json:"stats"`
 	Prefectures    []Prefecture `json:"prefectures"`
 	Furusato       FurusatoMeta `json:"furusato"`
+	// Boundaries is absent from a dataset built without boundary files.
+	Boundaries *BoundaryMeta `json:"boundaries,omitempty"`
 }
 
 // Link names a source and where to find it.
@@ -72,4 +74,22 @@ type FurusatoHistory struct {
 	Unit        string   `json:"unit"`
 	Source      string   `json:"source"`
 	URL         string   `json:"url"`
+}
+
+// BoundaryMeta describes the municipalities' boundaries the maps draw: where they come from, the
+// files read (with their hashes) and the credit every map and boundary file must carry. When the
+// dataset has no usable boundaries, Unavailable says why and the maps are off; nothing else is.
+type BoundaryMeta struct {
+	Source      Link           `json:"source"`
+	Credit      string         `json:"credit"`
+	Files       []BoundaryFile `json:"files"`
+	Note        string         `json:"note"`
+	Unavailable string         `json:"unavailable,omitempty"`
+}
+
+// BoundaryFile is one boundary file read into the dataset.
+type BoundaryFile struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Detail string `json:"detail"`
 }

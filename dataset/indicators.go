@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/geo"
 )
 
 // The indicators are stored after the municipalities' own columns: one nullable float64 column per
@@ -28,6 +29,8 @@ type Option func(*options)
 type options struct {
 	indicators      hensachi.IndicatorCatalogue
 	indicatorValues hensachi.IndicatorValues
+	boundaries      *geo.Boundaries
+	noBoundaries    string
 }
 
 // WithIndicators writes the indicator catalogue and its values, which must hold a value per

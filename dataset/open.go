@@ -26,6 +26,8 @@ type Dataset struct {
 
 	data []byte
 	rec  arrow.RecordBatch
+	// boundaryHeader is the boundaries' header, read when Boundaries is called
+	boundaryHeader string
 
 	code, name, kana               *array.String
 	prefCode, prefName             *array.String
@@ -126,6 +128,8 @@ func newDataset(data []byte) (d *Dataset, err error) {
 	if err := d.bindColumns(catJSON); err != nil {
 		return nil, err
 	}
+	header, _ := md.GetValue(boundariesKey)
+	d.boundaryHeader = strings.Clone(header)
 	want, _ := md.GetValue(checksumKey)
 	if got := contentChecksum(metaJSON, catJSON, d); got != want {
 		return nil, fmt.Errorf("%w: content checksum %.16s… does not match the one written, %.16s…; the file is damaged", ErrDataset, got, want)

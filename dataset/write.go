@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -31,13 +32,15 @@ import (
 //	furusato_balance_rank                       int32
 //	furusato_history                            list<struct<fiscal_year: utf8, amount_thousand_yen: int64>>
 //	indicator_<key>_<year>                      float64 per indicator and survey year (indicators.go)
+//	boundary_coarse, boundary_fine              binary, the boundaries (boundaries.go)
 //
 // The schema metadata holds "hensachi.meta", the JSON meta document (hensachi.Meta),
-// "hensachi.indicators", the indicator catalogue (indicators.go), "hensachi.schema", the layout
+// "hensachi.indicators", the indicator catalogue (indicators.go), "hensachi.boundaries", the
+// boundaries' grids and checksum (boundaries.go), "hensachi.schema", the layout
 // version below, and "hensachi.checksum", the content checksum that Open verifies (validate.go).
 // The dataset version is the SHA-256 of the file.
 const (
-	SchemaVersion = "4"
+	SchemaVersion = "5"
 	metaKey       = "hensachi.meta"
 	schemaKey     = "hensachi.schema"
 )
@@ -73,7 +76,7 @@ var historyEntry = arrow.StructOf(
 
 // schemaFields are the columns of a dataset with the catalogue's indicators.
 func schemaFields(cat hensachi.IndicatorCatalogue) []arrow.Field {
-	return append(municipalityFields(), indicatorFields(cat)...)
+	return slices.Concat(municipalityFields(), indicatorFields(cat), boundaryFields())
 }
 
 func municipalityFields() []arrow.Field {
@@ -123,7 +126,7 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...
 	if err := checkIndicatorValues(cat, values, len(ms)); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	rec, err := buildRecord(arrow.NewSchema(schemaFields(cat), nil), ms, meta.Furusato.History.FiscalYears, values)
+	rec, boundaries, err := buildRecord(arrow.NewSchema(schemaFields(cat), nil), ms, meta.Furusato.History.FiscalYears, &o)
 	if err != nil {
 		return "", err
 	}
@@ -133,8 +136,8 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...
 	if err := written.bindColumns(string(catJSON)); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	md := arrow.NewMetadata([]string{metaKey, indicatorsKey, schemaKey, checksumKey},
-		[]string{string(metaJSON), string(catJSON), SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), written)})
+	md := arrow.NewMetadata([]string{metaKey, indicatorsKey, boundariesKey, schemaKey, checksumKey},
+		[]string{string(metaJSON), string(catJSON), boundaries, SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), written)})
 	schema := arrow.NewSchema(schemaFields(cat), &md)
 	rec = array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
 	defer rec.Release()
@@ -185,7 +188,8 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...
 // versionOf shortens a SHA-256 to the dataset version: 16 hex digits are plenty to tell versions apart.
 func versionOf(sum []byte) string { return hex.EncodeToString(sum)[:16] }
 
-func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears []string, values hensachi.IndicatorValues) (arrow.RecordBatch, error) {
+// buildRecord fills the record of ms and what o adds; it returns the boundaries' header too.
+func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears []string, o *options) (arrow.RecordBatch, string, error) {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	col := 0
@@ -260,7 +264,7 @@ func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears 
 	for i := range ms {
 		h := ms[i].Furusato.HistoryThousandYen
 		if len(h) != len(historyYears) {
-			return nil, fmt.Errorf("municipality %s has %d history entries for %d fiscal years", ms[i].Code, len(h), len(historyYears))
+			return nil, "", fmt.Errorf("municipality %s has %d history entries for %d fiscal years", ms[i].Code, len(h), len(historyYears))
 		}
 		lb.Append(true)
 		for j, v := range h {
@@ -273,9 +277,13 @@ func buildRecord(schema *arrow.Schema, ms []hensachi.Municipality, historyYears 
 			}
 		}
 	}
-	appendIndicators(next, values)
-	if col != len(schema.Fields()) {
-		return nil, fmt.Errorf("dataset writer filled %d of %d columns", col, len(schema.Fields()))
+	appendIndicators(next, o.indicatorValues)
+	boundaries, err := appendBoundaries(next, o, len(ms))
+	if err != nil {
+		return nil, "", err
 	}
-	return b.NewRecordBatch(), nil
+	if col != len(schema.Fields()) {
+		return nil, "", fmt.Errorf("dataset writer filled %d of %d columns", col, len(schema.Fields()))
+	}
+	return b.NewRecordBatch(), boundaries, nil
 }

@@ -1,7 +1,8 @@
 // Package export is the bulk export of the statistics: every municipality, or one prefecture's,
-// as a file (GET /town/v1/export and the pages' CSV downloads). Every file format writes the same
-// table (Columns); a format is a package of its own (csvfile, parquetfile), named here with its
-// content type and whether it is worth gzipping. A file is built once per dataset version, on its
+// as a file (GET /town/v1/export and the pages' downloads). Every file format writes the same
+// table (Columns); a format is a package of its own (csvfile, parquetfile, geojsonfile), named here
+// with its content type, whether it is worth gzipping and whether it writes the boundaries too
+// (GeoJSON: each row's shape and the credits the boundaries must carry, beside the same columns). A file is built once per dataset version, on its
 // first request from the API or the pages, and gzipped once; it is kept with the catalog it was
 // made from (town.Memo). A new format is one more Format, a new column one more line of Columns.
 // The JSON export is the API's envelope of its municipality objects, so package serve makes it.
@@ -15,6 +16,8 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/csvfile"
+	"github.com/hensachi/hensachi/geo"
+	"github.com/hensachi/hensachi/geojsonfile"
 	"github.com/hensachi/hensachi/parquetfile"
 	"github.com/hensachi/hensachi/town"
 )
@@ -26,17 +29,56 @@ type Format struct {
 	ContentType string
 	// Gzip tells whether a file is gzipped for a client that accepts it; not a format that
 	// compresses inside the file, such as Parquet.
-	Gzip  bool
-	write func(io.Writer, []hensachi.Column) error
+	Gzip bool
+	// Boundaries tells whether the format writes each municipality's boundary, which a dataset
+	// built without them cannot fill (Available).
+	Boundaries bool
+	write      func(io.Writer, table) error
+}
+
+// table is what a format writes: the export's columns and, for a format that writes the
+// boundaries, each row's shape and the credits the file must carry.
+type table struct {
+	columns []hensachi.Column
+	shape   func(r int) geo.Shape
+	credits []string
 }
 
 // The formats of the export's table.
 var (
-	CSV     = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true, write: csvfile.Write}
-	Parquet = &Format{Name: "parquet", ContentType: "application/vnd.apache.parquet", write: parquetfile.Write}
+	CSV = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true,
+		write: func(w io.Writer, t table) error { return csvfile.Write(w, t.columns) }}
+	Parquet = &Format{Name: "parquet", ContentType: "application/vnd.apache.parquet",
+		write: func(w io.Writer, t table) error { return parquetfile.Write(w, t.columns) }}
+	// GeoJSON is for GIS: a FeatureCollection of one feature per municipality, its id the code,
+	// its properties the table's columns.
+	GeoJSON = &Format{Name: "geojson", ContentType: "application/geo+json", Gzip: true, Boundaries: true,
+		write: func(w io.Writer, t table) error {
+			return geojsonfile.Write(w, geojsonfile.Collection{Columns: t.columns, ID: "code", Shape: t.shape, Attribution: t.credits})
+		}}
 	// Formats are the formats of the table, in the order the API documents them.
-	Formats = []*Format{CSV, Parquet}
+	Formats = []*Format{CSV, Parquet, GeoJSON}
 )
+
+// Available returns nil when the dataset of c fills the format, else the error unavailable with
+// the reason: a format of the boundaries needs a dataset built with them.
+func (f *Format) Available(c *town.Catalog) error {
+	if !f.Boundaries {
+		return nil
+	}
+	_, err := c.Boundaries()
+	if err == nil {
+		return nil
+	}
+	reason := "it was built without them"
+	if m := c.Meta.Boundaries; m != nil && m.Unavailable != "" {
+		reason = m.Unavailable
+	}
+	return &hensachi.Error{Code: hensachi.EUnavailable,
+		Message:  "format " + f.Name + " needs the municipalities' boundaries, which this server's dataset lacks: " + reason,
+		Japanese: "このサーバーのデータには市区町村の境界がないため、" + f.Name + " の形式では出力できません（" + reason + "）。",
+		Cause:    err}
+}
 
 // FormatNamed returns the format of a name, or nil.
 func FormatNamed(name string) *Format {
@@ -68,9 +110,9 @@ func (f *File) Gzipped() []byte {
 	return f.gzip
 }
 
-// Of returns the file of a prefecture ("" for the whole country) in a format, built on its first
-// request and kept for the catalog's version, and gzipped alike; ok is false for an unknown
-// prefecture.
+// Of returns the file of a prefecture ("" for the whole country) in a format Available for c,
+// built on its first request and kept for the catalog's version, and gzipped alike; ok is false
+// for an unknown prefecture.
 func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
 	l, ok := files.Of(c)[fileKey{f, pref}]
 	if !ok {
@@ -78,16 +120,16 @@ func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
 	}
 	l.once.Do(func() {
 		list, _ := c.List(pref)
-		l.file = build(f, &c.Meta, list.Items, Filename(&c.Meta, pref, f.Name))
+		l.file = build(f, c, list.Items, Filename(&c.Meta, pref, f.Name))
 		l.file.Gzipped() // the file is kept: compress it now, once
 	})
 	return l.file, true
 }
 
 // Compared returns the file of municipalities of c in the order given (a comparison's, see
-// town.Catalog.Lookup), made for the call.
+// town.Catalog.Lookup) in a format Available for c, made for the call.
 func Compared(c *town.Catalog, f *Format, rows []*hensachi.Municipality) *File {
-	return build(f, &c.Meta, rows, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
+	return build(f, c, rows, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
 }
 
 // Filename names the export of a prefecture ("" for the whole country) in a format:
@@ -100,12 +142,29 @@ func Filename(meta *hensachi.Meta, pref, format string) string {
 	return name + meta.DataUpdated + "." + format
 }
 
-func build(f *Format, meta *hensachi.Meta, rows []*hensachi.Municipality, filename string) *File {
+func build(f *Format, c *town.Catalog, rows []*hensachi.Municipality, filename string) *File {
+	t := table{columns: Columns(&c.Meta, rows)}
+	if f.Boundaries {
+		t.shape, t.credits = boundaries(c, rows)
+	}
 	var b bytes.Buffer
-	if err := f.write(&b, Columns(meta, rows)); err != nil {
+	if err := f.write(&b, t); err != nil {
 		panic(err) // the columns are made to the writers' rules, in memory
 	}
 	return &File{Format: f, Body: b.Bytes(), Filename: filename}
+}
+
+// boundaries returns the boundaries of rows in degrees, one at a time, and the credits the file
+// must carry: the boundaries' (MLIT's wording) and the statistics'. It uses the finer level of
+// the dataset's, where every municipality has its shape, however small its island.
+func boundaries(c *town.Catalog, rows []*hensachi.Municipality) (shape func(r int) geo.Shape, credits []string) {
+	b, err := c.Boundaries()
+	if err != nil {
+		panic(err) // the callers serve only an Available format
+	}
+	fine := &b.Fine
+	shape = func(r int) geo.Shape { return fine.Transform.Shape(fine.Shapes[c.Index(rows[r].Code)]) }
+	return shape, []string{b.Meta.Credit, "出典：" + c.Meta.Source.Name + "（" + c.Meta.Source.URL + "）を加工して作成"}
 }
 
 // fileKey names one file of a version: a format and a prefecture ("" for all).

@@ -34,17 +34,6 @@ func TestParquetSecondReader(t *testing.T) {
 			t.Fatalf("npm install hyparquet: %v\n%s", err, out)
 		}
 	}
-	script, err := filepath.Abs("testdata/read-parquet.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// node resolves the import from the script's directory upwards, so the script runs as a copy
-	// beside the installed module
-	runner := filepath.Join(dir, "read-parquet.mjs")
-	if b, err := os.ReadFile(script); err != nil || os.WriteFile(runner, b, 0o644) != nil {
-		t.Fatalf("copy the script: %v", err)
-	}
-
 	c := realdata.Catalog(t, towntest.PublicURL)
 	pq, _ := export.Of(c, export.Parquet, "")
 	csv, _ := export.Of(c, export.CSV, "")
@@ -52,10 +41,7 @@ func TestParquetSecondReader(t *testing.T) {
 	if err := os.WriteFile(file, pq.Body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("node", runner, file).Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
+	out := runNode(t, dir, "testdata/read-parquet.mjs", file)
 	var rows [][]*string
 	if err := json.Unmarshal(out, &rows); err != nil {
 		t.Fatalf("%v: %.300s", err, out)
@@ -81,4 +67,24 @@ func TestParquetSecondReader(t *testing.T) {
 	if nulls == 0 {
 		t.Error("no nulls read: 双葉町's missing values should be null")
 	}
+}
+
+// runNode runs a script of testdata under node with the modules installed in dir and returns what
+// it prints. node resolves the imports from the script's directory upwards, so the script runs as a
+// copy beside the installed modules.
+func runNode(t *testing.T, dir, script string, args ...string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := filepath.Join(dir, filepath.Base(script))
+	if err := os.WriteFile(runner, b, 0o644); err != nil {
+		t.Fatalf("copy the script: %v", err)
+	}
+	out, err := exec.Command("node", append([]string{runner}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("node %s: %v", script, err)
+	}
+	return out
 }

@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/geo"
 )
 
 // Result is the dataset before ranking: every municipality with its figures, the meta document
 // without the per-axis summaries, the indicator catalogue with its years (without their summaries)
-// and values, and the report of what is null and why.
+// and values, the boundaries once added, and the report of what is null and why.
 type Result struct {
 	Municipalities  []hensachi.Municipality
 	Meta            hensachi.Meta
@@ -26,6 +27,9 @@ type Result struct {
 	IndicatorValues hensachi.IndicatorValues
 	Report          *Report
 	HashMismatches  []HashMismatch
+	// Boundaries are the municipalities' boundaries (AddBoundaries), nil without usable files;
+	// Meta.Boundaries describes them, or says why there are none.
+	Boundaries *geo.Boundaries
 }
 
 // SSDSE-A item codes the fields are computed from.

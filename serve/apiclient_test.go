@@ -124,9 +124,16 @@ func TestGeneratedClient(t *testing.T) {
 		}
 	}
 
+	geo, err := c.ExportMunicipalitiesWithResponse(ctx, &apiclient.ExportMunicipalitiesParams{Format: apiclient.ExportFormatGeojson, Pref: &pref})
+	check("exportMunicipalities geojson", err, geo.StatusCode(), http.StatusOK)
+	if g := geo.ApplicationgeoJSON200; g == nil || len(g.Features) != 62 || g.Features[0].Id != "13101" || g.Features[0].Geometry == nil || len(g.Attribution) != 2 {
+		t.Errorf("exportMunicipalities geojson: %.200s", geo.Body)
+	}
+
 	meta, err := c.GetMetaWithResponse(ctx, nil)
 	check("getMeta", err, meta.StatusCode(), http.StatusOK)
-	if d := meta.JSON200.Data; d.Municipalities != 1741 || len(d.Axes) != 6 || len(d.Stats) != 16 || len(d.Prefectures) != 47 {
+	if d := meta.JSON200.Data; d.Municipalities != 1741 || len(d.Axes) != 6 || len(d.Stats) != 16 || len(d.Prefectures) != 47 ||
+		d.Boundaries == nil || d.Boundaries.Credit == "" {
 		t.Errorf("getMeta: %d municipalities, %d axes, %d stats, %d prefectures", d.Municipalities, len(d.Axes), len(d.Stats), len(d.Prefectures))
 	}
 

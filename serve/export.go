@@ -21,9 +21,9 @@ import (
 )
 
 // GET /town/v1/export: every municipality, or one prefecture's, as a file built once per dataset
-// version, so a call writes bytes and compresses nothing. The table's formats (CSV, Parquet) are
-// package export's, shared with the pages' downloads; the JSON export is this API's envelope of
-// its municipality objects, made here.
+// version, so a call writes bytes and compresses nothing. The table's formats (CSV, Parquet,
+// GeoJSON) are package export's, shared with the pages' downloads; the JSON export is this API's
+// envelope of its municipality objects, made here.
 
 // jsonFormat is the JSON export's name, beside export.Formats.
 const jsonFormat = "json"
@@ -57,6 +57,12 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
+	}
+	if f := export.FormatNamed(format); f != nil {
+		// before the quota: a file the dataset cannot fill costs no unit
+		if err := f.Available(c.catalog); err != nil {
+			return nil, err
+		}
 	}
 	if format == jsonFormat || export.FormatNamed(format).Gzip {
 		addVary(c.w.Header(), "Accept-Encoding") // its 304 included

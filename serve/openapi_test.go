@@ -139,6 +139,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"/town/v1/export?format=json&pref=47", "/town/v1/export"},
 		{"/town/v1/export?format=csv&pref=47", "/town/v1/export"},
 		{"/town/v1/export?format=parquet&pref=47", "/town/v1/export"},
+		{"/town/v1/export?format=geojson&pref=47", "/town/v1/export"},
 		{"/town/v1/export?format=xml", "/town/v1/export"},
 	}
 	for _, tc := range cases {

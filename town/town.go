@@ -44,6 +44,8 @@ type Catalog struct {
 	neighbours [][]neighbour
 	medians    Medians
 	indicators indicators
+	// boundaries are nil when the maps are off; Meta.Boundaries says why
+	boundaries *Boundaries
 	// memos holds what other packages derive from this version (Memo), by *Memo.
 	memos sync.Map
 }
@@ -62,7 +64,7 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 		for m := range dst {
 			dst[m] = ds.IndicatorValue(i, k, m)
 		}
-	})
+	}).withDatasetBoundaries(ds)
 }
 
 // New derives the catalog of municipalities in code order. They and meta must not share memory

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ func runIngest(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	raw := fs.String("raw", defaultRawDir(), "directory of the source files (env RAW_DIR)")
 	out := fs.String("out", "data/dataset.arrow", "dataset file to write")
+	boundaries := fs.String("boundaries", "", "directory of the boundary files (env BOUNDARIES_DIR; default: boundaries beside the raw directory); without them the maps are off")
 	report := fs.String("report", "", "where to write the null-value report (default: "+reportName+" beside -out; \"-\": standard output only)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -33,13 +35,15 @@ func runIngest(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	res.AddBoundaries(boundaryDir(*boundaries, *raw), log)
 	step := time.Now()
 	compute.Apply(res.Municipalities, &res.Meta)
 	compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
 	log.Info("ranked axes and hometown tax, summarised indicators", "municipalities", len(res.Municipalities), "indicators", len(res.Indicators.Indicators),
 		"took", time.Since(step).Round(time.Millisecond).String())
 	step = time.Now()
-	version, err := dataset.Write(*out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues))
+	version, err := dataset.Write(*out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues),
+		dataset.WithBoundaries(res.Boundaries, res.Meta.Boundaries.Unavailable))
 	if err != nil {
 		return err
 	}
@@ -65,6 +69,12 @@ func runIngest(_ context.Context, args []string) error {
 	}
 	log.Info("ingest done", "version", version, "took", time.Since(start).Round(time.Millisecond).String())
 	return nil
+}
+
+// boundaryDir is where the boundary files are: flag, else $BOUNDARIES_DIR, else boundaries beside
+// the raw directory (data/boundaries, or ../shared/data/boundaries beside ../shared/data/raw).
+func boundaryDir(flag, raw string) string {
+	return cmp.Or(flag, os.Getenv("BOUNDARIES_DIR"), filepath.Join(filepath.Dir(filepath.Clean(raw)), "boundaries"))
 }
 
 // reportName is the null-value report's name beside the dataset file.

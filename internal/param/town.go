@@ -171,6 +171,32 @@ func MeasureOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
 		name+" には 6 軸か 16 の統計のキー（例：income、pop）、または指標のキー（例：births_per_1000、年を付けて births_per_1000@2020）を指定してください。")
 }
 
+// MeasureYearOf is MeasureOf with an indicator's survey year given apart, as year (the map's
+// form sends it so): m=births_per_1000&year=2020 is m=births_per_1000@2020. A year beside a
+// measure that is not an undated indicator is an invalid parameter.
+func MeasureYearOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
+	if !q.Has("year") {
+		return MeasureOf(c, q, name, def)
+	}
+	key, ok, err := q.One(name)
+	if err != nil {
+		return Measure{}, err
+	}
+	if !ok {
+		key = def
+	}
+	i := c.IndicatorIndex(key)
+	if i < 0 {
+		return Measure{}, invalid("year", fmt.Sprintf("year goes with an indicator key, not %q", Truncate(key)),
+			"year は指標のキー（年を付けないもの）と一緒に指定してください。")
+	}
+	k, err := IndicatorYear(c, q, i)
+	if err != nil {
+		return Measure{}, err
+	}
+	return indicatorMeasure(c, i, k), nil
+}
+
 // indicatorMeasure is indicator i in its k-th survey year as a measure: its key and label name the
 // year, its median is that year's national one.
 func indicatorMeasure(c *town.Catalog, i, k int) Measure {

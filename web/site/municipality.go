@@ -38,12 +38,16 @@ type municipalityPage struct {
 	CompareAll string // the compare page of the municipality and its nearest
 	CompareN   int    // how many of the nearest CompareAll shows
 	Scatter    string // the default scatter with the municipality's prefecture picked out
-	Stats      []statRow
-	Furusato   furusatoBlock
-	Prev, Next *hensachi.Municipality
-	Sources    []string
-	Method     string
-	Updated    string
+	// Map is the prefecture's small map with the municipality picked out, empty without
+	// boundaries; MapURL the prefecture's map of the default measure, MapCredit the boundaries'.
+	Map               template.HTML
+	MapURL, MapCredit string
+	Stats             []statRow
+	Furusato          furusatoBlock
+	Prev, Next        *hensachi.Municipality
+	Sources           []string
+	Method            string
+	Updated           string
 }
 
 func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params) (string, any, error) {
@@ -75,6 +79,9 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
 	}
 	p.Furusato = furusatoOf(m, c)
+	if b, err := c.Boundaries(); err == nil {
+		p.Map, p.MapURL, p.MapCredit = miniMap(c, m), mapURL(defaultMapMeasure, m.Prefecture.Code), b.Meta.Credit
+	}
 	towns := c.InPrefecture(m.Prefecture.Code)
 	for i, t := range towns {
 		if t.Code == m.Code {

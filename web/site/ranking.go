@@ -41,6 +41,7 @@ type rankingPage struct {
 	Total, From, To  int
 	PageSize         int
 	PrevURL, NextURL string
+	MapURL           string // the axis's map, of the prefecture when one is picked
 }
 
 func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (string, any, error) {
@@ -97,6 +98,7 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 	for _, pr := range c.Meta.Prefectures {
 		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
+	p.MapURL = mapURL(axis.Key, prefCode)
 	where := "全国"
 	if p.Pref != nil {
 		where = p.Pref.Name

@@ -15,6 +15,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 	"github.com/hensachi/hensachi/web/page"
@@ -82,8 +83,11 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/town/prefectures", s.catalogPage(s.prefectures))
 	handle(http.MethodGet, "/town/prefectures/:pref", s.catalogPage(s.prefecture))
 	handle(http.MethodGet, "/town/scatter", s.catalogPage(s.scatter))
+	handle(http.MethodGet, "/town/map", s.catalogPage(s.mapPage))
 	handle(http.MethodGet, "/town/compare", s.catalogPage(s.compare))
-	handle(http.MethodGet, "/town/municipalities.csv", s.withCatalog(s.csvDownload))
+	for _, f := range []*export.Format{export.CSV, export.GeoJSON} {
+		handle(http.MethodGet, "/town/municipalities."+f.Name, s.withCatalog(s.download(f)))
+	}
 	handle(http.MethodGet, "/robots.txt", func(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
 		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))

@@ -153,7 +153,7 @@ func TestPublicPageFailure(t *testing.T) {
 	router := httprouter.New()
 	s.Routes(router.Handle)
 	status, body := getPage(t, router, "/town/prefectures")
-	if status != 503 || !strings.Contains(body, "一時的に利用できません") || strings.Contains(body, `class="button" href="/login"`) {
+	if status != 503 || !strings.Contains(body, "利用できません") || strings.Contains(body, `class="button" href="/login"`) {
 		t.Errorf("failed public page: %d\n%s", status, body)
 	}
 }

@@ -64,6 +64,7 @@ func (e CompareResponseSuccess) Valid() bool {
 // Defines values for ExportFormat.
 const (
 	ExportFormatCsv     ExportFormat = "csv"
+	ExportFormatGeojson ExportFormat = "geojson"
 	ExportFormatJson    ExportFormat = "json"
 	ExportFormatParquet ExportFormat = "parquet"
 )
@@ -72,6 +73,8 @@ const (
 func (e ExportFormat) Valid() bool {
 	switch e {
 	case ExportFormatCsv:
+		return true
+	case ExportFormatGeojson:
 		return true
 	case ExportFormatJson:
 		return true
@@ -109,6 +112,66 @@ func (e FaceResultGender) Valid() bool {
 	case FaceResultGenderFemale:
 		return true
 	case FaceResultGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONExportType.
+const (
+	GeoJSONExportTypeFeatureCollection GeoJSONExportType = "FeatureCollection"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONExportType enum.
+func (e GeoJSONExportType) Valid() bool {
+	switch e {
+	case GeoJSONExportTypeFeatureCollection:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONFeatureGeometry0Type.
+const (
+	GeoJSONFeatureGeometry0TypePolygon GeoJSONFeatureGeometry0Type = "Polygon"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONFeatureGeometry0Type enum.
+func (e GeoJSONFeatureGeometry0Type) Valid() bool {
+	switch e {
+	case GeoJSONFeatureGeometry0TypePolygon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONFeatureGeometry1Type.
+const (
+	GeoJSONFeatureGeometry1TypeMultiPolygon GeoJSONFeatureGeometry1Type = "MultiPolygon"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONFeatureGeometry1Type enum.
+func (e GeoJSONFeatureGeometry1Type) Valid() bool {
+	switch e {
+	case GeoJSONFeatureGeometry1TypeMultiPolygon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GeoJSONFeatureType.
+const (
+	GeoJSONFeatureTypeFeature GeoJSONFeatureType = "Feature"
+)
+
+// Valid indicates whether the value is a known member of the GeoJSONFeatureType enum.
+func (e GeoJSONFeatureType) Valid() bool {
+	switch e {
+	case GeoJSONFeatureTypeFeature:
 		return true
 	default:
 		return false
@@ -512,6 +575,63 @@ type Furusato struct {
 	} `json:"receipts"`
 }
 
+// GeoJSONExport The GeoJSON export (RFC 7946): one feature per municipality in code order. A geometry is a Polygon, or a MultiPolygon for a territory of several parts (islands, exclaves), in longitude and latitude (JGD2011, read as WGS 84) at six decimals; rings are closed, outer rings counter-clockwise and holes clockwise. `attribution` is a foreign member with the credits the file must carry: the boundaries' (MLIT) and the statistics'.
+type GeoJSONExport struct {
+	Attribution []string          `json:"attribution"`
+	Features    []GeoJSONFeature  `json:"features"`
+	Type        GeoJSONExportType `json:"type"`
+}
+
+// GeoJSONExportType defines model for GeoJSONExport.Type.
+type GeoJSONExportType string
+
+// GeoJSONFeature defines model for GeoJSONFeature.
+type GeoJSONFeature struct {
+	Geometry *GeoJSONFeature_Geometry `json:"geometry"`
+
+	// Id the municipality code
+	Id string `json:"id"`
+
+	// Properties the export's columns, as the CSV has them: strings, numbers, null for an empty cell
+	Properties GeoJSONFeature_Properties `json:"properties"`
+	Type       GeoJSONFeatureType        `json:"type"`
+}
+
+// GeoJSONFeatureGeometry0 defines model for GeoJSONFeature.Geometry.0.
+type GeoJSONFeatureGeometry0 struct {
+	Coordinates [][][]float64               `json:"coordinates"`
+	Type        GeoJSONFeatureGeometry0Type `json:"type"`
+}
+
+// GeoJSONFeatureGeometry0Type defines model for GeoJSONFeature.Geometry.0.Type.
+type GeoJSONFeatureGeometry0Type string
+
+// GeoJSONFeatureGeometry1 defines model for GeoJSONFeature.Geometry.1.
+type GeoJSONFeatureGeometry1 struct {
+	Coordinates [][][][]float64             `json:"coordinates"`
+	Type        GeoJSONFeatureGeometry1Type `json:"type"`
+}
+
+// GeoJSONFeatureGeometry1Type defines model for GeoJSONFeature.Geometry.1.Type.
+type GeoJSONFeatureGeometry1Type string
+
+// GeoJSONFeature_Geometry defines model for GeoJSONFeature.Geometry.
+type GeoJSONFeature_Geometry struct {
+	union json.RawMessage
+}
+
+// GeoJSONFeature_Properties the export's columns, as the CSV has them: strings, numbers, null for an empty cell
+type GeoJSONFeature_Properties struct {
+	Code                 string                 `json:"code"`
+	Name                 string                 `json:"name"`
+	PrefectureCode       string                 `json:"prefecture_code"`
+	PrefectureName       string                 `json:"prefecture_name"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// GeoJSONFeatureType defines model for GeoJSONFeature.Type.
+type GeoJSONFeatureType string
+
 // ListItem defines model for ListItem.
 type ListItem struct {
 	// Code 5-digit municipality code (JIS X 0402 without the check digit)
@@ -570,6 +690,22 @@ type Meta struct {
 		Source string  `json:"source"`
 		Unit   string  `json:"unit"`
 	} `json:"axes"`
+
+	// Boundaries The municipalities' boundaries the maps draw and format=geojson exports: their source, the files read with their SHA-256, the credit every map and boundary file must carry, a note on how they were drawn. Absent from a dataset built before boundaries; `unavailable` says why a dataset has none (the maps are off and format=geojson answers 503).
+	Boundaries *struct {
+		Credit string `json:"credit"`
+		Files  *[]struct {
+			Detail string `json:"detail"`
+			Name   string `json:"name"`
+			Sha256 string `json:"sha256"`
+		} `json:"files"`
+		Note   string `json:"note"`
+		Source struct {
+			Name string `json:"name"`
+			Url  string `json:"url"`
+		} `json:"source"`
+		Unavailable *string `json:"unavailable,omitempty"`
+	} `json:"boundaries,omitempty"`
 	DataUpdated openapi_types.Date `json:"data_updated"`
 	Furusato    struct {
 		Corporate struct {
@@ -947,6 +1083,15 @@ type DownloadMunicipalitiesCSVParams struct {
 	Codes *string `form:"codes,omitempty" json:"codes,omitempty"`
 }
 
+// DownloadMunicipalitiesGeoJSONParams defines parameters for DownloadMunicipalitiesGeoJSON.
+type DownloadMunicipalitiesGeoJSONParams struct {
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Codes the compared municipalities, in their order (not with pref)
+	Codes *string `form:"codes,omitempty" json:"codes,omitempty"`
+}
+
 // GetRankingPageParams defines parameters for GetRankingPage.
 type GetRankingPageParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
@@ -988,7 +1133,7 @@ type PreflightCompareMunicipalitiesParams struct {
 
 // ExportMunicipalitiesParams defines parameters for ExportMunicipalities.
 type ExportMunicipalitiesParams struct {
-	// Format csv: UTF-8 with a byte-order mark, a header row, CRLF line ends, an empty cell for null; json: the success envelope with `data.items`; parquet: typed columns (strings, 64-bit integers, doubles, nulls), Snappy-compressed.
+	// Format csv: UTF-8 with a byte-order mark, a header row, CRLF line ends, an empty cell for null; json: the success envelope with `data.items`; parquet: typed columns (strings, 64-bit integers, doubles, nulls), Snappy-compressed; geojson: an RFC 7946 FeatureCollection for GIS, one feature per municipality with its boundary (longitude/latitude, outer rings counter-clockwise), its `id` the code and its `properties` the CSV's columns and values (null for an empty cell), the credits in `attribution`; 503 unavailable when the server's dataset has no boundaries.
 	Format ExportFormat `form:"format" json:"format"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
@@ -1105,6 +1250,173 @@ type PreflightGetRankingParams struct {
 
 // PredictFacesMultipartRequestBody defines body for PredictFaces for multipart/form-data ContentType.
 type PredictFacesMultipartRequestBody PredictFacesMultipartBody
+
+// Getter for additional properties for GeoJSONFeature_Properties. Returns the specified
+// element and whether it was found
+func (a GeoJSONFeature_Properties) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for GeoJSONFeature_Properties
+func (a *GeoJSONFeature_Properties) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for GeoJSONFeature_Properties to handle AdditionalProperties
+func (a *GeoJSONFeature_Properties) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["code"]; found {
+		err = json.Unmarshal(raw, &a.Code)
+		if err != nil {
+			return fmt.Errorf("error reading 'code': %w", err)
+		}
+		delete(object, "code")
+	}
+
+	if raw, found := object["name"]; found {
+		err = json.Unmarshal(raw, &a.Name)
+		if err != nil {
+			return fmt.Errorf("error reading 'name': %w", err)
+		}
+		delete(object, "name")
+	}
+
+	if raw, found := object["prefecture_code"]; found {
+		err = json.Unmarshal(raw, &a.PrefectureCode)
+		if err != nil {
+			return fmt.Errorf("error reading 'prefecture_code': %w", err)
+		}
+		delete(object, "prefecture_code")
+	}
+
+	if raw, found := object["prefecture_name"]; found {
+		err = json.Unmarshal(raw, &a.PrefectureName)
+		if err != nil {
+			return fmt.Errorf("error reading 'prefecture_name': %w", err)
+		}
+		delete(object, "prefecture_name")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for GeoJSONFeature_Properties to handle AdditionalProperties
+func (a GeoJSONFeature_Properties) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	object["code"], err = json.Marshal(a.Code)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'code': %w", err)
+	}
+
+	object["name"], err = json.Marshal(a.Name)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'name': %w", err)
+	}
+
+	object["prefecture_code"], err = json.Marshal(a.PrefectureCode)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'prefecture_code': %w", err)
+	}
+
+	object["prefecture_name"], err = json.Marshal(a.PrefectureName)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'prefecture_name': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// AsGeoJSONFeatureGeometry0 returns the union data inside the GeoJSONFeature_Geometry as a GeoJSONFeatureGeometry0
+func (t GeoJSONFeature_Geometry) AsGeoJSONFeatureGeometry0() (GeoJSONFeatureGeometry0, error) {
+	var body GeoJSONFeatureGeometry0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGeoJSONFeatureGeometry0 overwrites any union data inside the GeoJSONFeature_Geometry as the provided GeoJSONFeatureGeometry0
+func (t *GeoJSONFeature_Geometry) FromGeoJSONFeatureGeometry0(v GeoJSONFeatureGeometry0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGeoJSONFeatureGeometry0 performs a merge with any union data inside the GeoJSONFeature_Geometry, using the provided GeoJSONFeatureGeometry0
+func (t *GeoJSONFeature_Geometry) MergeGeoJSONFeatureGeometry0(v GeoJSONFeatureGeometry0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGeoJSONFeatureGeometry1 returns the union data inside the GeoJSONFeature_Geometry as a GeoJSONFeatureGeometry1
+func (t GeoJSONFeature_Geometry) AsGeoJSONFeatureGeometry1() (GeoJSONFeatureGeometry1, error) {
+	var body GeoJSONFeatureGeometry1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGeoJSONFeatureGeometry1 overwrites any union data inside the GeoJSONFeature_Geometry as the provided GeoJSONFeatureGeometry1
+func (t *GeoJSONFeature_Geometry) FromGeoJSONFeatureGeometry1(v GeoJSONFeatureGeometry1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGeoJSONFeatureGeometry1 performs a merge with any union data inside the GeoJSONFeature_Geometry, using the provided GeoJSONFeatureGeometry1
+func (t *GeoJSONFeature_Geometry) MergeGeoJSONFeatureGeometry1(v GeoJSONFeatureGeometry1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GeoJSONFeature_Geometry) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GeoJSONFeature_Geometry) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1345,6 +1657,13 @@ type ClientInterface interface {
 	// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
 	DownloadMunicipalitiesCSV(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DownloadMunicipalitiesGeoJSON GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+	//
+	// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+	//
+	// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+	DownloadMunicipalitiesGeoJSON(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMunicipalityPage Web page of a municipality (page_url)
 	//
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
@@ -1388,9 +1707,9 @@ type ClientInterface interface {
 	// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
 	PreflightCompareMunicipalities(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 	//
 	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 	ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1902,6 +2221,23 @@ func (c *Client) DownloadMunicipalitiesCSV(ctx context.Context, params *Download
 	return c.Client.Do(req)
 }
 
+// DownloadMunicipalitiesGeoJSON GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+//
+// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+//
+// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+func (c *Client) DownloadMunicipalitiesGeoJSON(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadMunicipalitiesGeoJSONRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetMunicipalityPage Web page of a municipality (page_url)
 //
 // Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
@@ -2015,9 +2351,9 @@ func (c *Client) PreflightCompareMunicipalities(ctx context.Context, params *Pre
 	return c.Client.Do(req)
 }
 
-// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 //
 // Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 func (c *Client) ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3099,6 +3435,72 @@ func NewDownloadMunicipalitiesCSVRequest(server string, params *DownloadMunicipa
 	}
 
 	operationPath := fmt.Sprintf("/town/municipalities.csv")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Codes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "codes", *params.Codes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDownloadMunicipalitiesGeoJSONRequest constructs an http.Request for the DownloadMunicipalitiesGeoJSON method
+func NewDownloadMunicipalitiesGeoJSONRequest(server string, params *DownloadMunicipalitiesGeoJSONParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/municipalities.geojson")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4556,6 +4958,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/municipalities.csv (the `DownloadMunicipalitiesCSV` operationId).
 	DownloadMunicipalitiesCSVWithResponse(ctx context.Context, params *DownloadMunicipalitiesCSVParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesCSVResponse, error)
 
+	// DownloadMunicipalitiesGeoJSONWithResponse GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+	//
+	// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+	DownloadMunicipalitiesGeoJSONWithResponse(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesGeoJSONResponse, error)
+
 	// GetMunicipalityPageWithResponse Web page of a municipality (page_url)
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -4613,9 +5024,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with OPTIONS /town/v1/compare (the `PreflightCompareMunicipalities` operationId).
 	PreflightCompareMunicipalitiesWithResponse(ctx context.Context, params *PreflightCompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightCompareMunicipalitiesResponse, error)
 
-	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6924,6 +7335,107 @@ func (r DownloadMunicipalitiesCSVResponse) ContentType() string {
 	return ""
 }
 
+// DownloadMunicipalitiesGeoJSONResponse200Headers the declared response headers of an HTTP 200 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse200Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse304Headers the declared response headers of an HTTP 304 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse400Headers the declared response headers of an HTTP 400 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse400Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse404Headers the declared response headers of an HTTP 404 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse404Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse405Headers the declared response headers of an HTTP 405 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse500Headers the declared response headers of an HTTP 500 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse500Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse503Headers the declared response headers of an HTTP 503 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse503Headers struct {
+	XRequestId *string
+}
+
+type DownloadMunicipalitiesGeoJSONResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationgeoJSON200 the response for an HTTP 200 `application/geo+json` response
+	ApplicationgeoJSON200 *GeoJSONExport
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DownloadMunicipalitiesGeoJSONResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *DownloadMunicipalitiesGeoJSONResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DownloadMunicipalitiesGeoJSONResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DownloadMunicipalitiesGeoJSONResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DownloadMunicipalitiesGeoJSONResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DownloadMunicipalitiesGeoJSONResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DownloadMunicipalitiesGeoJSONResponse503Headers
+}
+
+// GetApplicationgeoJSON200 returns the response for an HTTP 200 `application/geo+json` response
+func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationgeoJSON200() *GeoJSONExport {
+	return r.ApplicationgeoJSON200
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadMunicipalitiesGeoJSONResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadMunicipalitiesGeoJSONResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadMunicipalitiesGeoJSONResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadMunicipalitiesGeoJSONResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMunicipalityPageResponse200Headers the declared response headers of an HTTP 200 response for GetMunicipalityPage
 type GetMunicipalityPageResponse200Headers struct {
 	XRequestId *string
@@ -7644,6 +8156,8 @@ type ExportMunicipalitiesResponse503Headers struct {
 type ExportMunicipalitiesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationgeoJSON200 the response for an HTTP 200 `application/geo+json` response
+	ApplicationgeoJSON200 *GeoJSONExport
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ExportResponse
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
@@ -7659,7 +8173,7 @@ type ExportMunicipalitiesResponse struct {
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationproblemJSON503 *Unavailable
+	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ExportMunicipalitiesResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -7678,6 +8192,11 @@ type ExportMunicipalitiesResponse struct {
 	Headers500 *ExportMunicipalitiesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ExportMunicipalitiesResponse503Headers
+}
+
+// GetApplicationgeoJSON200 returns the response for an HTTP 200 `application/geo+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationgeoJSON200() *GeoJSONExport {
+	return r.ApplicationgeoJSON200
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7716,7 +8235,7 @@ func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON500() *InternalEr
 }
 
 // GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON503() *Unavailable {
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON503() *Problem {
 	return r.ApplicationproblemJSON503
 }
 
@@ -9461,6 +9980,21 @@ func (c *ClientWithResponses) DownloadMunicipalitiesCSVWithResponse(ctx context.
 	return ParseDownloadMunicipalitiesCSVResponse(rsp)
 }
 
+// DownloadMunicipalitiesGeoJSONWithResponse GeoJSON download of every municipality, a prefecture's or the compared ones, with their boundaries, without a key
+//
+// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's. A dataset built without boundaries answers 503 with the reason.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/municipalities.geojson (the `DownloadMunicipalitiesGeoJSON` operationId).
+func (c *ClientWithResponses) DownloadMunicipalitiesGeoJSONWithResponse(ctx context.Context, params *DownloadMunicipalitiesGeoJSONParams, reqEditors ...RequestEditorFn) (*DownloadMunicipalitiesGeoJSONResponse, error) {
+	rsp, err := c.DownloadMunicipalitiesGeoJSON(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadMunicipalitiesGeoJSONResponse(rsp)
+}
+
 // GetMunicipalityPageWithResponse Web page of a municipality (page_url)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9560,9 +10094,9 @@ func (c *ClientWithResponses) PreflightCompareMunicipalitiesWithResponse(ctx con
 	return ParsePreflightCompareMunicipalitiesResponse(rsp)
 }
 
-// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON or Parquet
+// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. Each file is built once per dataset version.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12428,6 +12962,143 @@ func ParseDownloadMunicipalitiesCSVResponse(rsp *http.Response) (*DownloadMunici
 	return response, nil
 }
 
+// ParseDownloadMunicipalitiesGeoJSONResponse parses an HTTP response from a DownloadMunicipalitiesGeoJSONWithResponse call
+func ParseDownloadMunicipalitiesGeoJSONResponse(rsp *http.Response) (*DownloadMunicipalitiesGeoJSONResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadMunicipalitiesGeoJSONResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GeoJSONExport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationgeoJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DownloadMunicipalitiesGeoJSONResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers DownloadMunicipalitiesGeoJSONResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers DownloadMunicipalitiesGeoJSONResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers DownloadMunicipalitiesGeoJSONResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DownloadMunicipalitiesGeoJSONResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers DownloadMunicipalitiesGeoJSONResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DownloadMunicipalitiesGeoJSONResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetMunicipalityPageResponse parses an HTTP response from a GetMunicipalityPageWithResponse call
 func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -13303,7 +13974,14 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+	case rsp.Header.Get("Content-Type") == "application/geo+json" && rsp.StatusCode == 200:
+		var dest GeoJSONExport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationgeoJSON200 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
 		var dest ExportResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -13356,7 +14034,7 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest Unavailable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

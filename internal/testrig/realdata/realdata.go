@@ -1,4 +1,5 @@
-// Package realdata builds the dataset from the real source files (../shared/data/raw) for the
+// Package realdata builds the dataset from the real source files (../shared/data/raw) and the
+// boundary files (../shared/data/boundaries) for the
 // tests that read it through the server or the pages: the build runs once per test binary, and
 // each test gets its own copy of the file. Without the shared inputs a test is skipped, or fails
 // under CI=true (testenv.Shared).
@@ -24,15 +25,19 @@ var (
 	buildErr  error
 )
 
-// Built returns the dataset built from the real sources, ranked (ingest.Build, compute.Apply, compute.ApplyIndicators), for
+// Built returns the dataset built from the real sources, with the boundaries and ranked
+// (ingest.Build, AddBoundaries, compute.Apply, compute.ApplyIndicators), for
 // a test that writes variants of it; the build runs once per test binary, and the result is
 // shared: change copies of its values, never the result.
 func Built(t testing.TB) *ingest.Result {
 	t.Helper()
 	raw := testenv.Shared(t, "data/raw")
+	boundaries := testenv.Shared(t, "data/boundaries")
 	buildOnce.Do(func() {
-		built, buildErr = ingest.Build(raw, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+		built, buildErr = ingest.Build(raw, quiet)
 		if buildErr == nil {
+			built.AddBoundaries(boundaries, quiet)
 			compute.Apply(built.Municipalities, &built.Meta)
 			compute.ApplyIndicators(&built.Indicators, built.IndicatorValues)
 		}
@@ -49,7 +54,8 @@ func Write(t testing.TB, dir string) string {
 	t.Helper()
 	built := Built(t)
 	path := filepath.Join(dir, "dataset.arrow")
-	if _, err := dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
+	if _, err := dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues),
+		dataset.WithBoundaries(built.Boundaries, built.Meta.Boundaries.Unavailable)); err != nil {
 		t.Fatal(err)
 	}
 	return path

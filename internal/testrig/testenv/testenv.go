@@ -1,11 +1,13 @@
 // Package testenv finds what tests read from outside the repository: the shared inputs
-// (../shared beside the checkout), the ONNX Runtime library, the model bundle and PostgreSQL.
+// (../shared beside the checkout), the ONNX Runtime library, the model bundle, PostgreSQL and the
+// GeoJSON readers from npm.
 package testenv
 
 import (
 	"cmp"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -56,6 +58,24 @@ func NoFacePhotos(t testing.TB) string {
 		p = filepath.Join(root(t), "build", "noface")
 	}
 	require(t, filepath.Join(p, "chelsea.png"), p, "photos without people (scripts/fetch-noface.sh)")
+	return p
+}
+
+// GeoJSONTools returns the directory of the GeoJSON export's second readers (check-geojson,
+// boolean-clockwise, Leaflet) that `make geojson-tools` installs from npm: $GEOJSON_TOOLS when set,
+// else build/geojson under the module root; its node_modules are there. They are of the slow tier,
+// run under node or in Chromium; without them or node the test is skipped, or fails under CI=true.
+func GeoJSONTools(t testing.TB) string {
+	t.Helper()
+	Slow(t, "the GeoJSON readers from npm, under node or in Chromium")
+	p := os.Getenv("GEOJSON_TOOLS")
+	if p == "" {
+		p = filepath.Join(root(t), "build", "geojson")
+	}
+	require(t, filepath.Join(p, "installed"), p, "GeoJSON readers (make geojson-tools)")
+	if _, err := exec.LookPath("node"); err != nil {
+		absent(t, "node (apt-get install nodejs)", err.Error(), err)
+	}
 	return p
 }
 

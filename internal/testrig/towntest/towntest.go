@@ -7,6 +7,7 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
+	"github.com/hensachi/hensachi/geo"
 	"github.com/hensachi/hensachi/town"
 )
 
@@ -15,7 +16,7 @@ const PublicURL = "https://hensachi.example"
 
 // Catalog has five municipalities in two prefectures, ranked 札幌市 1, 千代田区 2, 函館市 3,
 // 札内町 4, 中央区 5 on every axis; 01345 (札内町) has no value on the first axis and the first
-// statistic. Its indicators are Indicators.
+// statistic. Its indicators are Indicators, its boundaries Boundaries.
 func Catalog() *town.Catalog {
 	meta := hensachi.Meta{DataUpdated: "2026-01-01", Method: "順位を正規分布に当てはめる。",
 		Source:      hensachi.Link{Name: "テスト統計", URL: "https://example.jp/stats"},
@@ -52,7 +53,35 @@ func Catalog() *town.Catalog {
 	towns[2].Scores[0] = hensachi.Score{}
 	towns[2].Stats[0] = hensachi.Optional[float64]{}
 	cat, values := Indicators()
-	return town.New(towns, meta, "v1", PublicURL).WithIndicators(cat, values)
+	return town.New(towns, meta, "v1", PublicURL).WithIndicators(cat, values).WithBoundaries(Boundaries(), BoundaryMeta)
+}
+
+// BoundaryMeta describes Boundaries.
+var BoundaryMeta = hensachi.BoundaryMeta{Source: hensachi.Link{Name: "テスト境界", URL: "https://example.jp/boundaries"},
+	Credit: "出典：テスト境界を加工して作成", Files: []hensachi.BoundaryFile{{Name: "test.topojson", SHA256: "00", Detail: "テスト"}}}
+
+// Boundaries gives Catalog's municipalities (in code order) squares side by side, 北海道's in one
+// row, 東京都's below: 0.1° at the coarse level, the same squares on a grid ten times finer at the
+// fine one; 札内町 has an islet besides.
+func Boundaries() geo.Boundaries {
+	square := func(x, y, size int32) geo.QPolygon {
+		return geo.QPolygon{{{x, y}, {x + size, y}, {x + size, y + size}, {x, y + size}, {x, y}}}
+	}
+	at := [][2]int32{{0, 10}, {10, 10}, {20, 10}, {0, 0}, {10, 0}}
+	var b geo.Boundaries
+	b.Coarse.Transform = geo.Transform{Scale: [2]float64{0.01, 0.01}, Translate: [2]float64{139, 35}}
+	b.Fine.Transform = geo.Transform{Scale: [2]float64{0.001, 0.001}, Translate: [2]float64{139, 35}}
+	for i, p := range at {
+		coarse := geo.QShape{square(p[0], p[1], 8)}
+		fine := geo.QShape{square(10*p[0], 10*p[1], 80)}
+		if i == 2 {
+			coarse = append(coarse, square(p[0]+9, p[1]+9, 1))
+			fine = append(fine, square(10*p[0]+90, 10*p[1]+90, 5))
+		}
+		b.Coarse.Shapes = append(b.Coarse.Shapes, coarse)
+		b.Fine.Shapes = append(b.Fine.Shapes, fine)
+	}
+	return b
 }
 
 // Indicators is a catalogue of two indicators over Catalog's municipalities (in code order 札幌市,

@@ -1,0 +1,77 @@
+package site
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// mapPath matches one municipality of a map: its link, colour class, path and title.
+var mapPath = regexp.MustCompile(`<a href=municipalities/(\d{5}) class=(c[0-6]|nv)><path d="M[-0-9 Mlz]+"><title>([^<]+)</title></path></a>`)
+
+// TestMapPagesOnRealData draws the real maps within their budgets: the national map under 400 KB
+// and every prefecture's under 200 KB, uncompressed, each municipality of the country or the
+// prefecture exactly once with its link and title, both credits, and the municipalities without
+// a value hatched and listed.
+func TestMapPagesOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	c, err := s.catalogs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const national, prefecture = 400_000, 200_000
+	check := func(path string, budget int, codes []string) int {
+		t.Helper()
+		status, body := s.get(t, path)
+		if status != 200 {
+			t.Fatalf("%s: %d %s", path, status, body)
+		}
+		if len(body) > budget {
+			t.Errorf("%s: %d bytes, budget %d", path, len(body), budget)
+		}
+		seen := map[string]int{}
+		hatched := 0
+		for _, m := range mapPath.FindAllStringSubmatch(body, -1) {
+			seen[m[1]]++
+			if m[2] == "nv" {
+				hatched++
+				if !strings.Contains(m[3], "値なし") || !strings.Contains(body, `<li><a href="/town/municipalities/`+m[1]+`">`) {
+					t.Errorf("%s: %s hatched but not listed as without a value", path, m[1])
+				}
+			} else if !strings.Contains(m[3], "、全国 ") {
+				t.Errorf("%s: title %q has no rank", path, m[3])
+			}
+		}
+		for _, code := range codes {
+			if seen[code] != 1 {
+				t.Errorf("%s: %s drawn %d times", path, code, seen[code])
+			}
+		}
+		if len(seen) != len(codes) {
+			t.Errorf("%s: %d municipalities drawn, want %d", path, len(seen), len(codes))
+		}
+		for _, credit := range []string{"出典：国土交通省国土数値情報（行政区域データ）を加工して作成", c.Meta.Source.Name} {
+			if !strings.Contains(body, credit) {
+				t.Errorf("%s: no credit %q", path, credit)
+			}
+		}
+		return len(body)
+	}
+	var all []string
+	for i := range c.Len() {
+		all = append(all, c.Row(i).Code)
+	}
+	t.Logf("national map of income: %d bytes", check("/town/map?m=income", national, all))
+	t.Logf("national map of an indicator with gaps: %d bytes", check("/town/map?m=recycle", national, all))
+	largest, largestPref := 0, ""
+	for _, p := range c.Meta.Prefectures {
+		var codes []string
+		for _, m := range c.InPrefecture(p.Code) {
+			codes = append(codes, m.Code)
+		}
+		if n := check("/town/map?m=income&pref="+p.Code, prefecture, codes); n > largest {
+			largest, largestPref = n, p.Name
+		}
+	}
+	t.Logf("largest prefecture map: %s, %d bytes", largestPref, largest)
+}
