@@ -18,6 +18,11 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
+// The swap tests write the replacing datasets without the indicators: the swap's mechanics do not
+// depend on what the file holds, and building the indicators' standings on each of twenty loads
+// under the race detector made these tests minutes long (the served dataset has them, and
+// dataset's and town's tests load them).
+
 // TestSwapUnderLoad replaces the dataset file while clients read; every response must be complete
 // and consistent: its ETag names the version whose data it carries. The reference counts behind it
 // are checked in dataset.TestHolderReferences.
@@ -34,7 +39,7 @@ func TestSwapUnderLoad(t *testing.T) {
 	meta := built.Meta
 	meta.DataUpdated = "2099-01-01"
 	next := filepath.Join(ts.dir, "next.arrow")
-	newVersion, err := dataset.Write(next, built.Municipalities, meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues))
+	newVersion, err := dataset.Write(next, built.Municipalities, meta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +129,11 @@ func TestWatchPicksUpReplacement(t *testing.T) {
 	meta := built.Meta
 	meta.DataUpdated = "2099-02-02"
 	swapped := ts.Catalogs.Swapped()
-	if _, err := dataset.Write(ts.Catalogs.Path(), built.Municipalities, meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
+	if _, err := dataset.Write(ts.Catalogs.Path(), built.Municipalities, meta); err != nil {
 		t.Fatal(err)
 	}
-	// Loading ranks every indicator-year; under the race detector on a busy machine that takes
-	// seconds, so the limit only catches a watcher that never notices.
+	// under the race detector on a busy machine a load takes seconds: the limit only catches a
+	// watcher that never notices
 	select {
 	case <-swapped:
 	case <-time.After(2 * time.Minute):
@@ -182,7 +187,7 @@ func TestOverwriteInPlaceUnderLoad(t *testing.T) {
 		meta := built.Meta
 		meta.DataUpdated = updated
 		next := filepath.Join(ts.dir, "v"+updated+".arrow")
-		if _, err := dataset.Write(next, built.Municipalities, meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues)); err != nil {
+		if _, err := dataset.Write(next, built.Municipalities, meta); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(next)
