@@ -28,12 +28,22 @@ type Format struct {
 	// compresses inside the file, such as Parquet.
 	Gzip  bool
 	write func(io.Writer, []hensachi.Column) error
+	// stream starts a table written in parts, for a format that can (the indicators' long table).
+	stream func(io.Writer) tableWriter
+}
+
+// tableWriter writes a table a part at a time (csvfile.Writer, parquetfile.Writer).
+type tableWriter interface {
+	Write([]hensachi.Column) error
+	Close() error
 }
 
 // The formats of the export's table.
 var (
-	CSV     = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true, write: csvfile.Write}
-	Parquet = &Format{Name: "parquet", ContentType: "application/vnd.apache.parquet", write: parquetfile.Write}
+	CSV = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true, write: csvfile.Write,
+		stream: func(w io.Writer) tableWriter { return csvfile.NewWriter(w) }}
+	Parquet = &Format{Name: "parquet", ContentType: "application/vnd.apache.parquet", write: parquetfile.Write,
+		stream: func(w io.Writer) tableWriter { return parquetfile.NewWriter(w) }}
 	// Formats are the formats of the table, in the order the API documents them.
 	Formats = []*Format{CSV, Parquet}
 )
@@ -51,11 +61,21 @@ func FormatNamed(name string) *Format {
 // File is one file of the export.
 type File struct {
 	Format *Format
-	Body   []byte
+	// Body is the file; nil for one kept gzipped only (the indicators' long table in CSV, whose
+	// bytes would be four times the gzipped ones), which WriteBody gunzips as it writes.
+	Body []byte
 	// Filename names the download, e.g. hensachi-municipalities-13-2026-01-01.csv.
 	Filename string
 	gzipOnce sync.Once
 	gzip     []byte
+	size     int // the body's length
+}
+
+// gzippedFile is a file kept gzipped only, size bytes when gunzipped.
+func gzippedFile(f *Format, gz []byte, size int, filename string) *File {
+	file := &File{Format: f, Filename: filename, gzip: gz, size: size}
+	file.gzipOnce.Do(func() {})
+	return file
 }
 
 // Gzipped returns the body gzipped, compressed on the first call and kept; nil for a format that
@@ -68,6 +88,31 @@ func (f *File) Gzipped() []byte {
 	return f.gzip
 }
 
+// Len is the body's length.
+func (f *File) Len() int {
+	if f.Body != nil {
+		return len(f.Body)
+	}
+	return f.size
+}
+
+// WriteBody writes the body to w, gunzipping it as it goes for a file kept gzipped only.
+func (f *File) WriteBody(w io.Writer) error {
+	if f.Body != nil {
+		_, err := w.Write(f.Body)
+		return err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(f.gzip))
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, zr)
+	return err
+}
+
+// held is the memory the file holds.
+func (f *File) held() int64 { return int64(len(f.Body) + len(f.gzip)) }
+
 // Of returns the file of a prefecture ("" for the whole country) in a format, built on its first
 // request and kept for the catalog's version, and gzipped alike; ok is false for an unknown
 // prefecture.
@@ -78,7 +123,7 @@ func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
 	}
 	l.once.Do(func() {
 		list, _ := c.List(pref)
-		l.file = build(f, &c.Meta, list.Items, Filename(&c.Meta, pref, f.Name))
+		l.file = build(f, c, list.Items, Selection{}, Filename(&c.Meta, pref, f.Name))
 		l.file.Gzipped() // the file is kept: compress it now, once
 	})
 	return l.file, true
@@ -87,7 +132,7 @@ func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
 // Compared returns the file of municipalities of c in the order given (a comparison's, see
 // town.Catalog.Lookup), made for the call.
 func Compared(c *town.Catalog, f *Format, rows []*hensachi.Municipality) *File {
-	return build(f, &c.Meta, rows, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
+	return build(f, c, rows, Selection{}, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
 }
 
 // Filename names the export of a prefecture ("" for the whole country) in a format:
@@ -100,9 +145,11 @@ func Filename(meta *hensachi.Meta, pref, format string) string {
 	return name + meta.DataUpdated + "." + format
 }
 
-func build(f *Format, meta *hensachi.Meta, rows []*hensachi.Municipality, filename string) *File {
+// build makes the file of rows with the indicator columns of sel: the one path from the table to
+// a file of any format.
+func build(f *Format, c *town.Catalog, rows []*hensachi.Municipality, sel Selection, filename string) *File {
 	var b bytes.Buffer
-	if err := f.write(&b, Columns(meta, rows)); err != nil {
+	if err := f.write(&b, Table(c, rows, sel)); err != nil {
 		panic(err) // the columns are made to the writers' rules, in memory
 	}
 	return &File{Format: f, Body: b.Bytes(), Filename: filename}

@@ -38,25 +38,32 @@ var exportFormats = func() []string {
 	return names
 }()
 
-// getExport answers GET /town/v1/export.
+// getExport answers GET /town/v1/export, with the indicators' columns when asked (indicators=,
+// year=).
 func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref", "indicators", "year")
 	if err != nil {
 		return nil, err
 	}
-	format, ok, err := q.One("format")
+	format, err := exportFormat(q, exportFormats)
 	if err != nil {
 		return nil, err
-	}
-	if !ok || !slices.Contains(exportFormats, format) {
-		if !ok {
-			return nil, hensachi.ParamError("format", "format is required: %s", strings.Join(exportFormats, ", "))
-		}
-		return nil, hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(exportFormats, ", "), format)
 	}
 	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
+	}
+	idx, err := param.IndicatorKeys(c.catalog, q, "indicators", true)
+	if err != nil {
+		return nil, err
+	}
+	var sel export.Selection
+	if sel.Indicators, sel.Year, err = param.IndicatorsYear(c.catalog, q, idx, isAll(q)); err != nil {
+		return nil, err
+	}
+	if format == jsonFormat && len(sel.Indicators) > 0 {
+		return nil, hensachi.ParamError("indicators", "indicators add columns to the csv and parquet exports; "+
+			"the JSON of a municipality's indicators is GET /town/v1/municipalities/{code}/indicators")
 	}
 	if format == jsonFormat || export.FormatNamed(format).Gzip {
 		addVary(c.w.Header(), "Accept-Encoding") // its 304 included
@@ -66,10 +73,74 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 		if format == jsonFormat {
 			c.jsonExport = c.bodies().jsonExport(param.PrefectureCode(pref))
 		} else {
-			c.file, _ = export.Of(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref))
+			c.file, _ = export.WithIndicators(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref), sel)
 		}
 		return nil, nil
 	})
+}
+
+// isAll tells whether the export asks for every indicator (indicators=all).
+func isAll(q param.Query) bool {
+	l := q.List("indicators")
+	return len(l) == 1 && l[0] == "all"
+}
+
+// seriesFormats are the formats of the indicators' long table.
+var seriesFormats = func() []string {
+	var names []string
+	for _, f := range export.Formats {
+		if export.SeriesFormat(f) {
+			names = append(names, f.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// getSeriesExport answers GET /town/v1/export/series: the indicators' long table.
+func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "indicators", "pref")
+	if err != nil {
+		return nil, err
+	}
+	format, err := exportFormat(q, seriesFormats)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := param.IndicatorKeys(c.catalog, q, "indicators", true)
+	if err != nil {
+		return nil, err
+	}
+	if idx == nil {
+		idx = c.catalog.IndicatorGroupIndexes("")
+	}
+	pref, err := param.Prefecture(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
+	f := export.FormatNamed(format)
+	if f.Gzip {
+		addVary(c.w.Header(), "Accept-Encoding") // its 304 included
+		c.gzip = negotiate.AcceptsGzip(c.r.Header)
+	}
+	return c.serve(func() ([]byte, error) {
+		c.file, _ = export.Series(c.catalog, f, param.PrefectureCode(pref), idx)
+		return nil, nil
+	})
+}
+
+// exportFormat reads format, one of formats and required.
+func exportFormat(q param.Query, formats []string) (string, error) {
+	format, ok, err := q.One("format")
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return "", hensachi.ParamError("format", "format is required: %s", strings.Join(formats, ", "))
+	case !slices.Contains(formats, format):
+		return "", hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(formats, ", "), param.Truncate(format))
+	}
+	return format, nil
 }
 
 // writeExport writes the call's export: gzipped when the client accepts it and the format is
@@ -92,8 +163,6 @@ func (c *call) writeExport(used, limit int64) {
 		contentType, filename = f.Format.ContentType, f.Filename
 		if c.gzip {
 			parts = [][]byte{f.Gzipped()}
-		} else {
-			parts = [][]byte{f.Body}
 		}
 	}
 	h["Content-Type"] = []string{contentType}
@@ -105,8 +174,17 @@ func (c *call) writeExport(used, limit int64) {
 	for _, p := range parts {
 		n += len(p)
 	}
+	if parts == nil { // a file as it is, which one kept gzipped only gunzips as it goes
+		n = c.file.Len()
+	}
 	h["Content-Length"] = []string{strconv.Itoa(n)}
 	c.w.WriteHeader(http.StatusOK)
+	if parts == nil {
+		if c.r.Method != http.MethodHead { // whose body net/http would drop after the gunzipping
+			c.file.WriteBody(c.w) // a client gone is no error of the server's
+		}
+		return
+	}
 	for _, p := range parts {
 		c.w.Write(p)
 	}

@@ -1,0 +1,277 @@
+package serve
+
+import (
+	"strconv"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/param"
+	"github.com/hensachi/hensachi/town"
+)
+
+// The indicators' calls: the catalogue, one indicator's ranking in a survey year, and one
+// municipality's standing on many indicators with their series. What does not depend on the call
+// is encoded once per dataset version (indicatorBodies): every entry of the catalogue, the
+// catalogue of each group, and the head of each indicator's item in a municipality's answer; a
+// call writes the numbers of its municipality with strconv, which keeps the whole catalogue of one
+// municipality (302 indicators, their series) within the budget of a cached call.
+
+func (s *Server) listIndicators(c *call, _ httprouter.Params) ([]byte, error) {
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "group")
+	if err != nil {
+		return nil, err
+	}
+	group, err := param.IndicatorGroup(q)
+	if err != nil {
+		return nil, err
+	}
+	return c.serve(func() ([]byte, error) { return indicatorBodies.Of(c.catalog).lists[group], nil })
+}
+
+func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, error) {
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "year", "order", "pref", "limit", "offset")
+	if err != nil {
+		return nil, err
+	}
+	i, err := param.Indicator(c.catalog, ps.ByName("key"))
+	if err != nil {
+		return nil, err
+	}
+	k, err := param.IndicatorYear(c.catalog, q, i)
+	if err != nil {
+		return nil, err
+	}
+	order, err := param.Order(q)
+	if err != nil {
+		return nil, err
+	}
+	pref, err := param.Prefecture(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := param.Int(q, "limit", 20, 1, 100)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := param.Int(q, "offset", 0, 0, 1_000_000)
+	if err != nil {
+		return nil, err
+	}
+	return c.serve(func() ([]byte, error) {
+		p := c.catalog.IndicatorRankingPage(i, k, order, param.PrefectureCode(pref), offset, limit)
+		return indicatorBodies.Of(c.catalog).rankingData(i, p), nil
+	})
+}
+
+func (s *Server) getMunicipalityIndicators(c *call, ps httprouter.Params) ([]byte, error) {
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "keys", "group")
+	if err != nil {
+		return nil, err
+	}
+	m, err := param.Municipality(c.catalog, "code", ps.ByName("code"))
+	if err != nil {
+		return nil, err
+	}
+	idx, err := param.IndicatorsOfMunicipality(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
+	return c.serve(func() ([]byte, error) {
+		return indicatorBodies.Of(c.catalog).municipalityData(c.catalog.Index(m.Code), idx), nil
+	})
+}
+
+// indicatorJSONs are the encoded parts of one catalog's indicator answers.
+type indicatorJSONs struct {
+	catalog *town.Catalog
+	// entries[i] is indicator i's entry as a JSON object, its years and latest summary included.
+	entries [][]byte
+	// lists are the data of GET /town/v1/indicators by group, "" for all.
+	lists map[string][]byte
+	// heads[i] opens indicator i's item in a municipality's answer, up to its year's value.
+	heads [][]byte
+}
+
+var indicatorBodies = town.NewMemo(func(c *town.Catalog) *indicatorJSONs {
+	all := c.Indicators("")
+	b := &indicatorJSONs{catalog: c, entries: make([][]byte, len(all)), heads: make([][]byte, len(all)),
+		lists: map[string][]byte{}}
+	for i, ind := range all {
+		b.entries[i] = jsonValue(newIndicatorJSON(ind))
+		head := jsonValue(indicatorHeadJSON{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Group: ind.Group})
+		b.heads[i] = append(head[:len(head)-1:len(head)-1], `,"year":`...)
+	}
+	for _, group := range append([]string{""}, hensachi.IndicatorGroups...) {
+		idx := c.IndicatorGroupIndexes(group)
+		d := []byte(`"data":{"method":`)
+		d = append(d, jsonValue(c.IndicatorMethod())...)
+		d = append(d, `,"group":`...)
+		if group == "" {
+			d = append(d, "null"...)
+		} else {
+			d = append(d, jsonValue(group)...)
+		}
+		d = append(d, `,"total":`...)
+		d = strconv.AppendInt(d, int64(len(idx)), 10)
+		d = append(d, `,"items":[`...)
+		for k, i := range idx {
+			if k > 0 {
+				d = append(d, ',')
+			}
+			d = append(d, b.entries[i]...)
+		}
+		b.lists[group] = append(d, "]}"...)
+	}
+	return b
+})
+
+// indicatorJSON is a catalogue entry as the API gives it.
+type indicatorJSON struct {
+	Key         string              `json:"key"`
+	Label       string              `json:"label"`
+	Unit        string              `json:"unit"`
+	Group       string              `json:"group"`
+	Description string              `json:"description"`
+	Source      string              `json:"source"`
+	Formula     hensachi.Formula    `json:"formula"`
+	Decimals    int                 `json:"decimals"`
+	Breaks      []int               `json:"breaks"`
+	Note        string              `json:"note"`
+	Years       []indicatorYearJSON `json:"years"`
+	// Latest is the summary of the latest survey year, null for an indicator without a year.
+	Latest *indicatorYearJSON `json:"latest"`
+}
+
+type indicatorYearJSON struct {
+	Year   int      `json:"year"`
+	Count  int      `json:"count"`
+	Median *float64 `json:"median"`
+	Mean   *float64 `json:"mean"`
+	Min    *float64 `json:"min"`
+	Max    *float64 `json:"max"`
+}
+
+func newIndicatorJSON(ind *hensachi.Indicator) indicatorJSON {
+	out := indicatorJSON{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Group: ind.Group, Description: ind.Description,
+		Source: ind.Source, Formula: ind.Formula, Decimals: ind.Decimals, Breaks: ind.Breaks, Note: ind.Note,
+		Years: make([]indicatorYearJSON, len(ind.Years))}
+	if out.Breaks == nil {
+		out.Breaks = []int{}
+	}
+	for k, y := range ind.Years {
+		out.Years[k] = indicatorYearJSON{Year: y.Year, Count: y.Count}
+		if y.Count > 0 { // a year nobody has a value in has no summary
+			out.Years[k].Median, out.Years[k].Mean, out.Years[k].Min, out.Years[k].Max = &y.Median, &y.Mean, &y.Min, &y.Max
+		}
+	}
+	if n := len(out.Years); n > 0 {
+		out.Latest = &out.Years[n-1]
+	}
+	return out
+}
+
+type indicatorHeadJSON struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	Unit  string `json:"unit"`
+	Group string `json:"group"`
+}
+
+type indicatorRankingItemJSON struct {
+	Rank       int                 `json:"rank"`
+	Code       string              `json:"code"`
+	Name       string              `json:"name"`
+	Prefecture hensachi.Prefecture `json:"prefecture"`
+	Hensachi   float64             `json:"hensachi"`
+	Value      float64             `json:"value"`
+	Year       int                 `json:"year"`
+}
+
+type indicatorRankingJSON struct {
+	Indicator  rawJSON                    `json:"indicator"`
+	Year       int                        `json:"year"`
+	Order      string                     `json:"order"`
+	Prefecture *hensachi.Prefecture       `json:"prefecture"`
+	Total      int                        `json:"total"`
+	Offset     int                        `json:"offset"`
+	Limit      int                        `json:"limit"`
+	Items      []indicatorRankingItemJSON `json:"items"`
+}
+
+// rawJSON is JSON encoded before, written as it is.
+type rawJSON []byte
+
+func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
+
+// rankingData is the data of GET /town/v1/indicators/{key}: indicator i's entry and a page of
+// its ranking, the spec's ranking items with their survey year.
+func (b *indicatorJSONs) rankingData(i int, p town.IndicatorRankingPage) []byte {
+	out := indicatorRankingJSON{Indicator: b.entries[i], Year: p.Year, Order: string(p.Order), Prefecture: p.Prefecture,
+		Total: p.Total, Offset: p.Offset, Limit: p.Limit, Items: make([]indicatorRankingItemJSON, len(p.Items))}
+	for k, it := range p.Items {
+		m := it.Municipality
+		out.Items[k] = indicatorRankingItemJSON{Rank: it.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
+			Hensachi: it.Hensachi, Value: it.Value.V, Year: it.Year}
+	}
+	return dataMember(out)
+}
+
+// municipalityData is the data of GET /town/v1/municipalities/{code}/indicators for row m and
+// the indicators idx: the municipality and, per indicator, its latest year's standing and series.
+func (b *indicatorJSONs) municipalityData(m int, idx []int) []byte {
+	c := b.catalog
+	row := c.Row(m)
+	list := c.MunicipalityIndicators(m, idx)
+	n := 128
+	for k, it := range list {
+		n += 120 + len(b.heads[idx[k]]) + 64*len(it.Series)
+	}
+	d := make([]byte, 0, n)
+	d = append(d, `"data":{"code":"`...)
+	d = append(d, row.Code...)
+	d = append(d, `","name":`...)
+	d = append(d, jsonValue(row.Name)...)
+	d = append(d, `,"prefecture":`...)
+	d = append(d, jsonValue(row.Prefecture)...)
+	d = append(d, `,"total":`...)
+	d = strconv.AppendInt(d, int64(len(list)), 10)
+	d = append(d, `,"items":[`...)
+	for k, it := range list {
+		if k > 0 {
+			d = append(d, ',')
+		}
+		d = append(d, b.heads[idx[k]]...)
+		d = strconv.AppendInt(d, int64(it.Latest.Year), 10)
+		d = appendStanding(d, it.Latest)
+		d = append(d, `,"rank_total":`...)
+		d = strconv.AppendInt(d, int64(it.RankTotal), 10)
+		d = append(d, `,"series":[`...)
+		for j, p := range it.Series {
+			if j > 0 {
+				d = append(d, ',')
+			}
+			d = append(d, `{"year":`...)
+			d = strconv.AppendInt(d, int64(p.Year), 10)
+			d = appendStanding(d, p)
+			d = append(d, '}')
+		}
+		d = append(d, "]}"...)
+	}
+	return append(d, "]}"...)
+}
+
+// appendStanding appends `,"value":…,"rank":…,"hensachi":…` of a point, nulls without a value.
+// The numbers are written as encoding/json writes them: a value has at most a few decimals and is
+// far below 1e21, so the shortest decimal form is JSON's; a deviation score is tenths.
+func appendStanding(d []byte, p town.IndicatorPoint) []byte {
+	if !p.Value.Valid {
+		return append(d, `,"value":null,"rank":null,"hensachi":null`...)
+	}
+	d = append(d, `,"value":`...)
+	d = strconv.AppendFloat(d, p.Value.V, 'f', -1, 64)
+	d = append(d, `,"rank":`...)
+	d = strconv.AppendInt(d, int64(p.Rank), 10)
+	d = append(d, `,"hensachi":`...)
+	return strconv.AppendFloat(d, p.Hensachi, 'f', -1, 64)
+}
