@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/julienschmidt/httprouter"
@@ -89,15 +90,20 @@ type indicatorJSONs struct {
 	entries [][]byte
 	// lists are the data of GET /town/v1/indicators by group, "" for all.
 	lists map[string][]byte
-	// heads[i] opens indicator i's item in a municipality's answer, up to its year's value.
-	heads [][]byte
+	// heads[i] opens indicator i's item in a municipality's answer, up to its year's value;
+	// points[i][k] opens the point of its k-th year in the series, `{"year":2020`.
+	heads  [][]byte
+	points [][][]byte
 }
 
 var indicatorBodies = town.NewMemo(func(c *town.Catalog) *indicatorJSONs {
 	all := c.Indicators("")
 	b := &indicatorJSONs{catalog: c, entries: make([][]byte, len(all)), heads: make([][]byte, len(all)),
-		lists: map[string][]byte{}}
+		points: make([][][]byte, len(all)), lists: map[string][]byte{}}
 	for i, ind := range all {
+		for _, y := range ind.Years {
+			b.points[i] = append(b.points[i], []byte(`{"year":`+strconv.Itoa(y.Year)))
+		}
 		b.entries[i] = jsonValue(newIndicatorJSON(ind))
 		head := jsonValue(indicatorHeadJSON{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Group: ind.Group})
 		b.heads[i] = append(head[:len(head)-1:len(head)-1], `,"year":`...)
@@ -241,9 +247,10 @@ func (b *indicatorJSONs) municipalityData(m int, idx []int) []byte {
 		if k > 0 {
 			d = append(d, ',')
 		}
+		points := b.points[idx[k]]
 		d = append(d, b.heads[idx[k]]...)
-		d = strconv.AppendInt(d, int64(it.Latest.Year), 10)
-		d = appendStanding(d, it.Latest)
+		d = append(d, points[len(points)-1][len(`{"year":`):]...)
+		d = appendStanding(d, it.Latest, it.Indicator)
 		d = append(d, `,"rank_total":`...)
 		d = strconv.AppendInt(d, int64(it.RankTotal), 10)
 		d = append(d, `,"series":[`...)
@@ -251,9 +258,8 @@ func (b *indicatorJSONs) municipalityData(m int, idx []int) []byte {
 			if j > 0 {
 				d = append(d, ',')
 			}
-			d = append(d, `{"year":`...)
-			d = strconv.AppendInt(d, int64(p.Year), 10)
-			d = appendStanding(d, p)
+			d = append(d, points[j]...)
+			d = appendStanding(d, p, it.Indicator)
 			d = append(d, '}')
 		}
 		d = append(d, "]}"...)
@@ -261,17 +267,70 @@ func (b *indicatorJSONs) municipalityData(m int, idx []int) []byte {
 	return append(d, "]}"...)
 }
 
-// appendStanding appends `,"value":…,"rank":…,"hensachi":…` of a point, nulls without a value.
-// The numbers are written as encoding/json writes them: a value has at most a few decimals and is
-// far below 1e21, so the shortest decimal form is JSON's; a deviation score is tenths.
-func appendStanding(d []byte, p town.IndicatorPoint) []byte {
+// appendStanding appends `,"value":…,"rank":…,"hensachi":…` of a point of indicator ind, nulls
+// without a value.
+func appendStanding(d []byte, p town.IndicatorPoint, ind *hensachi.Indicator) []byte {
 	if !p.Value.Valid {
 		return append(d, `,"value":null,"rank":null,"hensachi":null`...)
 	}
 	d = append(d, `,"value":`...)
-	d = strconv.AppendFloat(d, p.Value.V, 'f', -1, 64)
+	d = appendDecimal(d, p.Value.V, ind.Decimals)
 	d = append(d, `,"rank":`...)
 	d = strconv.AppendInt(d, int64(p.Rank), 10)
 	d = append(d, `,"hensachi":`...)
-	return strconv.AppendFloat(d, p.Hensachi, 'f', -1, 64)
+	return appendDecimal(d, p.Hensachi, 1)
+}
+
+// pow10 are the scales of the decimals a value is rounded to.
+var pow10 = [...]float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
+
+// appendDecimal appends v as encoding/json writes it, the shortest decimal that reads back as v,
+// for a v rounded to decimals places: then that decimal is v's digits scaled by 10^decimals
+// without its trailing zeros, written with integer arithmetic, which is several times faster than
+// the general algorithm (the whole catalogue of a municipality is some 4,000 numbers). Any other
+// v, and one too large for the scaled digits to be exact, takes strconv's way.
+func appendDecimal(d []byte, v float64, decimals int) []byte {
+	if decimals < 0 || decimals >= len(pow10) {
+		return strconv.AppendFloat(d, v, 'f', -1, 64)
+	}
+	scaled := math.Round(v * pow10[decimals])
+	if math.Abs(scaled) >= 1<<53 || scaled/pow10[decimals] != v {
+		return strconv.AppendFloat(d, v, 'f', -1, 64)
+	}
+	n := int64(scaled)
+	if n < 0 {
+		d = append(d, '-')
+		n = -n
+	}
+	for decimals > 0 && n%10 == 0 && n != 0 {
+		n /= 10
+		decimals--
+	}
+	if n == 0 {
+		if math.Signbit(v) {
+			return append(d, "-0"...)
+		}
+		return append(d, '0')
+	}
+	start := len(d)
+	d = strconv.AppendInt(d, n, 10)
+	if decimals == 0 {
+		return d
+	}
+	digits := len(d) - start
+	if digits <= decimals { // 0.0…: pad with zeros after the point
+		pad := decimals - digits + 2 // "0." and the zeros
+		d = append(d, make([]byte, pad)...)
+		copy(d[start+pad:], d[start:start+digits])
+		d[start], d[start+1] = '0', '.'
+		for k := start + 2; k < start+pad; k++ {
+			d[k] = '0'
+		}
+		return d
+	}
+	point := len(d) - decimals
+	d = append(d, 0)
+	copy(d[point+1:], d[point:])
+	d[point] = '.'
+	return d
 }
