@@ -334,3 +334,102 @@ func appendDecimal(d []byte, v float64, decimals int) []byte {
 	d[point] = '.'
 	return d
 }
+
+// similarOnData is the data of GET /town/v1/municipalities/{code}/similar?measures=: the
+// municipality, the measures (keys) and those it has no value on, and its nearest neighbours on
+// them.
+func similarOnData(c *town.Catalog, m *hensachi.Municipality, dims []town.Dimension, keys []string, limit int) []byte {
+	near, missing := c.SimilarOn(c.Index(m.Code), dims, limit)
+	out := similarOnJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, Measures: keys, MissingMeasures: make([]string, len(missing)),
+		Limit: limit, Items: make([]measuredNeighbourJSON, len(near))}
+	for k, d := range missing {
+		out.MissingMeasures[k] = keys[d]
+	}
+	for k, n := range near {
+		r := c.Row(n.Row)
+		item := measuredNeighbourJSON{Code: r.Code, Name: r.Name, Prefecture: r.Prefecture, Distance: hensachi.Round(n.Distance, 2),
+			Differences: make([]measureDifferenceJSON, len(n.Differences))}
+		for j, d := range n.Differences {
+			item.Differences[j] = measureDifferenceJSON{Measure: keys[d.Dimension], Label: dimensionLabel(c, dims[d.Dimension]),
+				Hensachi: d.Hensachi, Difference: d.Difference}
+		}
+		out.Items[k] = item
+	}
+	return dataMember(out)
+}
+
+// dimensionLabel names a dimension as the pages do: an axis's label, an indicator's with its year.
+func dimensionLabel(c *town.Catalog, d town.Dimension) string {
+	if d.Indicator < 0 {
+		return hensachi.Axes[d.Axis].Label
+	}
+	ind := c.Indicator(d.Indicator)
+	return ind.Label + "（" + strconv.Itoa(ind.Years[d.Year].Year) + "年）"
+}
+
+type similarOnJSON struct {
+	Code            string                  `json:"code"`
+	Name            string                  `json:"name"`
+	Prefecture      hensachi.Prefecture     `json:"prefecture"`
+	Measures        []string                `json:"measures"`
+	MissingMeasures []string                `json:"missing_measures"`
+	Limit           int                     `json:"limit"`
+	Items           []measuredNeighbourJSON `json:"items"`
+}
+
+type measuredNeighbourJSON struct {
+	Code        string                  `json:"code"`
+	Name        string                  `json:"name"`
+	Prefecture  hensachi.Prefecture     `json:"prefecture"`
+	Distance    float64                 `json:"distance"`
+	Differences []measureDifferenceJSON `json:"differences"`
+}
+
+type measureDifferenceJSON struct {
+	Measure    string  `json:"measure"`
+	Label      string  `json:"label"`
+	Hensachi   float64 `json:"hensachi"` // the neighbour's
+	Difference float64 `json:"difference"`
+}
+
+// appendComparedIndicators closes a comparison's data, open (its final brace left off), with
+// `"indicators":[…]`: per indicator (dims, named keys) in its survey year, its national median
+// and each compared municipality's standing in their order.
+func appendComparedIndicators(d []byte, c *town.Catalog, towns []*hensachi.Municipality, dims []town.Dimension, keys []string) []byte {
+	out := make([]comparedIndicatorJSON, len(dims))
+	for k, dim := range dims {
+		ind := c.Indicator(dim.Indicator)
+		y := ind.Years[dim.Year]
+		ci := comparedIndicatorJSON{Key: keys[k], Label: ind.Label, Unit: ind.Unit, Year: y.Year, Items: make([]comparedStandingJSON, len(towns))}
+		if y.Count > 0 {
+			ci.Median = &y.Median
+		}
+		for j, m := range towns {
+			p := c.IndicatorPoint(dim.Indicator, dim.Year, c.Index(m.Code))
+			ci.Items[j] = comparedStandingJSON{Code: m.Code, Value: optF(p.Value)}
+			if p.Value.Valid {
+				ci.Items[j].Rank, ci.Items[j].Hensachi = &p.Rank, &p.Hensachi
+			}
+		}
+		out[k] = ci
+	}
+	d = append(d, `,"indicators":`...)
+	d = append(d, jsonValue(out)...)
+	return append(d, '}')
+}
+
+type comparedIndicatorJSON struct {
+	Key    string                 `json:"key"`
+	Label  string                 `json:"label"`
+	Unit   string                 `json:"unit"`
+	Year   int                    `json:"year"`
+	Median *float64               `json:"median"`
+	Items  []comparedStandingJSON `json:"items"`
+}
+
+type comparedStandingJSON struct {
+	Code     string   `json:"code"`
+	Value    *float64 `json:"value"`
+	Rank     *int     `json:"rank"`
+	Hensachi *float64 `json:"hensachi"`
+}

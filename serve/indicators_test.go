@@ -244,3 +244,79 @@ func readCSV(t *testing.T, b []byte) [][]string {
 	}
 	return rows
 }
+
+// TestSimilarAndCompareTakeIndicators: similar on the six axes named as measures is the default
+// list; on an indicator it ranks by that indicator's deviation score; a comparison adds each
+// indicator's standing of the compared municipalities in their order.
+func TestSimilarAndCompareTakeIndicators(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	type neighbour struct {
+		Code        string  `json:"code"`
+		Distance    float64 `json:"distance"`
+		Differences []struct {
+			Measure    string  `json:"measure"`
+			Hensachi   float64 `json:"hensachi"`
+			Difference float64 `json:"difference"`
+		} `json:"differences"`
+	}
+	type similar struct {
+		Measures []string    `json:"measures"`
+		Items    []neighbour `json:"items"`
+	}
+	plain := decode[similar](t, decode[envelope](t, ts.get(t, "/town/v1/municipalities/28214/similar?limit=20").body).Data)
+	axes := decode[similar](t, decode[envelope](t, ts.get(t, "/town/v1/municipalities/28214/similar?limit=20&measures=young,shops,doctor,income,inflow,daytime").body).Data)
+	if len(axes.Items) != 20 || len(axes.Measures) != 6 {
+		t.Fatalf("on the six axes: %+v", axes)
+	}
+	for k := range plain.Items {
+		if plain.Items[k].Code != axes.Items[k].Code || plain.Items[k].Distance != axes.Items[k].Distance {
+			t.Errorf("neighbour %d: %+v by default, %+v on the axes named", k, plain.Items[k], axes.Items[k])
+		}
+	}
+	on := decode[similar](t, decode[envelope](t, ts.get(t, "/town/v1/municipalities/28214/similar?limit=5&measures=income,population@2020").body).Data)
+	if !slices.Equal(on.Measures, []string{"income", "population@2020"}) || len(on.Items) != 5 {
+		t.Fatalf("income and population: %+v", on)
+	}
+	for k := 1; k < len(on.Items); k++ {
+		if on.Items[k].Distance < on.Items[k-1].Distance {
+			t.Errorf("not nearest first: %+v", on.Items)
+		}
+	}
+
+	type compared struct {
+		Items      []struct{ Code string } `json:"items"`
+		Indicators []struct {
+			Key    string   `json:"key"`
+			Year   int      `json:"year"`
+			Median *float64 `json:"median"`
+			Items  []struct {
+				Code  string   `json:"code"`
+				Value *float64 `json:"value"`
+				Rank  *int     `json:"rank"`
+			} `json:"items"`
+		} `json:"indicators"`
+	}
+	cmp := decode[compared](t, decode[envelope](t, ts.get(t, "/town/v1/compare?codes=13101,07546&indicators=population@2015,fiscal_strength").body).Data)
+	if len(cmp.Items) != 2 || len(cmp.Indicators) != 2 || cmp.Indicators[0].Key != "population@2015" || cmp.Indicators[0].Year != 2015 ||
+		cmp.Indicators[1].Items[1].Code != "07546" || cmp.Indicators[0].Median == nil || cmp.Indicators[0].Items[0].Rank == nil {
+		t.Fatalf("compare with indicators: %+v", cmp)
+	}
+	without := decode[compared](t, decode[envelope](t, ts.get(t, "/town/v1/compare?codes=13101,07546").body).Data)
+	if without.Indicators != nil {
+		t.Errorf("indicators without asking: %+v", without.Indicators)
+	}
+	for _, tt := range []struct{ path, param string }{
+		{"/town/v1/municipalities/28214/similar?measures=income", "measures"},
+		{"/town/v1/municipalities/28214/similar?measures=income,pop", "measures"},
+		{"/town/v1/municipalities/28214/similar?measures=income,income", "measures"},
+		{"/town/v1/municipalities/28214/similar?measures=income,population@1900", "measures"},
+		{"/town/v1/compare?codes=13101,07546&indicators=young", "indicators"},
+		{"/town/v1/compare?codes=13101,07546&indicators=" + strings.Repeat("population,", 11), "indicators"},
+	} {
+		r := ts.get(t, tt.path)
+		if p := decode[problem](t, r.body); r.status != 400 || p.Param != tt.param {
+			t.Errorf("GET %s: %d %+v", tt.path, r.status, p)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 }
 
 func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "limit")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "limit", "measures")
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +38,18 @@ func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	dims, keys, err := param.Dimensions(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
+	if dims != nil {
+		return c.serve(func() ([]byte, error) { return similarOnData(c.catalog, m, dims, keys, limit), nil })
+	}
 	return c.serve(func() ([]byte, error) { return c.bodies().similarData(m.Code, limit) })
 }
 
 func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "codes")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "codes", "indicators")
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +57,16 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	dims, keys, err := param.IndicatorDimensions(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
 	return c.serve(func() ([]byte, error) {
-		return c.bodies().compareData(town.Comparison{Items: towns, Medians: c.catalog.Medians()}), nil
+		d := c.bodies().compareData(town.Comparison{Items: towns, Medians: c.catalog.Medians()})
+		if dims == nil {
+			return d, nil
+		}
+		return appendComparedIndicators(d[:len(d)-1], c.catalog, towns, dims, keys), nil
 	})
 }
 

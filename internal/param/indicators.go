@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/hensachi/hensachi"
 
 	"github.com/hensachi/hensachi/town"
 )
@@ -91,4 +94,70 @@ func IndicatorsOfMunicipality(c *town.Catalog, q Query) ([]int, error) {
 		return nil, err
 	}
 	return c.IndicatorGroupIndexes(group), nil
+}
+
+// Dimensions reads measures, the deviation scores a similarity is measured on: 2 to
+// town.MaxDimensions distinct axes or indicator keys, an indicator in its latest survey year or,
+// written key@year, in that one; nil when absent. A statistic has no deviation score, so it is
+// refused as anything else is.
+func Dimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
+	return dimensions(c, q, "measures", true, 2)
+}
+
+// IndicatorDimensions reads indicators of a comparison: 1 to town.MaxDimensions distinct
+// indicator keys, each in its latest survey year or, written key@year, in that one; nil when
+// absent.
+func IndicatorDimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
+	return dimensions(c, q, "indicators", false, 1)
+}
+
+// dimensions reads a list of dimensions named name, of axes too when axes, at least least; it
+// returns them with their keys as the answer names them (key@year for an indicator).
+func dimensions(c *town.Catalog, q Query, name string, axes bool, least int) ([]town.Dimension, []string, error) {
+	list := q.List(name)
+	what := "indicator keys"
+	if axes {
+		what = "axes or indicator keys"
+	}
+	switch {
+	case !q.Has(name):
+		return nil, nil, nil
+	case len(list) < least || len(list) > town.MaxDimensions:
+		return nil, nil, invalid(name, fmt.Sprintf("%s must name %d to %d %s, not %d", name, least, town.MaxDimensions, what, len(list)),
+			fmt.Sprintf("%s には %d から %d までのキーを指定してください。", name, least, town.MaxDimensions))
+	}
+	dims := make([]town.Dimension, 0, len(list))
+	keys := make([]string, 0, len(list))
+	for _, key := range list {
+		d, named, err := dimension(c, name, key, axes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if slices.Contains(keys, named) {
+			return nil, nil, invalid(name, fmt.Sprintf("%s names %s twice", name, named), name+" に "+named+" が 2 回指定されています。")
+		}
+		dims, keys = append(dims, d), append(keys, named)
+	}
+	return dims, keys, nil
+}
+
+// dimension reads one key of a dimensions list.
+func dimension(c *town.Catalog, name, key string, axes bool) (town.Dimension, string, error) {
+	if a := hensachi.AxisIndex(key); axes && a >= 0 {
+		return town.Dimension{Axis: a, Indicator: -1}, key, nil
+	}
+	i, k, err := datedIndicator(c, name, key)
+	if err != nil {
+		return town.Dimension{}, "", err
+	}
+	if i < 0 {
+		what, japanese := "an indicator key", "指標のキー"
+		if axes {
+			what, japanese = "an axis ("+strings.Join(keys(hensachi.Axes), ", ")+") or an indicator key", "6 軸か指標のキー"
+		}
+		return town.Dimension{}, "", invalid(name, fmt.Sprintf("%s: %q is not %s (GET /town/v1/indicators lists them; key@year for a survey year)", name, Truncate(key), what),
+			name+" の「"+truncateRunes(key, 40)+"」は"+japanese+"ではありません。")
+	}
+	ind := c.Indicator(i)
+	return town.Dimension{Indicator: i, Year: k}, ind.Key + "@" + strconv.Itoa(ind.Years[k].Year), nil
 }
