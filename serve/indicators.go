@@ -43,25 +43,13 @@ func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	order, err := param.Order(q)
-	if err != nil {
-		return nil, err
-	}
-	pref, err := param.Prefecture(c.catalog, q)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := param.Int(q, "limit", 20, 1, 100)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := param.Int(q, "offset", 0, 0, 1_000_000)
+	p, err := readRankingPage(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		p := c.catalog.IndicatorRankingPage(i, k, order, param.PrefectureCode(pref), offset, limit)
-		return indicatorBodies.Of(c.catalog).rankingData(i, p), nil
+		page := c.catalog.IndicatorRankingPage(i, k, p.order, p.pref, p.offset, p.limit)
+		return indicatorBodies.Of(c.catalog).rankingData(i, page), nil
 	})
 }
 

@@ -79,25 +79,41 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	order, err := param.Order(q)
-	if err != nil {
-		return nil, err
-	}
-	pref, err := param.Prefecture(c.catalog, q)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := param.Int(q, "limit", 20, 1, 100)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := param.Int(q, "offset", 0, 0, 1_000_000)
+	p, err := readRankingPage(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		return c.bodies().rankingData(c.catalog.RankingPage(a, order, param.PrefectureCode(pref), offset, limit)), nil
+		return c.bodies().rankingData(c.catalog.RankingPage(a, p.order, p.pref, p.offset, p.limit)), nil
 	})
+}
+
+// rankingPage is what picks a page of a ranking, an axis's or an indicator's.
+type rankingPage struct {
+	order         town.Order
+	pref          string // "" for the whole country
+	offset, limit int
+}
+
+// readRankingPage reads order, pref, limit and offset.
+func readRankingPage(c *town.Catalog, q param.Query) (rankingPage, error) {
+	order, err := param.Order(q)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	pref, err := param.Prefecture(c, q)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	limit, err := param.Int(q, "limit", 20, 1, 100)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	offset, err := param.Int(q, "offset", 0, 0, 1_000_000)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	return rankingPage{order, param.PrefectureCode(pref), offset, limit}, nil
 }
 
 func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error) {
