@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/hensachi/hensachi"
@@ -61,27 +62,25 @@ func FormatNamed(name string) *Format {
 // File is one file of the export.
 type File struct {
 	Format *Format
-	// Body is the file; nil for one kept gzipped only (the indicators' long table in CSV, whose
-	// bytes would be four times the gzipped ones), which WriteBody gunzips as it writes.
+	// Body is the file; nil for one kept on disk (the indicators' long table, tens of MB, which
+	// the garbage collector would otherwise count as live heap and let the heap grow by several
+	// times that).
 	Body []byte
 	// Filename names the download, e.g. hensachi-municipalities-13-2026-01-01.csv.
 	Filename string
 	gzipOnce sync.Once
 	gzip     []byte
-	size     int // the body's length
-}
-
-// gzippedFile is a file kept gzipped only, size bytes when gunzipped.
-func gzippedFile(f *Format, gz []byte, size int, filename string) *File {
-	file := &File{Format: f, Filename: filename, gzip: gz, size: size}
-	file.gzipOnce.Do(func() {})
-	return file
+	// disk holds a file kept on disk: its body, gzipped when the format is gzipped (WriteBody
+	// then gunzips it as it writes), in a temporary file already unlinked, closed by its finalizer
+	// once no call reads it; size is the body's length, diskSize the bytes on disk.
+	disk           *os.File
+	size, diskSize int64
 }
 
 // Gzipped returns the body gzipped, compressed on the first call and kept; nil for a format that
-// is not gzipped.
+// is not gzipped, and for a file kept on disk (WriteGzipped writes it).
 func (f *File) Gzipped() []byte {
-	if !f.Format.Gzip {
+	if !f.Format.Gzip || f.disk != nil {
 		return nil
 	}
 	f.gzipOnce.Do(func() { f.gzip = gzipped(f.Body) })
@@ -89,20 +88,33 @@ func (f *File) Gzipped() []byte {
 }
 
 // Len is the body's length.
-func (f *File) Len() int {
-	if f.Body != nil {
-		return len(f.Body)
+func (f *File) Len() int64 {
+	if f.disk != nil {
+		return f.size
 	}
-	return f.size
+	return int64(len(f.Body))
 }
 
-// WriteBody writes the body to w, gunzipping it as it goes for a file kept gzipped only.
+// GzipLen is the gzipped body's length, for a format that is gzipped.
+func (f *File) GzipLen() int64 {
+	if f.disk != nil {
+		return f.diskSize
+	}
+	return int64(len(f.Gzipped()))
+}
+
+// WriteBody writes the body to w, gunzipping a gzipped file on disk as it goes.
 func (f *File) WriteBody(w io.Writer) error {
-	if f.Body != nil {
+	if f.disk == nil {
 		_, err := w.Write(f.Body)
 		return err
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(f.gzip))
+	r := io.NewSectionReader(f.disk, 0, f.diskSize)
+	if !f.Format.Gzip {
+		_, err := io.Copy(w, r)
+		return err
+	}
+	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return err
 	}
@@ -110,8 +122,18 @@ func (f *File) WriteBody(w io.Writer) error {
 	return err
 }
 
-// held is the memory the file holds.
-func (f *File) held() int64 { return int64(len(f.Body) + len(f.gzip)) }
+// WriteGzipped writes the gzipped body to w, for a format that is gzipped.
+func (f *File) WriteGzipped(w io.Writer) error {
+	if f.disk == nil {
+		_, err := w.Write(f.Gzipped())
+		return err
+	}
+	_, err := io.Copy(w, io.NewSectionReader(f.disk, 0, f.diskSize))
+	return err
+}
+
+// held is the bytes the file holds, in memory or on disk.
+func (f *File) held() int64 { return int64(len(f.Body)+len(f.gzip)) + f.diskSize }
 
 // Of returns the file of a prefecture ("" for the whole country) in a format, built on its first
 // request and kept for the catalog's version, and gzipped alike; ok is false for an unknown

@@ -1,9 +1,13 @@
 package export
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 
@@ -17,8 +21,8 @@ import (
 // kept in caches of a byte budget each (town.Cache) instead of one per version.
 
 // Budgets of the files picked by their parameters: an export with every indicator's columns
-// is about 10 MB of CSV for the whole country and 3 MB gzipped; the long table of every
-// indicator about 35 MB of gzipped CSV and 24 MB of Parquet, so that both fit.
+// is about 10 MB of CSV for the whole country and 3 MB gzipped, kept in memory; the long table of
+// every indicator about 31 MB of gzipped CSV and 24 MB of Parquet, kept on disk, so that both fit.
 const (
 	exportBudget = 32 << 20
 	seriesBudget = 64 << 20
@@ -109,7 +113,7 @@ var series = town.NewCache[selectionKey, *File](seriesBudget, (*File).held)
 // (of indicators, catalogue positions) and survey year with a value, ordered by indicator, year
 // (oldest first) and code, with the columns code, name, prefecture_code, indicator, year, value,
 // rank (national) and hensachi. It is built on its first request and kept while the budget allows:
-// a CSV only gzipped (File.WriteBody gunzips it as it writes). ok is false for an unknown
+// on disk, a CSV only gzipped (File.WriteBody gunzips it as it writes). ok is false for an unknown
 // prefecture.
 func Series(c *town.Catalog, f *Format, pref string, indicators []int) (file *File, ok bool) {
 	list, ok := c.List(pref)
@@ -130,25 +134,50 @@ func SeriesFilename(meta *hensachi.Meta, pref, format string) string {
 	return strings.Replace(Filename(meta, pref, format), "-municipalities", "-indicators", 1)
 }
 
-// buildSeries writes the long table one indicator at a time (a part, a Parquet row group), so
-// that only the file is ever whole in memory.
+// buildSeries writes the long table one indicator at a time (a part, a Parquet row group) into
+// a temporary file, gzipped for a gzipped format, so that it is never whole in memory; without a
+// temporary directory it is kept in memory.
 func buildSeries(c *town.Catalog, f *Format, rows []*hensachi.Municipality, indicators []int, filename string) *File {
-	var out bytes.Buffer
-	var w io.Writer = &out
-	var zw *gzip.Writer
-	var size countingWriter
-	if f.Gzip {
-		zw, _ = gzip.NewWriterLevel(&out, gzip.DefaultCompression)
-		w = io.MultiWriter(zw, &size)
+	tmp, err := os.CreateTemp("", "hensachi-series-*")
+	if err != nil {
+		slog.Warn("export: no temporary file for the long table, kept in memory", "err", err)
+		var b bytes.Buffer
+		writeSeries(&b, c, f, rows, indicators)
+		return &File{Format: f, Body: b.Bytes(), Filename: filename}
 	}
-	tw := f.stream(w)
+	os.Remove(tmp.Name()) // the open file stays readable until it is closed
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	var w io.Writer = bw
+	var zw *gzip.Writer
+	if f.Gzip {
+		zw, _ = gzip.NewWriterLevel(bw, gzip.DefaultCompression)
+		w = zw
+	}
+	size := writeSeries(w, c, f, rows, indicators)
+	if zw != nil {
+		zw.Close()
+	}
+	if err := bw.Flush(); err != nil {
+		panic(fmt.Errorf("export: writing the long table: %w", err)) // a full disk
+	}
+	info, err := tmp.Stat()
+	if err != nil {
+		panic(fmt.Errorf("export: the long table's file: %w", err))
+	}
+	return &File{Format: f, Filename: filename, disk: tmp, size: size, diskSize: info.Size()}
+}
+
+// writeSeries writes the long table to w and returns its length.
+func writeSeries(w io.Writer, c *town.Catalog, f *Format, rows []*hensachi.Municipality, indicators []int) int64 {
+	var n countingWriter
+	tw := f.stream(io.MultiWriter(w, &n))
 	index := make([]int, len(rows))
 	for k, m := range rows {
 		index[k] = c.Index(m.Code)
 	}
 	for _, i := range indicators {
 		if err := tw.Write(seriesPart(c, rows, index, i)); err != nil {
-			panic(err) // the columns are made to the writers' rules, in memory
+			panic(err) // the columns are made to the writers' rules
 		}
 	}
 	if len(indicators) == 0 { // the header, or the schema, of an empty table
@@ -157,13 +186,9 @@ func buildSeries(c *town.Catalog, f *Format, rows []*hensachi.Municipality, indi
 		}
 	}
 	if err := tw.Close(); err != nil {
-		panic(err)
+		panic(fmt.Errorf("export: writing the long table: %w", err))
 	}
-	if zw == nil {
-		return &File{Format: f, Body: out.Bytes(), Filename: filename}
-	}
-	zw.Close()
-	return gzippedFile(f, bytes.Clone(out.Bytes()), int(size), filename)
+	return int64(n)
 }
 
 // seriesPart is indicator i's rows of the long table: every year, oldest first, each in rows'

@@ -146,11 +146,8 @@ func exportFormat(q param.Query, formats []string) (string, error) {
 // writeExport writes the call's export: gzipped when the client accepts it and the format is
 // not compressed already, the envelope's usage in a JSON export's last part.
 func (c *call) writeExport(used, limit int64) {
-	h := c.w.Header()
 	var parts [][]byte
-	var contentType, filename string
 	if e := c.jsonExport; e != nil {
-		contentType, filename = "application/json", e.filename
 		tail := c.appendUsage(nil, used, limit)
 		if c.gzip {
 			start, end := e.gzipEnvelope(tail)
@@ -158,36 +155,37 @@ func (c *call) writeExport(used, limit int64) {
 		} else {
 			parts = [][]byte{[]byte(envelopeHead), e.body, tail}
 		}
-	} else {
-		f := c.file
-		contentType, filename = f.Format.ContentType, f.Filename
-		if c.gzip {
-			parts = [][]byte{f.Gzipped()}
+		n := 0
+		for _, p := range parts {
+			n += len(p)
 		}
+		c.exportHeader("application/json", e.filename, int64(n))
+		for _, p := range parts {
+			c.w.Write(p)
+		}
+		return
 	}
+	f := c.file
+	n, write := f.Len(), f.WriteBody
+	if c.gzip {
+		n, write = f.GzipLen(), f.WriteGzipped
+	}
+	c.exportHeader(f.Format.ContentType, f.Filename, n)
+	if c.r.Method != http.MethodHead { // whose body net/http would drop after a file on disk is read
+		write(c.w) // a client gone is no error of the server's
+	}
+}
+
+// exportHeader writes the header of an export of n bytes.
+func (c *call) exportHeader(contentType, filename string, n int64) {
+	h := c.w.Header()
 	h["Content-Type"] = []string{contentType}
 	h["Content-Disposition"] = []string{`attachment; filename="` + filename + `"`}
 	if c.gzip {
 		h["Content-Encoding"] = []string{"gzip"}
 	}
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	if parts == nil { // a file as it is, which one kept gzipped only gunzips as it goes
-		n = c.file.Len()
-	}
-	h["Content-Length"] = []string{strconv.Itoa(n)}
+	h["Content-Length"] = []string{strconv.FormatInt(n, 10)}
 	c.w.WriteHeader(http.StatusOK)
-	if parts == nil {
-		if c.r.Method != http.MethodHead { // whose body net/http would drop after the gunzipping
-			c.file.WriteBody(c.w) // a client gone is no error of the server's
-		}
-		return
-	}
-	for _, p := range parts {
-		c.w.Write(p)
-	}
 }
 
 // jsonExport is the JSON export of a prefecture or the whole country.

@@ -216,10 +216,9 @@ func (b *indicatorJSONs) rankingData(i int, p town.IndicatorRankingPage) []byte 
 func (b *indicatorJSONs) municipalityData(m int, idx []int) []byte {
 	c := b.catalog
 	row := c.Row(m)
-	list := c.MunicipalityIndicators(m, idx)
 	n := 128
-	for k, it := range list {
-		n += 120 + len(b.heads[idx[k]]) + 64*len(it.Series)
+	for _, i := range idx {
+		n += 128 + len(b.heads[i]) + 64*len(b.points[i])
 	}
 	d := make([]byte, 0, n)
 	d = append(d, `"data":{"code":"`...)
@@ -229,25 +228,26 @@ func (b *indicatorJSONs) municipalityData(m int, idx []int) []byte {
 	d = append(d, `,"prefecture":`...)
 	d = append(d, jsonValue(row.Prefecture)...)
 	d = append(d, `,"total":`...)
-	d = strconv.AppendInt(d, int64(len(list)), 10)
+	d = strconv.AppendInt(d, int64(len(idx)), 10)
 	d = append(d, `,"items":[`...)
-	for k, it := range list {
+	for k, i := range idx {
 		if k > 0 {
 			d = append(d, ',')
 		}
-		points := b.points[idx[k]]
-		d = append(d, b.heads[idx[k]]...)
-		d = append(d, points[len(points)-1][len(`{"year":`):]...)
-		d = appendStanding(d, it.Latest, it.Indicator)
+		ind, points := c.Indicator(i), b.points[i]
+		last := len(points) - 1
+		d = append(d, b.heads[i]...)
+		d = append(d, points[last][len(`{"year":`):]...)
+		d = appendStanding(d, c.IndicatorPoint(i, last, m), ind)
 		d = append(d, `,"rank_total":`...)
-		d = strconv.AppendInt(d, int64(it.RankTotal), 10)
+		d = strconv.AppendInt(d, int64(ind.Years[last].Count), 10)
 		d = append(d, `,"series":[`...)
-		for j, p := range it.Series {
-			if j > 0 {
+		for y, open := range points {
+			if y > 0 {
 				d = append(d, ',')
 			}
-			d = append(d, points[j]...)
-			d = appendStanding(d, p, it.Indicator)
+			d = append(d, open...)
+			d = appendStanding(d, c.IndicatorPoint(i, y, m), ind)
 			d = append(d, '}')
 		}
 		d = append(d, "]}"...)
