@@ -164,6 +164,8 @@ func BenchmarkTownCalls(b *testing.B) {
 		{"indicators-group", "/town/v1/municipalities/13101/indicators?group=%E8%B2%A1%E6%94%BF", ""},
 		{"indicators-keys-3", "/town/v1/municipalities/13101/indicators?keys=population,fiscal_strength,births_per_1000", ""},
 		{"indicator-ranking", "/town/v1/indicators/population", ""},
+		{"similar-measures-3", "/town/v1/municipalities/28214/similar?measures=income,young,births_per_1000@2020", ""},
+		{"compare-10-indicators-3", "/town/v1/compare?codes=01100,04100,11100,13101,14100,23100,26100,27100,28214,47201&indicators=population,fiscal_strength,births_per_1000", ""},
 		{"export-csv-indicators-all", "/town/v1/export?format=csv&indicators=all", "gzip"},
 		{"series-csv-gzip", "/town/v1/export/series?format=csv", "gzip"},
 		{"series-csv", "/town/v1/export/series?format=csv", ""},

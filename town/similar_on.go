@@ -74,6 +74,8 @@ func (c *Catalog) SimilarOn(m int, dims []Dimension, limit int) (near []Dimensio
 		row      int
 		distance float64
 	}
+	// the limit nearest, kept sorted as they are found: most of the country is farther than the
+	// last kept, one comparison each
 	var all []candidate
 	for j := range c.towns {
 		if j == m {
@@ -86,11 +88,24 @@ func (c *Catalog) SimilarOn(m int, dims []Dimension, limit int) (near []Dimensio
 				shared++
 			}
 		}
-		if shared >= need {
-			all = append(all, candidate{j, math.Sqrt(sum * float64(len(dims)) / float64(shared))})
+		if shared < need {
+			continue
 		}
+		n := candidate{j, math.Sqrt(sum * float64(len(dims)) / float64(shared))}
+		if len(all) == limit {
+			if n.distance >= all[limit-1].distance { // rows come in code order: a tie stays behind
+				continue
+			}
+			all = all[:limit-1]
+		}
+		k, _ := slices.BinarySearchFunc(all, n, func(e, t candidate) int {
+			if e.distance <= t.distance {
+				return -1
+			}
+			return 1
+		})
+		all = slices.Insert(all, k, n)
 	}
-	slices.SortFunc(all, func(x, y candidate) int { return cmp.Or(cmp.Compare(x.distance, y.distance), cmp.Compare(x.row, y.row)) })
 	near = make([]DimensionNeighbour, 0, min(limit, len(all)))
 	for _, n := range all[:min(limit, len(all))] {
 		var diffs []DimensionDifference
