@@ -46,7 +46,7 @@ type DimensionNeighbour struct {
 
 // DimensionDifference is how far a neighbour is from the base on one dimension.
 type DimensionDifference struct {
-	Dimension           int // into the dimensions asked for
+	Dimension            int // into the dimensions asked for
 	Hensachi, Difference float64
 }
 
