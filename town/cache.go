@@ -1,11 +1,15 @@
 package town
 
-import "sync"
+import (
+	"sync"
+	"weak"
+)
 
 // Cache keeps what is built from a catalog for a key within a budget of bytes: the bulk files a
 // call picks by its parameters (an export with indicator columns, the indicators' long table),
 // whose combinations are too many to keep each the way a Memo keeps one value per catalog. The
-// least recently used go first, those of a catalog that was replaced among them; a value larger
+// least recently used go first, and those of a catalog that was replaced once it is collected,
+// when the next value is kept (the cache holds its catalogs weakly); a value larger
 // than the whole budget is built for its call and not kept. Concurrent first requests for one key
 // wait for one build.
 type Cache[K comparable, V any] struct {
@@ -17,8 +21,10 @@ type Cache[K comparable, V any] struct {
 	byKey  map[cacheKey[K]]*cacheEntry[V]
 }
 
+// cacheKey names a value: a weak pointer to its catalog, so that the cache does not keep a
+// replaced catalog (its municipalities and indicators) alive.
 type cacheKey[K comparable] struct {
-	catalog *Catalog
+	catalog weak.Pointer[Catalog]
 	key     K
 }
 
@@ -37,7 +43,7 @@ func NewCache[K comparable, V any](budget int64, size func(V) int64) *Cache[K, V
 
 // Get returns the value of key for catalog c, building it when it is not kept.
 func (ca *Cache[K, V]) Get(c *Catalog, key K, build func() V) V {
-	k := cacheKey[K]{c, key}
+	k := cacheKey[K]{weak.Make(c), key}
 	ca.mu.Lock()
 	e, ok := ca.byKey[k]
 	if !ok {
@@ -58,6 +64,7 @@ func (ca *Cache[K, V]) Get(c *Catalog, key K, build func() V) V {
 		}
 		e.size = size
 		ca.used += size
+		ca.forgetReplaced()
 		ca.evict(k)
 	})
 	return e.value
@@ -78,6 +85,16 @@ func (ca *Cache[K, V]) evict(keep cacheKey[K]) {
 		}
 		delete(ca.byKey, oldest)
 		ca.used -= found.size
+	}
+}
+
+// forgetReplaced drops the values of catalogs no call reads any more.
+func (ca *Cache[K, V]) forgetReplaced() {
+	for k, e := range ca.byKey {
+		if k.catalog.Value() == nil {
+			delete(ca.byKey, k)
+			ca.used -= e.size
+		}
 	}
 }
 

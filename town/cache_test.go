@@ -1,6 +1,7 @@
 package town_test
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,7 +12,7 @@ import (
 
 // TestCache: values are kept within the budget, the least recently used going first; one larger
 // than the budget is built for its call and not kept; concurrent first requests share one build;
-// another catalog's key is another value.
+// another catalog's key is another value; a collected catalog's values are dropped.
 func TestCache(t *testing.T) {
 	c, other := towntest.Catalog(), towntest.Catalog()
 	cache := town.NewCache[string, []byte](10, func(b []byte) int64 { return int64(len(b)) })
@@ -40,6 +41,18 @@ func TestCache(t *testing.T) {
 	if builds["a"] != 2 {
 		t.Errorf("another catalog's a was not built: %v", builds)
 	}
+
+	func() {
+		replaced := towntest.Catalog()
+		cache.Get(replaced, "old", func() []byte { return make([]byte, 3) })
+	}()
+	used := cache.Used()
+	runtime.GC()
+	get(c, "d", 1)
+	if cache.Used() != used-3+1 {
+		t.Errorf("%d bytes kept once a replaced catalog is collected, want %d", cache.Used(), used-3+1)
+	}
+	runtime.KeepAlive(other)
 
 	var n atomic.Int32
 	var wg sync.WaitGroup
