@@ -16,30 +16,63 @@ import (
 // a header row of the column names, one row per value, CRLF line ends (RFC 4180), numbers in
 // decimal as the JSON API writes the dataset's (never an exponent) and an empty cell for null.
 func Write(w io.Writer, cols []hensachi.Column) error {
+	tw := NewWriter(w)
+	if err := tw.Write(cols); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// Writer writes a table that comes in parts, as Write writes one: a table too long to hold as
+// columns at once, such as the indicators' long table, is written a part at a time.
+type Writer struct {
+	bw     *bufio.Writer
+	cw     *csv.Writer
+	record []string // nil until the header is written
+}
+
+// NewWriter starts a table on w.
+func NewWriter(w io.Writer) *Writer {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	cw := csv.NewWriter(bw)
+	cw.UseCRLF = true
+	return &Writer{bw: bw, cw: cw}
+}
+
+// Write writes the rows of the next part, the header before the first; every part has the first
+// one's columns.
+func (w *Writer) Write(cols []hensachi.Column) error {
 	rows, err := hensachi.Rows(cols)
 	if err != nil {
 		return fmt.Errorf("csv: %w", err)
 	}
-	bw := bufio.NewWriter(w)
-	bw.WriteString("\uFEFF")
-	cw := csv.NewWriter(bw)
-	cw.UseCRLF = true
-	record := make([]string, len(cols))
-	for k, col := range cols {
-		record[k] = col.Name
+	if w.record == nil {
+		w.bw.WriteString("\uFEFF")
+		w.record = make([]string, len(cols))
+		for k, col := range cols {
+			w.record[k] = col.Name
+		}
+		w.cw.Write(w.record)
 	}
-	cw.Write(record)
+	if len(cols) != len(w.record) {
+		return fmt.Errorf("csv: a part of %d columns, not %d", len(cols), len(w.record))
+	}
 	for r := range rows {
 		for k, col := range cols {
-			record[k] = cell(col, r)
+			w.record[k] = cell(col, r)
 		}
-		cw.Write(record)
+		w.cw.Write(w.record)
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
+	return nil
+}
+
+// Close writes what is buffered.
+func (w *Writer) Close() error {
+	w.cw.Flush()
+	if err := w.cw.Error(); err != nil {
 		return fmt.Errorf("csv: %w", err)
 	}
-	return bw.Flush()
+	return w.bw.Flush()
 }
 
 // cell is value r of a column in decimal, as the JSON API writes the dataset's numbers, empty for

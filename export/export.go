@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/hensachi/hensachi"
@@ -34,6 +35,8 @@ type Format struct {
 	// built without them cannot fill (Available).
 	Boundaries bool
 	write      func(io.Writer, table) error
+	// stream starts a table written in parts, for a format that can (the indicators' long table).
+	stream func(io.Writer) tableWriter
 }
 
 // table is what a format writes: the export's columns and, for a format that writes the
@@ -44,14 +47,22 @@ type table struct {
 	credits []string
 }
 
+// tableWriter writes a table a part at a time (csvfile.Writer, parquetfile.Writer).
+type tableWriter interface {
+	Write([]hensachi.Column) error
+	Close() error
+}
+
 // The formats of the export's table.
 var (
 	CSV = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true,
-		write: func(w io.Writer, t table) error { return csvfile.Write(w, t.columns) }}
+		write:  func(w io.Writer, t table) error { return csvfile.Write(w, t.columns) },
+		stream: func(w io.Writer) tableWriter { return csvfile.NewWriter(w) }}
 	Parquet = &Format{Name: "parquet", ContentType: "application/vnd.apache.parquet",
-		write: func(w io.Writer, t table) error { return parquetfile.Write(w, t.columns) }}
+		write:  func(w io.Writer, t table) error { return parquetfile.Write(w, t.columns) },
+		stream: func(w io.Writer) tableWriter { return parquetfile.NewWriter(w) }}
 	// GeoJSON is for GIS: a FeatureCollection of one feature per municipality, its id the code,
-	// its properties the table's columns.
+	// its properties the table's columns. It has no stream: the long table has no shapes.
 	GeoJSON = &Format{Name: "geojson", ContentType: "application/geo+json", Gzip: true, Boundaries: true,
 		write: func(w io.Writer, t table) error {
 			return geojsonfile.Write(w, geojsonfile.Collection{Columns: t.columns, ID: "code", Shape: t.shape, Attribution: t.credits})
@@ -93,22 +104,78 @@ func FormatNamed(name string) *Format {
 // File is one file of the export.
 type File struct {
 	Format *Format
-	Body   []byte
+	// Body is the file; nil for one kept on disk (the indicators' long table, tens of MB, which
+	// the garbage collector would otherwise count as live heap and let the heap grow by several
+	// times that).
+	Body []byte
 	// Filename names the download, e.g. hensachi-municipalities-13-2026-01-01.csv.
 	Filename string
 	gzipOnce sync.Once
 	gzip     []byte
+	// disk holds a file kept on disk: its body, gzipped when the format is gzipped (WriteBody
+	// then gunzips it as it writes), in a temporary file already unlinked, closed by its finalizer
+	// once no call reads it; size is the body's length, diskSize the bytes on disk.
+	disk           *os.File
+	size, diskSize int64
 }
 
 // Gzipped returns the body gzipped, compressed on the first call and kept; nil for a format that
-// is not gzipped.
+// is not gzipped, and for a file kept on disk (WriteGzipped writes it).
 func (f *File) Gzipped() []byte {
-	if !f.Format.Gzip {
+	if !f.Format.Gzip || f.disk != nil {
 		return nil
 	}
 	f.gzipOnce.Do(func() { f.gzip = gzipped(f.Body) })
 	return f.gzip
 }
+
+// Len is the body's length.
+func (f *File) Len() int64 {
+	if f.disk != nil {
+		return f.size
+	}
+	return int64(len(f.Body))
+}
+
+// GzipLen is the gzipped body's length, for a format that is gzipped.
+func (f *File) GzipLen() int64 {
+	if f.disk != nil {
+		return f.diskSize
+	}
+	return int64(len(f.Gzipped()))
+}
+
+// WriteBody writes the body to w, gunzipping a gzipped file on disk as it goes.
+func (f *File) WriteBody(w io.Writer) error {
+	if f.disk == nil {
+		_, err := w.Write(f.Body)
+		return err
+	}
+	r := io.NewSectionReader(f.disk, 0, f.diskSize)
+	if !f.Format.Gzip {
+		_, err := io.Copy(w, r)
+		return err
+	}
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, zr)
+	return err
+}
+
+// WriteGzipped writes the gzipped body to w, for a format that is gzipped.
+func (f *File) WriteGzipped(w io.Writer) error {
+	if f.disk == nil {
+		_, err := w.Write(f.Gzipped())
+		return err
+	}
+	_, err := io.Copy(w, io.NewSectionReader(f.disk, 0, f.diskSize))
+	return err
+}
+
+// held is the bytes the file holds, in memory or on disk.
+func (f *File) held() int64 { return int64(len(f.Body)+len(f.gzip)) + f.diskSize }
 
 // Of returns the file of a prefecture ("" for the whole country) in a format Available for c,
 // built on its first request and kept for the catalog's version, and gzipped alike; ok is false
@@ -120,7 +187,7 @@ func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
 	}
 	l.once.Do(func() {
 		list, _ := c.List(pref)
-		l.file = build(f, c, list.Items, Filename(&c.Meta, pref, f.Name))
+		l.file = build(f, c, list.Items, Selection{}, Filename(&c.Meta, pref, f.Name))
 		l.file.Gzipped() // the file is kept: compress it now, once
 	})
 	return l.file, true
@@ -129,7 +196,7 @@ func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
 // Compared returns the file of municipalities of c in the order given (a comparison's, see
 // town.Catalog.Lookup) in a format Available for c, made for the call.
 func Compared(c *town.Catalog, f *Format, rows []*hensachi.Municipality) *File {
-	return build(f, c, rows, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
+	return build(f, c, rows, Selection{}, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
 }
 
 // Filename names the export of a prefecture ("" for the whole country) in a format:
@@ -142,8 +209,10 @@ func Filename(meta *hensachi.Meta, pref, format string) string {
 	return name + meta.DataUpdated + "." + format
 }
 
-func build(f *Format, c *town.Catalog, rows []*hensachi.Municipality, filename string) *File {
-	t := table{columns: Columns(&c.Meta, rows)}
+// build makes the file of rows with the indicator columns of sel: the one path from the table to
+// a file of any format.
+func build(f *Format, c *town.Catalog, rows []*hensachi.Municipality, sel Selection, filename string) *File {
+	t := table{columns: Table(c, rows, sel)}
 	if f.Boundaries {
 		t.shape, t.credits = boundaries(c, rows)
 	}

@@ -8,6 +8,7 @@
 package parquetfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -23,23 +24,54 @@ import (
 // which every Parquet reader decodes without extra codecs. Strings are required UTF-8 columns,
 // integers and floats optional INT64 (signed) and DOUBLE columns.
 func Write(w io.Writer, cols []hensachi.Column) error {
+	tw := NewWriter(w)
+	if err := tw.Write(cols); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// Writer writes a table that comes in parts, one row group each, as Write writes one: a table
+// too long to hold as columns at once, such as the indicators' long table, is written a part at a
+// time. The first part gives the schema.
+type Writer struct {
+	w  io.Writer
+	fw *file.Writer // nil until the first part
+}
+
+// NewWriter starts a file on w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write writes the next part as a row group; every part has the first one's columns.
+func (w *Writer) Write(cols []hensachi.Column) error {
 	if _, err := hensachi.Rows(cols); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	root, err := tableSchema(cols)
-	if err != nil {
+	if w.fw == nil {
+		root, err := tableSchema(cols)
+		if err != nil {
+			return fmt.Errorf("parquet: %w", err)
+		}
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
+		if w.fw, err = file.NewParquetWriterWithError(w.w, root, file.WithWriterProps(props)); err != nil {
+			return fmt.Errorf("parquet: %w", err)
+		}
+	}
+	if n := w.fw.Schema.NumColumns(); n != len(cols) {
+		return fmt.Errorf("parquet: a part of %d columns, not %d", len(cols), n)
+	}
+	if err := writeRowGroup(w.fw, cols); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
-	fw, err := file.NewParquetWriterWithError(w, root, file.WithWriterProps(props))
-	if err != nil {
-		return fmt.Errorf("parquet: %w", err)
+	return nil
+}
+
+// Close writes the file's footer; a file of no part is an error, as it has no schema.
+func (w *Writer) Close() error {
+	if w.fw == nil {
+		return errors.New("parquet: no columns written")
 	}
-	if err := writeRowGroup(fw, cols); err != nil {
-		fw.Close()
-		return fmt.Errorf("parquet: %w", err)
-	}
-	if err := fw.Close(); err != nil {
+	if err := w.fw.Close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
 	return nil

@@ -4,7 +4,12 @@
 # bare Go net/http from memory (scripts/barehttp), taking turns for a few rounds; then the same
 # load against a server on PostgreSQL (a throwaway cluster, scripts/pg-cluster.sh) instead of the
 # embedded store. Prints the throughputs, p99 latencies, the Go servers' CPU time per request, the
-# ratios and the server's RSS.
+# ratios and the server's RSS. Then the indicators: wrk on one municipality's indicators (every
+# indicator with its series, over the same municipalities) and a few downloads of the indicators'
+# long table (GET /town/v1/export/series: CSV gzipped and not, Parquet), each reported as the
+# server's CPU time per request and its ratio to the single-municipality call's, with the time the
+# long table takes to build on its first request and the server's resident memory before and
+# after (their difference is what the indicators' calls and caches hold).
 #
 #   DURATION=10s CONNECTIONS=64 THREADS=1   wrk's load per run
 #   ROUNDS=3                                every peer runs this many times, taking turns
@@ -138,6 +143,37 @@ if [ -f "$photo" ]; then
 fi
 rss=$(awk '/VmHWM/ {print $2 " " $3}' "/proc/$server/status")
 
+# the indicators: one municipality's, over the same codes, then the long table
+rss_kb() { awk -v f="$2" '$1 == f":" {print $2}' "/proc/$1/status"; }
+ind_rss_before=$(rss_kb "$server" VmRSS)
+cat >"$work/ind.lua" <<LUA
+local codes = {${lua_codes%,}}
+local i = 0
+request = function()
+  i = i % #codes + 1
+  return wrk.format("GET", "/town/v1/municipalities/" .. codes[i] .. "/indicators", {["X-API-Key"] = "$key"})
+end
+LUA
+run "http://127.0.0.1:$PORT" "$work/indicators.1" "$server" "$work/ind.lua"
+grep -q "Non-2xx" "$work/indicators.1" && { echo "bench: the indicators call answered errors:" >&2; cat "$work/indicators.1" >&2; exit 1; }
+SERIES_CALLS=${SERIES_CALLS:-5}
+# $1 the query, $2 Accept-Encoding: the first call's seconds (the build), then the server's CPU time
+# per call over SERIES_CALLS more, in µs
+series() {
+  local url="127.0.0.1:$PORT/town/v1/export/series?$1" start before
+  start=$(date +%s.%N)
+  curl -sf -o /dev/null -H "X-API-Key: $key" -H "Accept-Encoding: $2" "$url"
+  printf '%.1f ' "$(echo "$(date +%s.%N) - $start" | bc)"
+  before=$(ticks "$server")
+  for _ in $(seq "$SERIES_CALLS"); do curl -sf -o /dev/null -H "X-API-Key: $key" -H "Accept-Encoding: $2" "$url"; done
+  awk -v hz="$(getconf CLK_TCK)" -v t="$(($(ticks "$server") - before))" -v n="$SERIES_CALLS" 'BEGIN {printf "%.0f", t * 1e6 / hz / n}'
+}
+series_gzip=$(series "format=csv" gzip)
+series_csv=$(series "format=csv" identity)
+series_parquet=$(series "format=parquet" identity)
+ind_rss_after=$(rss_kb "$server" VmRSS)
+ind_hwm=$(rss_kb "$server" VmHWM)
+
 # The same server on PostgreSQL: keys are cached and quota is leased in blocks, so the database is
 # off the request path; this measures what remains (lease syncs, the flush). The embedded-store
 # server runs again after it, and the ratio is to the mean of its two runs, so that a drift in what
@@ -182,3 +218,15 @@ awk -v a="$(total_rps "$work/hensachi")" -v b="$(total_rps "$work/bare")" -v r="
 [ -z "$pg" ] || awk -v a="$(rps "$work/hensachi-pg.txt")" -v b="$(rps "$work/hensachi.$ROUNDS")" -v c="$(rps "$work/hensachi-again.txt")" \
   'BEGIN { printf "ratio hensachi on PostgreSQL / on the embedded store (mean of the runs before and after): %.2f\n", a / ((b + c) / 2) }'
 echo "hensachi peak RSS (both services loaded, after face calls): $rss"
+single_cpu=$(cpu_per_request "$work/hensachi" | tr -d 'µs')
+echo "indicators, server CPU per request and its ratio to the single-municipality call's ($single_cpu µs):"
+ind_cpu=$(cpu_per_request "$work/indicators" | tr -d 'µs')
+awk -v c="$ind_cpu" -v s="$single_cpu" -v r="$(rps "$work/indicators.1")" -v p="$(p99 "$work/indicators.1")" \
+  'BEGIN { printf "  one municipality, every indicator with its series: %.0f µs, x%.1f (goal under 200 µs); %s requests/s, p99 %s\n", c, c / s, r, p }'
+for t in "long table, CSV gzipped:$series_gzip" "long table, CSV unzipped as sent:$series_csv" "long table, Parquet:$series_parquet"; do
+  name=${t%%:*} v=${t#*:}
+  awk -v n="$name" -v b="${v% *}" -v c="${v#* }" -v s="$single_cpu" \
+    'BEGIN { printf "  %s: %d µs, x%.0f (built in %s s on its first call)\n", n, c, c / s, b }'
+done
+awk -v a="$ind_rss_before" -v b="$ind_rss_after" -v h="$ind_hwm" \
+  'BEGIN { printf "hensachi RSS before the indicator calls %.0f MB, after %.0f MB (+%.0f MB; goal under +150 MB), peak %.0f MB\n", a / 1024, b / 1024, (b - a) / 1024, h / 1024 }'

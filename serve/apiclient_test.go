@@ -94,8 +94,14 @@ func TestGeneratedClient(t *testing.T) {
 	limit := 5
 	similar, err := c.GetSimilarMunicipalitiesWithResponse(ctx, "28214", &apiclient.GetSimilarMunicipalitiesParams{Limit: &limit})
 	check("getSimilarMunicipalities", err, similar.StatusCode(), http.StatusOK)
-	if d := similar.JSON200.Data; len(d.Items) != 5 || d.Items[0].Code == "28214" || d.Items[0].Distance > d.Items[4].Distance || len(d.Items[0].Differences) == 0 {
+	if d, err := similar.JSON200.Data.AsSimilarList(); err != nil || len(d.Items) != 5 || d.Items[0].Code == "28214" || d.Items[0].Distance > d.Items[4].Distance || len(d.Items[0].Differences) == 0 {
 		t.Errorf("getSimilarMunicipalities: %+v", d)
+	}
+	measures := "income,births_per_1000@2020"
+	measured, err := c.GetSimilarMunicipalitiesWithResponse(ctx, "28214", &apiclient.GetSimilarMunicipalitiesParams{Limit: &limit, Measures: &measures})
+	check("getSimilarMunicipalities measures", err, measured.StatusCode(), http.StatusOK)
+	if d, err := measured.JSON200.Data.AsMeasuredSimilarList(); err != nil || len(d.Items) != 5 || len(d.Measures) != 2 || d.Items[0].Differences[0].Measure == "" {
+		t.Errorf("getSimilarMunicipalities measures: %+v, %v", d, err)
 	}
 	unknown, err := c.GetSimilarMunicipalitiesWithResponse(ctx, "99999", nil)
 	check("getSimilarMunicipalities unknown", err, unknown.StatusCode(), http.StatusNotFound)
@@ -109,6 +115,39 @@ func TestGeneratedClient(t *testing.T) {
 	check("compareMunicipalities one code", err, one.StatusCode(), http.StatusBadRequest)
 	if p := one.ApplicationproblemJSON400; p.Param == nil || *p.Param != "codes" {
 		t.Errorf("compare 400 problem %+v", p)
+	}
+
+	indicators := "fiscal_strength"
+	withIndicators, err := c.CompareMunicipalitiesWithResponse(ctx, &apiclient.CompareMunicipalitiesParams{Codes: "28214,13101", Indicators: &indicators})
+	check("compareMunicipalities indicators", err, withIndicators.StatusCode(), http.StatusOK)
+	if d := withIndicators.JSON200.Data; d.Indicators == nil || len(*d.Indicators) != 1 || (*d.Indicators)[0].Items[1].Code != "13101" {
+		t.Errorf("compareMunicipalities indicators: %+v", d.Indicators)
+	}
+
+	group := apiclient.GroupFilter("財政")
+	catalogue, err := c.ListIndicatorsWithResponse(ctx, &apiclient.ListIndicatorsParams{Group: &group})
+	check("listIndicators", err, catalogue.StatusCode(), http.StatusOK)
+	if d := catalogue.JSON200.Data; d.Total != len(d.Items) || d.Total < 10 || d.Items[0].Latest == nil || len(d.Items[0].Years) == 0 {
+		t.Errorf("listIndicators: %+v", d)
+	}
+	year := 2020
+	ranking, err := c.GetIndicatorRankingWithResponse(ctx, "fiscal_strength", &apiclient.GetIndicatorRankingParams{Year: &year, Pref: &pref, Limit: &limit})
+	check("getIndicatorRanking", err, ranking.StatusCode(), http.StatusOK)
+	if d := ranking.JSON200.Data; d.Year != 2020 || len(d.Items) != 5 || d.Items[0].Year != 2020 || d.Indicator.Key != "fiscal_strength" {
+		t.Errorf("getIndicatorRanking: %+v", d)
+	}
+	keys := "population,fiscal_strength"
+	standing, err := c.GetMunicipalityIndicatorsWithResponse(ctx, "13101", &apiclient.GetMunicipalityIndicatorsParams{Keys: &keys})
+	check("getMunicipalityIndicators", err, standing.StatusCode(), http.StatusOK)
+	if d := standing.JSON200.Data; d.Total != 2 || d.Items[1].Key != "fiscal_strength" || len(d.Items[1].Series) < 2 || d.Items[1].Value == nil {
+		t.Errorf("getMunicipalityIndicators: %+v", d)
+	}
+	for _, format := range []apiclient.ExportIndicatorSeriesParamsFormat{apiclient.ExportIndicatorSeriesParamsFormatCsv, apiclient.ExportIndicatorSeriesParamsFormatParquet} {
+		file, err := c.ExportIndicatorSeriesWithResponse(ctx, &apiclient.ExportIndicatorSeriesParams{Format: format, Pref: &pref, Indicators: &indicators})
+		check("exportIndicatorSeries "+string(format), err, file.StatusCode(), http.StatusOK)
+		if len(file.Body) < 1000 || file.Headers200.ContentDisposition == nil {
+			t.Errorf("exportIndicatorSeries %s: %d bytes, headers %+v", format, len(file.Body), file.Headers200)
+		}
 	}
 
 	exported, err := c.ExportMunicipalitiesWithResponse(ctx, &apiclient.ExportMunicipalitiesParams{Format: apiclient.ExportFormatJson, Pref: &pref})

@@ -112,10 +112,13 @@ func BenchmarkMunicipalityPage(b *testing.B) {
 	b.ReportMetric(float64(size)/1000, "KB/page")
 }
 
-// BenchmarkTownCalls measures the explore calls (similar, compare, search, export) through the whole handler, each as a ratio to
-// GET /town/v1/municipalities/{code} timed in the same run (x-single): the export (goal: under 5 ms
-// of server time for the whole country), similar municipalities (goal: under 50 µs), a comparison of
-// ten and a name search.
+// BenchmarkTownCalls measures the explore calls (similar, compare, search, export, indicators)
+// through the whole handler, each as a ratio to GET /town/v1/municipalities/{code} timed in the
+// same run (x-single): the export (goal: under 5 ms of server time for the whole country), similar
+// municipalities (goal: under 50 µs), a comparison of ten, a name search, one municipality's
+// indicators (goal: every indicator with its series under 200 µs), an indicator's ranking, the
+// export with every indicator's columns and the indicators' long table (series; the identity CSV
+// is gunzipped as it is written).
 func BenchmarkTownCalls(b *testing.B) {
 	ts := newTestServer(b, func(c *app.Config) {
 		c.KeyCacheTTL = 1 << 62
@@ -157,6 +160,16 @@ func BenchmarkTownCalls(b *testing.B) {
 		{"similar-50", "/town/v1/municipalities/28214/similar?limit=50", ""},
 		{"compare-10", "/town/v1/compare?codes=01100,04100,11100,13101,14100,23100,26100,27100,28214,47201", ""},
 		{"search", "/town/v1/municipalities?q=%E3%81%9F%E3%81%8B", ""}, // たか: 34 matches
+		{"indicators-all", "/town/v1/municipalities/13101/indicators", ""},
+		{"indicators-group", "/town/v1/municipalities/13101/indicators?group=%E8%B2%A1%E6%94%BF", ""},
+		{"indicators-keys-3", "/town/v1/municipalities/13101/indicators?keys=population,fiscal_strength,births_per_1000", ""},
+		{"indicator-ranking", "/town/v1/indicators/population", ""},
+		{"similar-measures-3", "/town/v1/municipalities/28214/similar?measures=income,young,births_per_1000@2020", ""},
+		{"compare-10-indicators-3", "/town/v1/compare?codes=01100,04100,11100,13101,14100,23100,26100,27100,28214,47201&indicators=population,fiscal_strength,births_per_1000", ""},
+		{"export-csv-indicators-all", "/town/v1/export?format=csv&indicators=all", "gzip"},
+		{"series-csv-gzip", "/town/v1/export/series?format=csv", "gzip"},
+		{"series-csv", "/town/v1/export/series?format=csv", ""},
+		{"series-parquet", "/town/v1/export/series?format=parquet", ""},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			r := request(tc.path, tc.acceptEncoding)

@@ -232,11 +232,23 @@ const envelopeHead = `{"success":true,`
 
 // writeSuccess writes {"success":true,<members>,"usage":{…}}.
 func (c *call) writeSuccess(members []byte, used, limit int64) {
+	h := c.w.Header()
+	if len(members) > maxPooledBody { // made for the call, and too large to be worth a copy
+		tail := c.appendUsage(nil, used, limit)
+		h["Content-Type"] = jsonContentType
+		c.contentLength[0] = strconv.Itoa(len(envelopeHead) + len(members) + len(tail))
+		h["Content-Length"] = c.contentLength[:]
+		h["Cache-Control"] = privateNoCache
+		c.w.WriteHeader(http.StatusOK)
+		c.w.Write([]byte(envelopeHead))
+		c.w.Write(members)
+		c.w.Write(tail)
+		return
+	}
 	bp := successBodies.Get().(*[]byte)
 	b := append((*bp)[:0], envelopeHead...)
 	b = append(b, members...)
 	b = c.appendUsage(b, used, limit)
-	h := c.w.Header()
 	h["Content-Type"] = jsonContentType
 	c.contentLength[0] = strconv.Itoa(len(b))
 	h["Content-Length"] = c.contentLength[:]

@@ -38,25 +38,32 @@ var exportFormats = func() []string {
 	return names
 }()
 
-// getExport answers GET /town/v1/export.
+// getExport answers GET /town/v1/export, with the indicators' columns when asked (indicators=,
+// year=).
 func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref", "indicators", "year")
 	if err != nil {
 		return nil, err
 	}
-	format, ok, err := q.One("format")
+	format, err := exportFormat(q, exportFormats)
 	if err != nil {
 		return nil, err
-	}
-	if !ok || !slices.Contains(exportFormats, format) {
-		if !ok {
-			return nil, hensachi.ParamError("format", "format is required: %s", strings.Join(exportFormats, ", "))
-		}
-		return nil, hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(exportFormats, ", "), format)
 	}
 	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
 		return nil, err
+	}
+	idx, err := param.IndicatorKeys(c.catalog, q, "indicators", true)
+	if err != nil {
+		return nil, err
+	}
+	var sel export.Selection
+	if sel.Indicators, sel.Year, err = param.IndicatorsYear(c.catalog, q, idx, isAll(q)); err != nil {
+		return nil, err
+	}
+	if format == jsonFormat && len(sel.Indicators) > 0 {
+		return nil, hensachi.ParamError("indicators", "indicators add columns to the csv, parquet and geojson exports; "+
+			"the JSON of a municipality's indicators is GET /town/v1/municipalities/{code}/indicators")
 	}
 	if f := export.FormatNamed(format); f != nil {
 		// before the quota: a file the dataset cannot fill costs no unit
@@ -72,20 +79,81 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 		if format == jsonFormat {
 			c.jsonExport = c.bodies().jsonExport(param.PrefectureCode(pref))
 		} else {
-			c.file, _ = export.Of(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref))
+			c.file, _ = export.WithIndicators(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref), sel)
 		}
 		return nil, nil
 	})
 }
 
+// isAll tells whether the export asks for every indicator (indicators=all).
+func isAll(q param.Query) bool {
+	l := q.List("indicators")
+	return len(l) == 1 && l[0] == "all"
+}
+
+// seriesFormats are the formats of the indicators' long table.
+var seriesFormats = func() []string {
+	var names []string
+	for _, f := range export.Formats {
+		if export.SeriesFormat(f) {
+			names = append(names, f.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// getSeriesExport answers GET /town/v1/export/series: the indicators' long table.
+func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "indicators", "pref")
+	if err != nil {
+		return nil, err
+	}
+	format, err := exportFormat(q, seriesFormats)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := param.IndicatorKeys(c.catalog, q, "indicators", true)
+	if err != nil {
+		return nil, err
+	}
+	if idx == nil {
+		idx = c.catalog.IndicatorGroupIndexes("")
+	}
+	pref, err := param.Prefecture(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
+	f := export.FormatNamed(format)
+	if f.Gzip {
+		addVary(c.w.Header(), "Accept-Encoding") // its 304 included
+		c.gzip = negotiate.AcceptsGzip(c.r.Header)
+	}
+	return c.serve(func() ([]byte, error) {
+		c.file, _ = export.Series(c.catalog, f, param.PrefectureCode(pref), idx)
+		return nil, nil
+	})
+}
+
+// exportFormat reads format, one of formats and required.
+func exportFormat(q param.Query, formats []string) (string, error) {
+	format, ok, err := q.One("format")
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return "", hensachi.ParamError("format", "format is required: %s", strings.Join(formats, ", "))
+	case !slices.Contains(formats, format):
+		return "", hensachi.ParamError("format", "format must be one of %s, not %q", strings.Join(formats, ", "), param.Truncate(format))
+	}
+	return format, nil
+}
+
 // writeExport writes the call's export: gzipped when the client accepts it and the format is
 // not compressed already, the envelope's usage in a JSON export's last part.
 func (c *call) writeExport(used, limit int64) {
-	h := c.w.Header()
 	var parts [][]byte
-	var contentType, filename string
 	if e := c.jsonExport; e != nil {
-		contentType, filename = "application/json", e.filename
 		tail := c.appendUsage(nil, used, limit)
 		if c.gzip {
 			start, end := e.gzipEnvelope(tail)
@@ -93,29 +161,37 @@ func (c *call) writeExport(used, limit int64) {
 		} else {
 			parts = [][]byte{[]byte(envelopeHead), e.body, tail}
 		}
-	} else {
-		f := c.file
-		contentType, filename = f.Format.ContentType, f.Filename
-		if c.gzip {
-			parts = [][]byte{f.Gzipped()}
-		} else {
-			parts = [][]byte{f.Body}
+		n := 0
+		for _, p := range parts {
+			n += len(p)
 		}
+		c.exportHeader("application/json", e.filename, int64(n))
+		for _, p := range parts {
+			c.w.Write(p)
+		}
+		return
 	}
+	f := c.file
+	n, write := f.Len(), f.WriteBody
+	if c.gzip {
+		n, write = f.GzipLen(), f.WriteGzipped
+	}
+	c.exportHeader(f.Format.ContentType, f.Filename, n)
+	if c.r.Method != http.MethodHead { // whose body net/http would drop after a file on disk is read
+		write(c.w) // a client gone is no error of the server's
+	}
+}
+
+// exportHeader writes the header of an export of n bytes.
+func (c *call) exportHeader(contentType, filename string, n int64) {
+	h := c.w.Header()
 	h["Content-Type"] = []string{contentType}
 	h["Content-Disposition"] = []string{`attachment; filename="` + filename + `"`}
 	if c.gzip {
 		h["Content-Encoding"] = []string{"gzip"}
 	}
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	h["Content-Length"] = []string{strconv.Itoa(n)}
+	h["Content-Length"] = []string{strconv.FormatInt(n, 10)}
 	c.w.WriteHeader(http.StatusOK)
-	for _, p := range parts {
-		c.w.Write(p)
-	}
 }
 
 // jsonExport is the JSON export of a prefecture or the whole country.

@@ -18,7 +18,11 @@ func FuzzTownRequest(f *testing.F) {
 	for _, s := range []string{"/town/v1/municipalities/01100", "/town/v1/rankings/young?limit=5&order=asc", "/town/v1/municipalities?pref=13",
 		"/town/v1/meta", "/town/v1/rankings/%00", "/town/v1/municipalities/０１１００", "/town/v1/rankings/young?offset=1741&limit=100",
 		"/town/v1/municipalities/13101/similar?limit=50", "/town/v1/compare?codes=13101,27100", "/town/v1/compare?codes=,,",
-		"/town/v1/export?format=json&pref=13", "/town/v1/export?format=csv", "/town/v1/municipalities?q=%EF%BE%80%EF%BD%B6&pref=28"} {
+		"/town/v1/export?format=json&pref=13", "/town/v1/export?format=csv", "/town/v1/municipalities?q=%EF%BE%80%EF%BD%B6&pref=28",
+		"/town/v1/indicators?group=%E8%B2%A1%E6%94%BF", "/town/v1/indicators/population?year=2015&pref=13&order=asc",
+		"/town/v1/municipalities/13101/indicators?keys=population,fiscal_strength", "/town/v1/municipalities/13101/similar?measures=income,population@2020",
+		"/town/v1/compare?codes=13101,27100&indicators=population@2015", "/town/v1/export?format=csv&pref=13&indicators=all&year=2020",
+		"/town/v1/export/series?format=csv&pref=47&indicators=fiscal_strength"} {
 		f.Add(s)
 	}
 	ts := newTestServer(f)

@@ -141,6 +141,24 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 		{"/town/v1/export?format=parquet&pref=47", "/town/v1/export"},
 		{"/town/v1/export?format=geojson&pref=47", "/town/v1/export"},
 		{"/town/v1/export?format=xml", "/town/v1/export"},
+		{"/town/v1/indicators", "/town/v1/indicators"},
+		{"/town/v1/indicators?group=%E8%B2%A1%E6%94%BF", "/town/v1/indicators"},
+		{"/town/v1/indicators?group=x", "/town/v1/indicators"},
+		{"/town/v1/indicators/population?year=2015&pref=01&order=asc&limit=100", "/town/v1/indicators/{key}"},
+		{"/town/v1/indicators/nope", "/town/v1/indicators/{key}"},
+		{"/town/v1/indicators/population?year=1", "/town/v1/indicators/{key}"},
+		{"/town/v1/municipalities/07546/indicators", "/town/v1/municipalities/{code}/indicators"},
+		{"/town/v1/municipalities/13101/indicators?keys=population,fiscal_strength", "/town/v1/municipalities/{code}/indicators"},
+		{"/town/v1/municipalities/99999/indicators", "/town/v1/municipalities/{code}/indicators"},
+		{"/town/v1/municipalities/13101/indicators?keys=nope", "/town/v1/municipalities/{code}/indicators"},
+		{"/town/v1/municipalities/13101/similar?measures=income,births_per_1000@2020,young", "/town/v1/municipalities/{code}/similar"},
+		{"/town/v1/municipalities/07546/similar?measures=income,young", "/town/v1/municipalities/{code}/similar"},
+		{"/town/v1/compare?codes=13101,07546&indicators=population,births_per_1000@2020", "/town/v1/compare"},
+		{"/town/v1/export?format=csv&pref=47&indicators=all", "/town/v1/export"},
+		{"/town/v1/export?format=parquet&pref=47&indicators=population&year=2015", "/town/v1/export"},
+		{"/town/v1/export/series?format=csv&pref=47&indicators=fiscal_strength", "/town/v1/export/series"},
+		{"/town/v1/export/series?format=parquet&pref=47&indicators=fiscal_strength", "/town/v1/export/series"},
+		{"/town/v1/export/series?format=json", "/town/v1/export/series"},
 	}
 	for _, tc := range cases {
 		doc.checkResponse(t, http.MethodGet, tc.path, tc.template, ts.get(t, tc.path))
@@ -261,6 +279,90 @@ func TestOpenAPIExamples(t *testing.T) {
 	}
 }
 
+// TestOpenAPIExamplesAreAnswers checks the examples that name their request (x-request) against
+// the real answer to it on the real dataset: the same members and values but for usage and the
+// request id, an example's array being the answer's first items (an example shows a few).
+func TestOpenAPIExamplesAreAnswers(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Examples map[string]struct {
+						Value   any
+						Request string `json:"x-request"`
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(serve.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t)
+	checked := 0
+	for path, ops := range doc.Paths {
+		for _, op := range ops {
+			for _, r := range op.Responses {
+				for _, content := range r.Content {
+					for name, e := range content.Examples {
+						if e.Request == "" {
+							continue
+						}
+						checked++
+						var got any
+						if err := json.Unmarshal(ts.get(t, e.Request).body, &got); err != nil {
+							t.Fatalf("%s %s: %v", path, name, err)
+						}
+						if where := exampleDiff("$", e.Value, got); where != "" {
+							t.Errorf("%s example %s (GET %s) differs from the answer at %s", path, name, e.Request, where)
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked < 5 {
+		t.Errorf("%d examples name their request", checked)
+	}
+}
+
+// exampleDiff is where an example differs from an answer, "" when it does not: an object has the
+// answer's members, an array the answer's first items, anything else the same value; usage and
+// request_id are the call's own.
+func exampleDiff(at string, example, answer any) string {
+	switch e := example.(type) {
+	case map[string]any:
+		a, ok := answer.(map[string]any)
+		if !ok || len(a) != len(e) {
+			return at
+		}
+		for k, v := range e {
+			if k == "usage" || k == "request_id" {
+				continue
+			}
+			if where := exampleDiff(at+"."+k, v, a[k]); where != "" {
+				return where
+			}
+		}
+	case []any:
+		a, ok := answer.([]any)
+		if !ok || len(a) < len(e) {
+			return at
+		}
+		for k, v := range e {
+			if where := exampleDiff(fmt.Sprintf("%s[%d]", at, k), v, a[k]); where != "" {
+				return where
+			}
+		}
+	default:
+		if example != answer {
+			return fmt.Sprintf("%s (%v, not %v)", at, example, answer)
+		}
+	}
+	return ""
+}
+
 type exampleResponse struct {
 	Ref     string `json:"$ref"`
 	Content map[string]struct {
@@ -307,5 +409,26 @@ func TestProblemCodesDocumented(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("ProblemCode lists %v, the table %v", got, want)
+	}
+}
+
+// TestExampleDiff: the comparison of an example with an answer finds a missing member, a value
+// that differs and an array longer than the answer's.
+func TestExampleDiff(t *testing.T) {
+	answer := map[string]any{"a": []any{1.0, 2.0}, "b": "x", "usage": 3.0}
+	for _, tc := range []struct {
+		example map[string]any
+		want    string
+	}{
+		{map[string]any{"a": []any{1.0}, "b": "x", "usage": 9.0}, ""},
+		{map[string]any{"a": []any{2.0}, "b": "x", "usage": 9.0}, "$.a[0] (2, not 1)"},
+		{map[string]any{"a": []any{1.0, 2.0, 3.0}, "b": "x", "usage": 9.0}, "$.a"},
+		{map[string]any{"a": []any{}, "usage": 9.0}, "$"},
+		{map[string]any{"a": []any{}, "c": "x", "usage": 9.0}, "$.c (x, not <nil>)"},
+	} {
+		got := exampleDiff("$", tc.example, answer)
+		if got != tc.want {
+			t.Errorf("exampleDiff(%v) = %q, want %q", tc.example, got, tc.want)
+		}
 	}
 }

@@ -139,6 +139,10 @@ func (s *Server) routes() {
 		stats("/municipalities", s.listMunicipalities)
 		stats("/rankings/:axis", s.getRanking)
 		stats("/meta", s.getMeta)
+		stats("/indicators", s.listIndicators)
+		stats("/indicators/:key", s.getIndicatorRanking)
+		stats("/municipalities/:code/indicators", s.getMunicipalityIndicators)
+		stats("/export/series", s.getSeriesExport)
 	}
 	if s.faces != nil {
 		handle(http.MethodPost, "/face/v1/predict", cors(s.keyed(hensachi.ServiceFace, s.predict)))

@@ -26,7 +26,7 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 }
 
 func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "limit")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "limit", "measures")
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +38,18 @@ func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	dims, keys, err := param.Dimensions(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
+	if dims != nil {
+		return c.serve(func() ([]byte, error) { return similarOnData(c.catalog, m, dims, keys, limit), nil })
+	}
 	return c.serve(func() ([]byte, error) { return c.bodies().similarData(m.Code, limit) })
 }
 
 func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "codes")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "codes", "indicators")
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +57,16 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	dims, keys, err := param.IndicatorDimensions(c.catalog, q)
+	if err != nil {
+		return nil, err
+	}
 	return c.serve(func() ([]byte, error) {
-		return c.bodies().compareData(town.Comparison{Items: towns, Medians: c.catalog.Medians()}), nil
+		d := c.bodies().compareData(town.Comparison{Items: towns, Medians: c.catalog.Medians()})
+		if dims == nil {
+			return d, nil
+		}
+		return appendComparedIndicators(d[:len(d)-1], c.catalog, towns, dims, keys), nil
 	})
 }
 
@@ -64,25 +79,41 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	order, err := param.Order(q)
-	if err != nil {
-		return nil, err
-	}
-	pref, err := param.Prefecture(c.catalog, q)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := param.Int(q, "limit", 20, 1, 100)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := param.Int(q, "offset", 0, 0, 1_000_000)
+	p, err := readRankingPage(c.catalog, q)
 	if err != nil {
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		return c.bodies().rankingData(c.catalog.RankingPage(a, order, param.PrefectureCode(pref), offset, limit)), nil
+		return c.bodies().rankingData(c.catalog.RankingPage(a, p.order, p.pref, p.offset, p.limit)), nil
 	})
+}
+
+// rankingPage is what picks a page of a ranking, an axis's or an indicator's.
+type rankingPage struct {
+	order         town.Order
+	pref          string // "" for the whole country
+	offset, limit int
+}
+
+// readRankingPage reads order, pref, limit and offset.
+func readRankingPage(c *town.Catalog, q param.Query) (rankingPage, error) {
+	order, err := param.Order(q)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	pref, err := param.Prefecture(c, q)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	limit, err := param.Int(q, "limit", 20, 1, 100)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	offset, err := param.Int(q, "offset", 0, 0, 1_000_000)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	return rankingPage{order, param.PrefectureCode(pref), offset, limit}, nil
 }
 
 func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error) {

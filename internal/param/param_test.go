@@ -107,7 +107,9 @@ func TestValidators(t *testing.T) {
 		{"order unknown", "order=up", func(q Query) error { _, err := Order(q); return err }, hensachi.EInvalidParameter},
 	} {
 		for _, parse := range []func(string) (Query, error){
-			func(raw string) (Query, error) { return ParseAPI(raw, "pref", "codes", "x", "limit", "order", "year", "group") },
+			func(raw string) (Query, error) {
+				return ParseAPI(raw, "pref", "codes", "x", "limit", "order", "year", "group")
+			},
 			ParsePage,
 		} {
 			q, err := parse(tc.raw)

@@ -154,15 +154,9 @@ func MeasureOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
 		return Measure{Field: hensachi.Stats[s], Median: c.StatMedian(s),
 			Value: func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Stats[s] }}, nil
 	}
-	indicator, year, dated := strings.Cut(key, "@")
-	if i := c.IndicatorIndex(indicator); i >= 0 {
-		ind := c.Indicator(i)
-		k := len(ind.Years) - 1
-		if dated {
-			if k = yearIndex(ind, year); k < 0 {
-				return Measure{}, invalid(name, fmt.Sprintf("%s: indicator %s has no survey year %q; its years are %s", name, indicator, Truncate(year), years(ind)),
-					name+" の指標 "+indicator+" の年は "+years(ind)+" のいずれかです。")
-			}
+	if i, k, err := datedIndicator(c, name, key); err != nil || i >= 0 {
+		if err != nil {
+			return Measure{}, err
 		}
 		return indicatorMeasure(c, i, k), nil
 	}
@@ -195,6 +189,25 @@ func MeasureYearOf(c *town.Catalog, q Query, name, def string) (Measure, error) 
 		return Measure{}, err
 	}
 	return indicatorMeasure(c, i, k), nil
+}
+
+// datedIndicator reads key, an indicator key (its latest survey year) or key@year given as name:
+// its position and the year's; i is -1 when key names no indicator, and a year the indicator does
+// not have is an invalid parameter.
+func datedIndicator(c *town.Catalog, name, key string) (i, k int, err error) {
+	indicator, year, dated := strings.Cut(key, "@")
+	if i = c.IndicatorIndex(indicator); i < 0 {
+		return -1, 0, nil
+	}
+	ind := c.Indicator(i)
+	if !dated {
+		return i, len(ind.Years) - 1, nil
+	}
+	if k = yearIndex(ind, year); k < 0 {
+		return 0, 0, invalid(name, fmt.Sprintf("%s: indicator %s has no survey year %q; its years are %s", name, indicator, Truncate(year), years(ind)),
+			name+" の指標 "+indicator+" の年は "+years(ind)+" のいずれかです。")
+	}
+	return i, k, nil
 }
 
 // indicatorMeasure is indicator i in its k-th survey year as a measure: its key and label name the

@@ -95,6 +95,10 @@ type docsPage struct {
 	page.Base
 	Intro  string
 	Groups []docGroup
+	// Common are the responses operations share (components.responses), each shown once after
+	// the operations, which name them by status only: written out under every operation, they
+	// were most of the page.
+	Common []docStatus
 	Key    string // the visitor's key, when they entered it, for the examples
 	Origin string
 }
@@ -110,6 +114,7 @@ type docOp struct {
 	Parameters                             []docParam
 	Body                                   string
 	Responses                              []docStatus
+	Common                                 string // the statuses of its shared responses, e.g. "304, 401"
 	Example                                string // the path and query of the curl example
 	Curl                                   string // filled in per visitor
 }
@@ -152,6 +157,23 @@ func buildDocs(raw []byte) (docsPage, error) {
 		}
 		p.Groups = append(p.Groups, g)
 	}
+	shared := map[string][]string{} // the statuses each shared response is given for
+	for _, ops := range doc.Paths {
+		for method, op := range ops {
+			for code, r := range op.Responses {
+				if name, ok := strings.CutPrefix(r.Ref, "#/components/responses/"); ok && method != "options" && !slices.Contains(shared[name], code) {
+					shared[name] = append(shared[name], code)
+				}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(shared)) {
+		st := doc.status(doc.Components.Responses[name])
+		slices.Sort(shared[name])
+		st.Code = strings.Join(shared[name], ", ")
+		p.Common = append(p.Common, st)
+	}
+	slices.SortStableFunc(p.Common, func(a, b docStatus) int { return strings.Compare(a.Code, b.Code) })
 	return p, nil
 }
 
@@ -205,27 +227,37 @@ func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
 	if op.RequestBody != nil {
 		o.Body = strings.Join(slices.Sorted(maps.Keys(op.RequestBody.Content)), ", ")
 	}
+	var common []string
 	for _, code := range slices.Sorted(maps.Keys(op.Responses)) {
 		r := op.Responses[code]
-		if name, ok := strings.CutPrefix(r.Ref, "#/components/responses/"); ok {
-			r = doc.Components.Responses[name]
+		if strings.HasPrefix(r.Ref, "#/components/responses/") {
+			common = append(common, code)
+			continue
 		}
-		var schemas []string
-		var examples []docExample
-		for _, mediaType := range slices.Sorted(maps.Keys(r.Content)) {
-			c := r.Content[mediaType]
-			if c.Schema.Ref != "" {
-				schemas = append(schemas, strings.TrimPrefix(c.Schema.Ref, "#/components/schemas/"))
-			}
-			for _, name := range slices.Sorted(maps.Keys(c.Examples)) {
-				e := c.Examples[name]
-				examples = append(examples, docExample{Summary: e.Summary, Body: exampleBody(e.Value)})
-			}
-		}
-		o.Responses = append(o.Responses, docStatus{Code: code, Description: r.Description, Schema: strings.Join(schemas, ", "), Examples: examples})
+		st := doc.status(r)
+		st.Code = code
+		o.Responses = append(o.Responses, st)
 	}
+	o.Common = strings.Join(common, ", ")
 	o.Example = example
 	return o
+}
+
+// status is a response as the page shows it: its description, schemas and examples.
+func (doc *apiDoc) status(r docResponse) docStatus {
+	var schemas []string
+	var examples []docExample
+	for _, mediaType := range slices.Sorted(maps.Keys(r.Content)) {
+		c := r.Content[mediaType]
+		if c.Schema.Ref != "" {
+			schemas = append(schemas, strings.TrimPrefix(c.Schema.Ref, "#/components/schemas/"))
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.Examples)) {
+			e := c.Examples[name]
+			examples = append(examples, docExample{Summary: e.Summary, Body: exampleBody(e.Value)})
+		}
+	}
+	return docStatus{Description: r.Description, Schema: strings.Join(schemas, ", "), Examples: examples}
 }
 
 // docNumber writes a number of the document as people read it: 1,000,000, not 1e+06.

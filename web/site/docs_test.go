@@ -73,8 +73,10 @@ func TestDocsEveryOperation(t *testing.T) {
 		// numbers as people read them
 		"integer 0–1,000,000", "integer 1–100（既定 20）",
 		// examples of successes and errors, as the client receives them
-		`<summary>例：<span lang="en">千代田区 (13101)</span></summary>`, `&#34;name&#34;: &#34;千代田区&#34;`,
-		`&#34;code&#34;: &#34;origin_not_allowed&#34;`, `&#34;faces_detected&#34;: 2`} {
+		`<summary>千代田区 (13101)</summary>`, `&#34;name&#34;: &#34;千代田区&#34;`,
+		`&#34;code&#34;: &#34;origin_not_allowed&#34;`, `&#34;faces_detected&#34;: 2`,
+		// the shared responses once, each operation naming them by status
+		`<h2 id="common-responses">`, `401, 403, 405, 429, 500, 503：<a href="#common-responses">`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/docs has no %q", want)
 		}

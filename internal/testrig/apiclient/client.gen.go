@@ -178,6 +178,69 @@ func (e GeoJSONFeatureType) Valid() bool {
 	}
 }
 
+// Defines values for IndicatorCatalogueResponseSuccess.
+const (
+	IndicatorCatalogueResponseSuccessTrue IndicatorCatalogueResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the IndicatorCatalogueResponseSuccess enum.
+func (e IndicatorCatalogueResponseSuccess) Valid() bool {
+	switch e {
+	case IndicatorCatalogueResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IndicatorGroup.
+const (
+	IndicatorGroupEconomy    IndicatorGroup = "経済・雇用"
+	IndicatorGroupEducation  IndicatorGroup = "教育"
+	IndicatorGroupFinance    IndicatorGroup = "財政"
+	IndicatorGroupFurusato   IndicatorGroup = "ふるさと納税"
+	IndicatorGroupHealth     IndicatorGroup = "医療・福祉"
+	IndicatorGroupLiving     IndicatorGroup = "生活・環境"
+	IndicatorGroupPopulation IndicatorGroup = "人口・世帯"
+)
+
+// Valid indicates whether the value is a known member of the IndicatorGroup enum.
+func (e IndicatorGroup) Valid() bool {
+	switch e {
+	case IndicatorGroupEconomy:
+		return true
+	case IndicatorGroupEducation:
+		return true
+	case IndicatorGroupFinance:
+		return true
+	case IndicatorGroupFurusato:
+		return true
+	case IndicatorGroupHealth:
+		return true
+	case IndicatorGroupLiving:
+		return true
+	case IndicatorGroupPopulation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IndicatorRankingResponseSuccess.
+const (
+	IndicatorRankingResponseSuccessTrue IndicatorRankingResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the IndicatorRankingResponseSuccess enum.
+func (e IndicatorRankingResponseSuccess) Valid() bool {
+	switch e {
+	case IndicatorRankingResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MetaResponseSuccess.
 const (
 	MetaResponseSuccessTrue MetaResponseSuccess = true
@@ -187,6 +250,21 @@ const (
 func (e MetaResponseSuccess) Valid() bool {
 	switch e {
 	case MetaResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MunicipalityIndicatorsResponseSuccess.
+const (
+	MunicipalityIndicatorsResponseSuccessTrue MunicipalityIndicatorsResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the MunicipalityIndicatorsResponseSuccess enum.
+func (e MunicipalityIndicatorsResponseSuccess) Valid() bool {
+	switch e {
+	case MunicipalityIndicatorsResponseSuccessTrue:
 		return true
 	default:
 		return false
@@ -436,6 +514,42 @@ func (e StatKey) Valid() bool {
 	}
 }
 
+// Defines values for SeriesFormat.
+const (
+	SeriesFormatCsv     SeriesFormat = "csv"
+	SeriesFormatParquet SeriesFormat = "parquet"
+)
+
+// Valid indicates whether the value is a known member of the SeriesFormat enum.
+func (e SeriesFormat) Valid() bool {
+	switch e {
+	case SeriesFormatCsv:
+		return true
+	case SeriesFormatParquet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportIndicatorSeriesParamsFormat.
+const (
+	ExportIndicatorSeriesParamsFormatCsv     ExportIndicatorSeriesParamsFormat = "csv"
+	ExportIndicatorSeriesParamsFormatParquet ExportIndicatorSeriesParamsFormat = "parquet"
+)
+
+// Valid indicates whether the value is a known member of the ExportIndicatorSeriesParamsFormat enum.
+func (e ExportIndicatorSeriesParamsFormat) Valid() bool {
+	switch e {
+	case ExportIndicatorSeriesParamsFormatCsv:
+		return true
+	case ExportIndicatorSeriesParamsFormatParquet:
+		return true
+	default:
+		return false
+	}
+}
+
 // AxisDifference defines model for AxisDifference.
 type AxisDifference struct {
 	// Axis axis key
@@ -473,8 +587,29 @@ type CompareResponse struct {
 // CompareResponseSuccess defines model for CompareResponse.Success.
 type CompareResponseSuccess bool
 
+// ComparedIndicator defines model for ComparedIndicator.
+type ComparedIndicator struct {
+	// Items the compared municipalities in the order of codes
+	Items []struct {
+		Code     string   `json:"code"`
+		Hensachi *float64 `json:"hensachi"`
+		Rank     *int     `json:"rank"`
+		Value    *float64 `json:"value"`
+	} `json:"items"`
+
+	// Key key@year
+	Key    string   `json:"key"`
+	Label  string   `json:"label"`
+	Median *float64 `json:"median"`
+	Unit   string   `json:"unit"`
+	Year   int      `json:"year"`
+}
+
 // Comparison defines model for Comparison.
 type Comparison struct {
+	// Indicators only with the indicators parameter
+	Indicators *[]ComparedIndicator `json:"indicators,omitempty"`
+
 	// Items 2 to 10 municipalities, in the order of `codes`
 	Items []Municipality `json:"items"`
 
@@ -632,6 +767,123 @@ type GeoJSONFeature_Properties struct {
 // GeoJSONFeatureType defines model for GeoJSONFeature.Type.
 type GeoJSONFeatureType string
 
+// Indicator defines model for Indicator.
+type Indicator struct {
+	// Breaks survey years from which an item has a new definition (see note)
+	Breaks []int `json:"breaks"`
+
+	// Decimals decimal places a value is rounded to before it is ranked
+	Decimals    int    `json:"decimals"`
+	Description string `json:"description"`
+
+	// Formula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
+	Formula IndicatorFormula `json:"formula"`
+	Group   IndicatorGroup   `json:"group"`
+
+	// Key an indicator's key (GET /town/v1/indicators lists them)
+	Key   IndicatorKey `json:"key"`
+	Label string       `json:"label"`
+
+	// Latest the last of years
+	Latest *IndicatorYear `json:"latest"`
+	Note   string         `json:"note"`
+	Source string         `json:"source"`
+	Unit   string         `json:"unit"`
+
+	// Years oldest first
+	Years []IndicatorYear `json:"years"`
+}
+
+// IndicatorCatalogue defines model for IndicatorCatalogue.
+type IndicatorCatalogue struct {
+	Group  *IndicatorGroup `json:"group"`
+	Items  []Indicator     `json:"items"`
+	Method string          `json:"method"`
+	Total  int             `json:"total"`
+}
+
+// IndicatorCatalogueResponse defines model for IndicatorCatalogueResponse.
+type IndicatorCatalogueResponse struct {
+	Data    IndicatorCatalogue                `json:"data"`
+	Success IndicatorCatalogueResponseSuccess `json:"success"`
+	Usage   Usage                             `json:"usage"`
+}
+
+// IndicatorCatalogueResponseSuccess defines model for IndicatorCatalogueResponse.Success.
+type IndicatorCatalogueResponseSuccess bool
+
+// IndicatorFormula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
+type IndicatorFormula struct {
+	Denominator *[]string `json:"denominator,omitempty"`
+	Items       *[]string `json:"items,omitempty"`
+	Minus       *[]string `json:"minus,omitempty"`
+	Numerator   *[]string `json:"numerator,omitempty"`
+	Scale       *float64  `json:"scale,omitempty"`
+}
+
+// IndicatorGroup defines model for IndicatorGroup.
+type IndicatorGroup string
+
+// IndicatorKey an indicator's key (GET /town/v1/indicators lists them)
+type IndicatorKey = string
+
+// IndicatorPoint null value, rank and hensachi where the municipality has no value
+type IndicatorPoint struct {
+	Hensachi *float64 `json:"hensachi"`
+	Rank     *int     `json:"rank"`
+	Value    *float64 `json:"value"`
+	Year     int      `json:"year"`
+}
+
+// IndicatorRanking defines model for IndicatorRanking.
+type IndicatorRanking struct {
+	Indicator Indicator              `json:"indicator"`
+	Items     []IndicatorRankingItem `json:"items"`
+	Limit     int                    `json:"limit"`
+	Offset    int                    `json:"offset"`
+
+	// Order desc: highest deviation score first; asc: lowest first.
+	Order      SortOrder   `json:"order"`
+	Prefecture *Prefecture `json:"prefecture"`
+	Total      int         `json:"total"`
+	Year       int         `json:"year"`
+}
+
+// IndicatorRankingItem defines model for IndicatorRankingItem.
+type IndicatorRankingItem struct {
+	// Code 5-digit municipality code (JIS X 0402 without the check digit)
+	Code       string     `json:"code"`
+	Hensachi   float64    `json:"hensachi"`
+	Name       string     `json:"name"`
+	Prefecture Prefecture `json:"prefecture"`
+	Rank       int        `json:"rank"`
+	Value      float64    `json:"value"`
+	Year       int        `json:"year"`
+}
+
+// IndicatorRankingResponse defines model for IndicatorRankingResponse.
+type IndicatorRankingResponse struct {
+	Data    IndicatorRanking                `json:"data"`
+	Success IndicatorRankingResponseSuccess `json:"success"`
+	Usage   Usage                           `json:"usage"`
+}
+
+// IndicatorRankingResponseSuccess defines model for IndicatorRankingResponse.Success.
+type IndicatorRankingResponseSuccess bool
+
+// IndicatorYear a survey year and its national summary; null figures when no municipality has a value
+type IndicatorYear struct {
+	// Count municipalities with a value
+	Count  int      `json:"count"`
+	Max    *float64 `json:"max"`
+	Mean   *float64 `json:"mean"`
+	Median *float64 `json:"median"`
+	Min    *float64 `json:"min"`
+
+	// Year the survey year, as the source's header row gives it
+	Year int `json:"year"`
+}
+
 // ListItem defines model for ListItem.
 type ListItem struct {
 	// Code 5-digit municipality code (JIS X 0402 without the check digit)
@@ -641,6 +893,41 @@ type ListItem struct {
 	Kana       string     `json:"kana"`
 	Name       string     `json:"name"`
 	Prefecture Prefecture `json:"prefecture"`
+}
+
+// MeasureDifference defines model for MeasureDifference.
+type MeasureDifference struct {
+	// Difference the neighbour's deviation score minus the municipality's
+	Difference float64 `json:"difference"`
+
+	// Hensachi the neighbour's
+	Hensachi float64 `json:"hensachi"`
+	Label    string  `json:"label"`
+	Measure  string  `json:"measure"`
+}
+
+// MeasuredNeighbour defines model for MeasuredNeighbour.
+type MeasuredNeighbour struct {
+	Code        string              `json:"code"`
+	Differences []MeasureDifference `json:"differences"`
+	Distance    float64             `json:"distance"`
+	Name        string              `json:"name"`
+	Prefecture  Prefecture          `json:"prefecture"`
+}
+
+// MeasuredSimilarList defines model for MeasuredSimilarList.
+type MeasuredSimilarList struct {
+	Code  string              `json:"code"`
+	Items []MeasuredNeighbour `json:"items"`
+	Limit int                 `json:"limit"`
+
+	// Measures the measures as asked, an indicator as key@year
+	Measures []string `json:"measures"`
+
+	// MissingMeasures measures the municipality has no value on
+	MissingMeasures []string   `json:"missing_measures"`
+	Name            string     `json:"name"`
+	Prefecture      Prefecture `json:"prefecture"`
 }
 
 // Medians national medians over the municipalities that have a value (null when none has); a median of an even count gets one decimal more than its values
@@ -796,6 +1083,47 @@ type Municipality struct {
 	} `json:"stats"`
 }
 
+// MunicipalityIndicator defines model for MunicipalityIndicator.
+type MunicipalityIndicator struct {
+	Group    IndicatorGroup `json:"group"`
+	Hensachi *float64       `json:"hensachi"`
+
+	// Key an indicator's key (GET /town/v1/indicators lists them)
+	Key   IndicatorKey `json:"key"`
+	Label string       `json:"label"`
+	Rank  *int         `json:"rank"`
+
+	// RankTotal municipalities ranked in that year
+	RankTotal int `json:"rank_total"`
+
+	// Series every survey year, oldest first
+	Series []IndicatorPoint `json:"series"`
+	Unit   string           `json:"unit"`
+	Value  *float64         `json:"value"`
+
+	// Year the indicator's latest survey year
+	Year int `json:"year"`
+}
+
+// MunicipalityIndicators defines model for MunicipalityIndicators.
+type MunicipalityIndicators struct {
+	Code       string                  `json:"code"`
+	Items      []MunicipalityIndicator `json:"items"`
+	Name       string                  `json:"name"`
+	Prefecture Prefecture              `json:"prefecture"`
+	Total      int                     `json:"total"`
+}
+
+// MunicipalityIndicatorsResponse defines model for MunicipalityIndicatorsResponse.
+type MunicipalityIndicatorsResponse struct {
+	Data    MunicipalityIndicators                `json:"data"`
+	Success MunicipalityIndicatorsResponseSuccess `json:"success"`
+	Usage   Usage                                 `json:"usage"`
+}
+
+// MunicipalityIndicatorsResponseSuccess defines model for MunicipalityIndicatorsResponse.Success.
+type MunicipalityIndicatorsResponseSuccess bool
+
 // MunicipalityList defines model for MunicipalityList.
 type MunicipalityList struct {
 	Items      []ListItem  `json:"items"`
@@ -936,9 +1264,15 @@ type SimilarList struct {
 
 // SimilarResponse defines model for SimilarResponse.
 type SimilarResponse struct {
-	Data    SimilarList            `json:"data"`
+	// Data MeasuredSimilarList with measures, SimilarList without
+	Data    SimilarResponse_Data   `json:"data"`
 	Success SimilarResponseSuccess `json:"success"`
 	Usage   Usage                  `json:"usage"`
+}
+
+// SimilarResponse_Data MeasuredSimilarList with measures, SimilarList without
+type SimilarResponse_Data struct {
+	union json.RawMessage
 }
 
 // SimilarResponseSuccess defines model for SimilarResponse.Success.
@@ -972,8 +1306,26 @@ type Axis = AxisKey
 // CompareCodes defines model for CompareCodes.
 type CompareCodes = string
 
+// CompareIndicators defines model for CompareIndicators.
+type CompareIndicators = string
+
+// ExportIndicators defines model for ExportIndicators.
+type ExportIndicators = string
+
+// ExportYear defines model for ExportYear.
+type ExportYear = int
+
+// GroupFilter defines model for GroupFilter.
+type GroupFilter = IndicatorGroup
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
+
+// IndicatorKeyPath an indicator's key (GET /town/v1/indicators lists them)
+type IndicatorKeyPath = IndicatorKey
+
+// IndicatorKeys defines model for IndicatorKeys.
+type IndicatorKeys = string
 
 // Limit defines model for Limit.
 type Limit = int
@@ -990,11 +1342,23 @@ type Order = SortOrder
 // Pref defines model for Pref.
 type Pref = string
 
+// RankingYear defines model for RankingYear.
+type RankingYear = int
+
 // SearchQuery defines model for SearchQuery.
 type SearchQuery = string
 
+// SeriesFormat defines model for SeriesFormat.
+type SeriesFormat string
+
+// SeriesIndicators defines model for SeriesIndicators.
+type SeriesIndicators = string
+
 // SimilarLimit defines model for SimilarLimit.
 type SimilarLimit = int
+
+// SimilarMeasures defines model for SimilarMeasures.
+type SimilarMeasures = string
 
 // Forbidden defines model for Forbidden.
 type Forbidden = Problem
@@ -1118,6 +1482,9 @@ type CompareMunicipalitiesParams struct {
 	// Codes 2 to 10 distinct 5-digit municipality codes separated by commas; the items come back in this order.
 	Codes CompareCodes `form:"codes" json:"codes"`
 
+	// Indicators 1 to 10 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median and the municipalities' standing.
+	Indicators *CompareIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -1139,12 +1506,93 @@ type ExportMunicipalitiesParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
+	// Indicators `all` or indicator keys separated by commas (repeat the parameter beyond 128 bytes): adds `{key}_{year}`, `{key}_{year}_rank` and `{key}_{year}_hensachi` per indicator, in its latest survey year or `year`. CSV, Parquet and GeoJSON (as properties); not JSON.
+	Indicators *ExportIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
+
+	// Year the indicators' survey year: with a list every indicator must have it; with `all`, the indicators that have it. Omitted: each its latest.
+	Year *ExportYear `form:"year,omitempty" json:"year,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // PreflightExportMunicipalitiesParams defines parameters for PreflightExportMunicipalities.
 type PreflightExportMunicipalitiesParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
+// ExportIndicatorSeriesParams defines parameters for ExportIndicatorSeries.
+type ExportIndicatorSeriesParams struct {
+	// Format csv: UTF-8 with a byte-order mark, CRLF line ends, gzipped when Accept-Encoding allows it (ask for gzip: the whole country is about 130 MB unzipped); parquet: typed columns, one row group per indicator.
+	Format ExportIndicatorSeriesParamsFormat `form:"format" json:"format"`
+
+	// Indicators `all` (the default) or indicator keys separated by commas.
+	Indicators *SeriesIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
+
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ExportIndicatorSeriesParamsFormat defines parameters for ExportIndicatorSeries.
+type ExportIndicatorSeriesParamsFormat string
+
+// PreflightExportIndicatorSeriesParams defines parameters for PreflightExportIndicatorSeries.
+type PreflightExportIndicatorSeriesParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
+// ListIndicatorsParams defines parameters for ListIndicators.
+type ListIndicatorsParams struct {
+	// Group one group's indicators; omitted: all.
+	Group *GroupFilter `form:"group,omitempty" json:"group,omitempty"`
+
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightListIndicatorsParams defines parameters for PreflightListIndicators.
+type PreflightListIndicatorsParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
+// GetIndicatorRankingParams defines parameters for GetIndicatorRanking.
+type GetIndicatorRankingParams struct {
+	// Year a survey year of the indicator (its `years`); omitted: the latest.
+	Year *RankingYear `form:"year,omitempty" json:"year,omitempty"`
+
+	// Order desc: highest deviation score first; asc: lowest first.
+	Order *Order `form:"order,omitempty" json:"order,omitempty"`
+
+	// Pref 2-digit prefecture code; omitted: all prefectures.
+	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Limit items per page
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Offset items skipped
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightGetIndicatorRankingParams defines parameters for PreflightGetIndicatorRanking.
+type PreflightGetIndicatorRankingParams struct {
 	// Origin the calling page's origin
 	Origin *string `json:"Origin,omitempty"`
 
@@ -1203,10 +1651,34 @@ type PreflightGetMunicipalityParams struct {
 	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
 }
 
+// GetMunicipalityIndicatorsParams defines parameters for GetMunicipalityIndicators.
+type GetMunicipalityIndicatorsParams struct {
+	// Keys indicator keys separated by commas, answered in this order (repeat the parameter for a list longer than 128 bytes); not with group. Omitted with group: every indicator.
+	Keys *IndicatorKeys `form:"keys,omitempty" json:"keys,omitempty"`
+
+	// Group one group's indicators; omitted: all.
+	Group *GroupFilter `form:"group,omitempty" json:"group,omitempty"`
+
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightGetMunicipalityIndicatorsParams defines parameters for PreflightGetMunicipalityIndicators.
+type PreflightGetMunicipalityIndicatorsParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
 // GetSimilarMunicipalitiesParams defines parameters for GetSimilarMunicipalities.
 type GetSimilarMunicipalitiesParams struct {
 	// Limit neighbours returned
 	Limit *SimilarLimit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Measures 2 to 10 axes or indicator keys separated by commas (`key@year` for a survey year, else the latest): the neighbours on these deviation scores instead of the six axes' (`data` is then a MeasuredSimilarList), each pair sharing two thirds of them; found at the call.
+	Measures *SimilarMeasures `form:"measures,omitempty" json:"measures,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
@@ -1414,6 +1886,68 @@ func (t GeoJSONFeature_Geometry) MarshalJSON() ([]byte, error) {
 }
 
 func (t *GeoJSONFeature_Geometry) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSimilarList returns the union data inside the SimilarResponse_Data as a SimilarList
+func (t SimilarResponse_Data) AsSimilarList() (SimilarList, error) {
+	var body SimilarList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSimilarList overwrites any union data inside the SimilarResponse_Data as the provided SimilarList
+func (t *SimilarResponse_Data) FromSimilarList(v SimilarList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSimilarList performs a merge with any union data inside the SimilarResponse_Data, using the provided SimilarList
+func (t *SimilarResponse_Data) MergeSimilarList(v SimilarList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMeasuredSimilarList returns the union data inside the SimilarResponse_Data as a MeasuredSimilarList
+func (t SimilarResponse_Data) AsMeasuredSimilarList() (MeasuredSimilarList, error) {
+	var body MeasuredSimilarList
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMeasuredSimilarList overwrites any union data inside the SimilarResponse_Data as the provided MeasuredSimilarList
+func (t *SimilarResponse_Data) FromMeasuredSimilarList(v MeasuredSimilarList) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMeasuredSimilarList performs a merge with any union data inside the SimilarResponse_Data, using the provided MeasuredSimilarList
+func (t *SimilarResponse_Data) MergeMeasuredSimilarList(v MeasuredSimilarList) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SimilarResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SimilarResponse_Data) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -1695,7 +2229,7 @@ type ClientInterface interface {
 
 	// CompareMunicipalities Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
 	//
 	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 	CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1709,7 +2243,7 @@ type ClientInterface interface {
 
 	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
 	//
 	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 	ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1720,6 +2254,48 @@ type ClientInterface interface {
 	//
 	// Corresponds with OPTIONS /town/v1/export (the `PreflightExportMunicipalities` operationId).
 	PreflightExportMunicipalities(ctx context.Context, params *PreflightExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportIndicatorSeries Every indicator in every survey year as one long table (CSV or Parquet)
+	//
+	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+	//
+	// Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
+	ExportIndicatorSeries(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightExportIndicatorSeries CORS preflight of /town/v1/export/series
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/export/series (the `PreflightExportIndicatorSeries` operationId).
+	PreflightExportIndicatorSeries(ctx context.Context, params *PreflightExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListIndicators The indicator catalogue: every indicator's definition, survey years and national summaries
+	//
+	// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+	//
+	// Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
+	ListIndicators(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightListIndicators CORS preflight of /town/v1/indicators
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
+	PreflightListIndicators(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetIndicatorRanking National ranking on one indicator in one survey year
+	//
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+	//
+	// Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
+	GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightGetIndicatorRanking CORS preflight of /town/v1/indicators/{key}
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/indicators/{key} (the `PreflightGetIndicatorRanking` operationId).
+	PreflightGetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *PreflightGetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMeta Sources, method, per-axis summaries and prefectures
 	//
@@ -1757,9 +2333,23 @@ type ClientInterface interface {
 	// Corresponds with OPTIONS /town/v1/municipalities/{code} (the `PreflightGetMunicipality` operationId).
 	PreflightGetMunicipality(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMunicipalityIndicators One municipality's indicators, each latest with its series
+	//
+	// For each indicator (all, a group's, or `keys` in their order): its latest survey year with the municipality's `value`, national `rank`, `rank_total` and `hensachi` (null where it has no value that year), and `series`, every survey year oldest first.
+	//
+	// Corresponds with GET /town/v1/municipalities/{code}/indicators (the `GetMunicipalityIndicators` operationId).
+	GetMunicipalityIndicators(ctx context.Context, code MunicipalityCode, params *GetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightGetMunicipalityIndicators CORS preflight of /town/v1/municipalities/{code}/indicators
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities/{code}/indicators (the `PreflightGetMunicipalityIndicators` operationId).
+	PreflightGetMunicipalityIndicators(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSimilarMunicipalities Municipalities most like one, on the six deviation scores
 	//
-	// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+	// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same. With `measures`, the neighbours on the axes and indicators named instead (MeasuredSimilarList), computed at the call.
 	//
 	// Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
 	GetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2319,7 +2909,7 @@ func (c *Client) GetScatterPage(ctx context.Context, params *GetScatterPageParam
 
 // CompareMunicipalities Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
 //
 // Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2353,7 +2943,7 @@ func (c *Client) PreflightCompareMunicipalities(ctx context.Context, params *Pre
 
 // ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
 //
 // Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 func (c *Client) ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2375,6 +2965,108 @@ func (c *Client) ExportMunicipalities(ctx context.Context, params *ExportMunicip
 // Corresponds with OPTIONS /town/v1/export (the `PreflightExportMunicipalities` operationId).
 func (c *Client) PreflightExportMunicipalities(ctx context.Context, params *PreflightExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPreflightExportMunicipalitiesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportIndicatorSeries Every indicator in every survey year as one long table (CSV or Parquet)
+//
+// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+//
+// Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
+func (c *Client) ExportIndicatorSeries(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportIndicatorSeriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightExportIndicatorSeries CORS preflight of /town/v1/export/series
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/export/series (the `PreflightExportIndicatorSeries` operationId).
+func (c *Client) PreflightExportIndicatorSeries(ctx context.Context, params *PreflightExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightExportIndicatorSeriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListIndicators The indicator catalogue: every indicator's definition, survey years and national summaries
+//
+// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+//
+// Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
+func (c *Client) ListIndicators(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListIndicatorsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightListIndicators CORS preflight of /town/v1/indicators
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
+func (c *Client) PreflightListIndicators(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightListIndicatorsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetIndicatorRanking National ranking on one indicator in one survey year
+//
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+//
+// Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
+func (c *Client) GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetIndicatorRankingRequest(c.Server, key, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightGetIndicatorRanking CORS preflight of /town/v1/indicators/{key}
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/indicators/{key} (the `PreflightGetIndicatorRanking` operationId).
+func (c *Client) PreflightGetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *PreflightGetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightGetIndicatorRankingRequest(c.Server, key, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2481,9 +3173,43 @@ func (c *Client) PreflightGetMunicipality(ctx context.Context, code Municipality
 	return c.Client.Do(req)
 }
 
+// GetMunicipalityIndicators One municipality's indicators, each latest with its series
+//
+// For each indicator (all, a group's, or `keys` in their order): its latest survey year with the municipality's `value`, national `rank`, `rank_total` and `hensachi` (null where it has no value that year), and `series`, every survey year oldest first.
+//
+// Corresponds with GET /town/v1/municipalities/{code}/indicators (the `GetMunicipalityIndicators` operationId).
+func (c *Client) GetMunicipalityIndicators(ctx context.Context, code MunicipalityCode, params *GetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMunicipalityIndicatorsRequest(c.Server, code, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightGetMunicipalityIndicators CORS preflight of /town/v1/municipalities/{code}/indicators
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/municipalities/{code}/indicators (the `PreflightGetMunicipalityIndicators` operationId).
+func (c *Client) PreflightGetMunicipalityIndicators(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightGetMunicipalityIndicatorsRequest(c.Server, code, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetSimilarMunicipalities Municipalities most like one, on the six deviation scores
 //
-// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same. With `measures`, the neighbours on the axes and indicators named instead (MeasuredSimilarList), computed at the call.
 //
 // Corresponds with GET /town/v1/municipalities/{code}/similar (the `GetSimilarMunicipalities` operationId).
 func (c *Client) GetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *GetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3839,6 +4565,18 @@ func NewCompareMunicipalitiesRequest(server string, params *CompareMunicipalitie
 			}
 		}
 
+		if params.Indicators != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "indicators", *params.Indicators, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -3969,6 +4707,30 @@ func NewExportMunicipalitiesRequest(server string, params *ExportMunicipalitiesP
 
 		}
 
+		if params.Indicators != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "indicators", *params.Indicators, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Year != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "year", *params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4008,6 +4770,454 @@ func NewPreflightExportMunicipalitiesRequest(server string, params *PreflightExp
 	}
 
 	operationPath := fmt.Sprintf("/town/v1/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewExportIndicatorSeriesRequest constructs an http.Request for the ExportIndicatorSeries method
+func NewExportIndicatorSeriesRequest(server string, params *ExportIndicatorSeriesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/export/series")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Indicators != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "indicators", *params.Indicators, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightExportIndicatorSeriesRequest constructs an http.Request for the PreflightExportIndicatorSeries method
+func NewPreflightExportIndicatorSeriesRequest(server string, params *PreflightExportIndicatorSeriesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/export/series")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListIndicatorsRequest constructs an http.Request for the ListIndicators method
+func NewListIndicatorsRequest(server string, params *ListIndicatorsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/indicators")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Group != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "group", *params.Group, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightListIndicatorsRequest constructs an http.Request for the PreflightListIndicators method
+func NewPreflightListIndicatorsRequest(server string, params *PreflightListIndicatorsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/indicators")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetIndicatorRankingRequest constructs an http.Request for the GetIndicatorRanking method
+func NewGetIndicatorRankingRequest(server string, key IndicatorKeyPath, params *GetIndicatorRankingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/indicators/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Year != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "year", *params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightGetIndicatorRankingRequest constructs an http.Request for the PreflightGetIndicatorRanking method
+func NewPreflightGetIndicatorRankingRequest(server string, key IndicatorKeyPath, params *PreflightGetIndicatorRankingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/indicators/%s", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4389,6 +5599,154 @@ func NewPreflightGetMunicipalityRequest(server string, code MunicipalityCode, pa
 	return req, nil
 }
 
+// NewGetMunicipalityIndicatorsRequest constructs an http.Request for the GetMunicipalityIndicators method
+func NewGetMunicipalityIndicatorsRequest(server string, code MunicipalityCode, params *GetMunicipalityIndicatorsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/municipalities/%s/indicators", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Keys != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "keys", *params.Keys, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Group != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "group", *params.Group, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightGetMunicipalityIndicatorsRequest constructs an http.Request for the PreflightGetMunicipalityIndicators method
+func NewPreflightGetMunicipalityIndicatorsRequest(server string, code MunicipalityCode, params *PreflightGetMunicipalityIndicatorsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/municipalities/%s/indicators", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetSimilarMunicipalitiesRequest constructs an http.Request for the GetSimilarMunicipalities method
 func NewGetSimilarMunicipalitiesRequest(server string, code MunicipalityCode, params *GetSimilarMunicipalitiesParams) (*http.Request, error) {
 	var err error
@@ -4427,6 +5785,18 @@ func NewGetSimilarMunicipalitiesRequest(server string, code MunicipalityCode, pa
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Measures != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "measures", *params.Measures, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5008,7 +6378,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5026,7 +6396,7 @@ type ClientWithResponsesInterface interface {
 
 	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5041,6 +6411,60 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with OPTIONS /town/v1/export (the `PreflightExportMunicipalities` operationId).
 	PreflightExportMunicipalitiesWithResponse(ctx context.Context, params *PreflightExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightExportMunicipalitiesResponse, error)
+
+	// ExportIndicatorSeriesWithResponse Every indicator in every survey year as one long table (CSV or Parquet)
+	//
+	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
+	ExportIndicatorSeriesWithResponse(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*ExportIndicatorSeriesResponse, error)
+
+	// PreflightExportIndicatorSeriesWithResponse CORS preflight of /town/v1/export/series
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/export/series (the `PreflightExportIndicatorSeries` operationId).
+	PreflightExportIndicatorSeriesWithResponse(ctx context.Context, params *PreflightExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*PreflightExportIndicatorSeriesResponse, error)
+
+	// ListIndicatorsWithResponse The indicator catalogue: every indicator's definition, survey years and national summaries
+	//
+	// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
+	ListIndicatorsWithResponse(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*ListIndicatorsResponse, error)
+
+	// PreflightListIndicatorsWithResponse CORS preflight of /town/v1/indicators
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
+	PreflightListIndicatorsWithResponse(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*PreflightListIndicatorsResponse, error)
+
+	// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year
+	//
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
+	GetIndicatorRankingWithResponse(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*GetIndicatorRankingResponse, error)
+
+	// PreflightGetIndicatorRankingWithResponse CORS preflight of /town/v1/indicators/{key}
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/indicators/{key} (the `PreflightGetIndicatorRanking` operationId).
+	PreflightGetIndicatorRankingWithResponse(ctx context.Context, key IndicatorKeyPath, params *PreflightGetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*PreflightGetIndicatorRankingResponse, error)
 
 	// GetMetaWithResponse Sources, method, per-axis summaries and prefectures
 	//
@@ -5090,9 +6514,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with OPTIONS /town/v1/municipalities/{code} (the `PreflightGetMunicipality` operationId).
 	PreflightGetMunicipalityWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityParams, reqEditors ...RequestEditorFn) (*PreflightGetMunicipalityResponse, error)
 
+	// GetMunicipalityIndicatorsWithResponse One municipality's indicators, each latest with its series
+	//
+	// For each indicator (all, a group's, or `keys` in their order): its latest survey year with the municipality's `value`, national `rank`, `rank_total` and `hensachi` (null where it has no value that year), and `series`, every survey year oldest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/municipalities/{code}/indicators (the `GetMunicipalityIndicators` operationId).
+	GetMunicipalityIndicatorsWithResponse(ctx context.Context, code MunicipalityCode, params *GetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*GetMunicipalityIndicatorsResponse, error)
+
+	// PreflightGetMunicipalityIndicatorsWithResponse CORS preflight of /town/v1/municipalities/{code}/indicators
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/municipalities/{code}/indicators (the `PreflightGetMunicipalityIndicators` operationId).
+	PreflightGetMunicipalityIndicatorsWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*PreflightGetMunicipalityIndicatorsResponse, error)
+
 	// GetSimilarMunicipalitiesWithResponse Municipalities most like one, on the six deviation scores
 	//
-	// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+	// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same. With `measures`, the neighbours on the axes and indicators named instead (MeasuredSimilarList), computed at the call.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8343,6 +9785,742 @@ func (r PreflightExportMunicipalitiesResponse) ContentType() string {
 	return ""
 }
 
+// ExportIndicatorSeriesResponse200Headers the declared response headers of an HTTP 200 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse200Headers struct {
+	ContentDisposition *string
+	ETag               *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         *string
+}
+
+// ExportIndicatorSeriesResponse304Headers the declared response headers of an HTTP 304 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ExportIndicatorSeriesResponse400Headers the declared response headers of an HTTP 400 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ExportIndicatorSeriesResponse401Headers the declared response headers of an HTTP 401 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// ExportIndicatorSeriesResponse403Headers the declared response headers of an HTTP 403 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse403Headers struct {
+	XRequestId *string
+}
+
+// ExportIndicatorSeriesResponse405Headers the declared response headers of an HTTP 405 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ExportIndicatorSeriesResponse429Headers the declared response headers of an HTTP 429 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// ExportIndicatorSeriesResponse500Headers the declared response headers of an HTTP 500 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse500Headers struct {
+	XRequestId *string
+}
+
+// ExportIndicatorSeriesResponse503Headers the declared response headers of an HTTP 503 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type ExportIndicatorSeriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportIndicatorSeriesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ExportIndicatorSeriesResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExportIndicatorSeriesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ExportIndicatorSeriesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ExportIndicatorSeriesResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ExportIndicatorSeriesResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportIndicatorSeriesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExportIndicatorSeriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportIndicatorSeriesResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportIndicatorSeriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportIndicatorSeriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportIndicatorSeriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportIndicatorSeriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightExportIndicatorSeriesResponse204Headers the declared response headers of an HTTP 204 response for PreflightExportIndicatorSeries
+type PreflightExportIndicatorSeriesResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightExportIndicatorSeriesResponse405Headers the declared response headers of an HTTP 405 response for PreflightExportIndicatorSeries
+type PreflightExportIndicatorSeriesResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightExportIndicatorSeriesResponse500Headers the declared response headers of an HTTP 500 response for PreflightExportIndicatorSeries
+type PreflightExportIndicatorSeriesResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightExportIndicatorSeriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightExportIndicatorSeriesResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightExportIndicatorSeriesResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightExportIndicatorSeriesResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightExportIndicatorSeriesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightExportIndicatorSeriesResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightExportIndicatorSeriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightExportIndicatorSeriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightExportIndicatorSeriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightExportIndicatorSeriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListIndicatorsResponse200Headers the declared response headers of an HTTP 200 response for ListIndicators
+type ListIndicatorsResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ListIndicatorsResponse304Headers the declared response headers of an HTTP 304 response for ListIndicators
+type ListIndicatorsResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ListIndicatorsResponse400Headers the declared response headers of an HTTP 400 response for ListIndicators
+type ListIndicatorsResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ListIndicatorsResponse401Headers the declared response headers of an HTTP 401 response for ListIndicators
+type ListIndicatorsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// ListIndicatorsResponse403Headers the declared response headers of an HTTP 403 response for ListIndicators
+type ListIndicatorsResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListIndicatorsResponse405Headers the declared response headers of an HTTP 405 response for ListIndicators
+type ListIndicatorsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListIndicatorsResponse429Headers the declared response headers of an HTTP 429 response for ListIndicators
+type ListIndicatorsResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// ListIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for ListIndicators
+type ListIndicatorsResponse500Headers struct {
+	XRequestId *string
+}
+
+// ListIndicatorsResponse503Headers the declared response headers of an HTTP 503 response for ListIndicators
+type ListIndicatorsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type ListIndicatorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicatorCatalogueResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListIndicatorsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListIndicatorsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListIndicatorsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListIndicatorsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListIndicatorsResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListIndicatorsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListIndicatorsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListIndicatorsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListIndicatorsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListIndicatorsResponse) GetJSON200() *IndicatorCatalogueResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListIndicatorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListIndicatorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListIndicatorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListIndicatorsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightListIndicatorsResponse204Headers the declared response headers of an HTTP 204 response for PreflightListIndicators
+type PreflightListIndicatorsResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightListIndicatorsResponse405Headers the declared response headers of an HTTP 405 response for PreflightListIndicators
+type PreflightListIndicatorsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightListIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for PreflightListIndicators
+type PreflightListIndicatorsResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightListIndicatorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightListIndicatorsResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightListIndicatorsResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightListIndicatorsResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightListIndicatorsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightListIndicatorsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightListIndicatorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightListIndicatorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightListIndicatorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightListIndicatorsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetIndicatorRankingResponse200Headers the declared response headers of an HTTP 200 response for GetIndicatorRanking
+type GetIndicatorRankingResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetIndicatorRankingResponse304Headers the declared response headers of an HTTP 304 response for GetIndicatorRanking
+type GetIndicatorRankingResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetIndicatorRankingResponse400Headers the declared response headers of an HTTP 400 response for GetIndicatorRanking
+type GetIndicatorRankingResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetIndicatorRankingResponse401Headers the declared response headers of an HTTP 401 response for GetIndicatorRanking
+type GetIndicatorRankingResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetIndicatorRankingResponse403Headers the declared response headers of an HTTP 403 response for GetIndicatorRanking
+type GetIndicatorRankingResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorRankingResponse404Headers the declared response headers of an HTTP 404 response for GetIndicatorRanking
+type GetIndicatorRankingResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetIndicatorRankingResponse405Headers the declared response headers of an HTTP 405 response for GetIndicatorRanking
+type GetIndicatorRankingResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetIndicatorRankingResponse429Headers the declared response headers of an HTTP 429 response for GetIndicatorRanking
+type GetIndicatorRankingResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// GetIndicatorRankingResponse500Headers the declared response headers of an HTTP 500 response for GetIndicatorRanking
+type GetIndicatorRankingResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorRankingResponse503Headers the declared response headers of an HTTP 503 response for GetIndicatorRanking
+type GetIndicatorRankingResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type GetIndicatorRankingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *IndicatorRankingResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetIndicatorRankingResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetIndicatorRankingResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetIndicatorRankingResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetIndicatorRankingResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetIndicatorRankingResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetIndicatorRankingResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetIndicatorRankingResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetIndicatorRankingResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetIndicatorRankingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetIndicatorRankingResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetIndicatorRankingResponse) GetJSON200() *IndicatorRankingResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetIndicatorRankingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetIndicatorRankingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetIndicatorRankingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetIndicatorRankingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightGetIndicatorRankingResponse204Headers the declared response headers of an HTTP 204 response for PreflightGetIndicatorRanking
+type PreflightGetIndicatorRankingResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightGetIndicatorRankingResponse405Headers the declared response headers of an HTTP 405 response for PreflightGetIndicatorRanking
+type PreflightGetIndicatorRankingResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightGetIndicatorRankingResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetIndicatorRanking
+type PreflightGetIndicatorRankingResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightGetIndicatorRankingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightGetIndicatorRankingResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightGetIndicatorRankingResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightGetIndicatorRankingResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightGetIndicatorRankingResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightGetIndicatorRankingResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightGetIndicatorRankingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightGetIndicatorRankingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightGetIndicatorRankingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightGetIndicatorRankingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetMetaResponse200Headers the declared response headers of an HTTP 200 response for GetMeta
 type GetMetaResponse200Headers struct {
 	ETag            *string
@@ -9079,6 +11257,264 @@ func (r PreflightGetMunicipalityResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PreflightGetMunicipalityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMunicipalityIndicatorsResponse200Headers the declared response headers of an HTTP 200 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetMunicipalityIndicatorsResponse304Headers the declared response headers of an HTTP 304 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetMunicipalityIndicatorsResponse400Headers the declared response headers of an HTTP 400 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetMunicipalityIndicatorsResponse401Headers the declared response headers of an HTTP 401 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// GetMunicipalityIndicatorsResponse403Headers the declared response headers of an HTTP 403 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse403Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorsResponse404Headers the declared response headers of an HTTP 404 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// GetMunicipalityIndicatorsResponse405Headers the declared response headers of an HTTP 405 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorsResponse429Headers the declared response headers of an HTTP 429 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// GetMunicipalityIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorsResponse503Headers the declared response headers of an HTTP 503 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type GetMunicipalityIndicatorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MunicipalityIndicatorsResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMunicipalityIndicatorsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetMunicipalityIndicatorsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMunicipalityIndicatorsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMunicipalityIndicatorsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetMunicipalityIndicatorsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetMunicipalityIndicatorsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetMunicipalityIndicatorsResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMunicipalityIndicatorsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMunicipalityIndicatorsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMunicipalityIndicatorsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMunicipalityIndicatorsResponse) GetJSON200() *MunicipalityIndicatorsResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMunicipalityIndicatorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMunicipalityIndicatorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMunicipalityIndicatorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMunicipalityIndicatorsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightGetMunicipalityIndicatorsResponse204Headers the declared response headers of an HTTP 204 response for PreflightGetMunicipalityIndicators
+type PreflightGetMunicipalityIndicatorsResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightGetMunicipalityIndicatorsResponse405Headers the declared response headers of an HTTP 405 response for PreflightGetMunicipalityIndicators
+type PreflightGetMunicipalityIndicatorsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightGetMunicipalityIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetMunicipalityIndicators
+type PreflightGetMunicipalityIndicatorsResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightGetMunicipalityIndicatorsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightGetMunicipalityIndicatorsResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightGetMunicipalityIndicatorsResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightGetMunicipalityIndicatorsResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightGetMunicipalityIndicatorsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightGetMunicipalityIndicatorsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightGetMunicipalityIndicatorsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightGetMunicipalityIndicatorsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightGetMunicipalityIndicatorsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightGetMunicipalityIndicatorsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10066,7 +12502,7 @@ func (c *ClientWithResponses) GetScatterPageWithResponse(ctx context.Context, pa
 
 // CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10096,7 +12532,7 @@ func (c *ClientWithResponses) PreflightCompareMunicipalitiesWithResponse(ctx con
 
 // ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10122,6 +12558,96 @@ func (c *ClientWithResponses) PreflightExportMunicipalitiesWithResponse(ctx cont
 		return nil, err
 	}
 	return ParsePreflightExportMunicipalitiesResponse(rsp)
+}
+
+// ExportIndicatorSeriesWithResponse Every indicator in every survey year as one long table (CSV or Parquet)
+//
+// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
+func (c *ClientWithResponses) ExportIndicatorSeriesWithResponse(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*ExportIndicatorSeriesResponse, error) {
+	rsp, err := c.ExportIndicatorSeries(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportIndicatorSeriesResponse(rsp)
+}
+
+// PreflightExportIndicatorSeriesWithResponse CORS preflight of /town/v1/export/series
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/export/series (the `PreflightExportIndicatorSeries` operationId).
+func (c *ClientWithResponses) PreflightExportIndicatorSeriesWithResponse(ctx context.Context, params *PreflightExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*PreflightExportIndicatorSeriesResponse, error) {
+	rsp, err := c.PreflightExportIndicatorSeries(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightExportIndicatorSeriesResponse(rsp)
+}
+
+// ListIndicatorsWithResponse The indicator catalogue: every indicator's definition, survey years and national summaries
+//
+// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
+func (c *ClientWithResponses) ListIndicatorsWithResponse(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*ListIndicatorsResponse, error) {
+	rsp, err := c.ListIndicators(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListIndicatorsResponse(rsp)
+}
+
+// PreflightListIndicatorsWithResponse CORS preflight of /town/v1/indicators
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
+func (c *ClientWithResponses) PreflightListIndicatorsWithResponse(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*PreflightListIndicatorsResponse, error) {
+	rsp, err := c.PreflightListIndicators(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightListIndicatorsResponse(rsp)
+}
+
+// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year
+//
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
+func (c *ClientWithResponses) GetIndicatorRankingWithResponse(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*GetIndicatorRankingResponse, error) {
+	rsp, err := c.GetIndicatorRanking(ctx, key, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetIndicatorRankingResponse(rsp)
+}
+
+// PreflightGetIndicatorRankingWithResponse CORS preflight of /town/v1/indicators/{key}
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/indicators/{key} (the `PreflightGetIndicatorRanking` operationId).
+func (c *ClientWithResponses) PreflightGetIndicatorRankingWithResponse(ctx context.Context, key IndicatorKeyPath, params *PreflightGetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*PreflightGetIndicatorRankingResponse, error) {
+	rsp, err := c.PreflightGetIndicatorRanking(ctx, key, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightGetIndicatorRankingResponse(rsp)
 }
 
 // GetMetaWithResponse Sources, method, per-axis summaries and prefectures
@@ -10208,9 +12734,39 @@ func (c *ClientWithResponses) PreflightGetMunicipalityWithResponse(ctx context.C
 	return ParsePreflightGetMunicipalityResponse(rsp)
 }
 
+// GetMunicipalityIndicatorsWithResponse One municipality's indicators, each latest with its series
+//
+// For each indicator (all, a group's, or `keys` in their order): its latest survey year with the municipality's `value`, national `rank`, `rank_total` and `hensachi` (null where it has no value that year), and `series`, every survey year oldest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/municipalities/{code}/indicators (the `GetMunicipalityIndicators` operationId).
+func (c *ClientWithResponses) GetMunicipalityIndicatorsWithResponse(ctx context.Context, code MunicipalityCode, params *GetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*GetMunicipalityIndicatorsResponse, error) {
+	rsp, err := c.GetMunicipalityIndicators(ctx, code, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMunicipalityIndicatorsResponse(rsp)
+}
+
+// PreflightGetMunicipalityIndicatorsWithResponse CORS preflight of /town/v1/municipalities/{code}/indicators
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/municipalities/{code}/indicators (the `PreflightGetMunicipalityIndicators` operationId).
+func (c *ClientWithResponses) PreflightGetMunicipalityIndicatorsWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetMunicipalityIndicatorsParams, reqEditors ...RequestEditorFn) (*PreflightGetMunicipalityIndicatorsResponse, error) {
+	rsp, err := c.PreflightGetMunicipalityIndicators(ctx, code, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightGetMunicipalityIndicatorsResponse(rsp)
+}
+
 // GetSimilarMunicipalitiesWithResponse Municipalities most like one, on the six deviation scores
 //
-// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same.
+// The nearest municipalities on the six deviation scores, nearest first (ties in code order), never the municipality itself. Population is not a dimension: several axes already follow a municipality's scale. An axis on which either has no value is left out and the distance scaled to six axes; pairs sharing fewer than four axes are not compared, so a municipality with values on fewer than four axes (双葉町, 07546) has no neighbours. The 50 nearest of every municipality are found once per dataset version; the meta document's `method` says the same. With `measures`, the neighbours on the axes and indicators named instead (MeasuredSimilarList), computed at the call.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14357,6 +16913,1177 @@ func ParsePreflightExportMunicipalitiesResponse(rsp *http.Response) (*PreflightE
 	return response, nil
 }
 
+// ParseExportIndicatorSeriesResponse parses an HTTP response from a ExportIndicatorSeriesWithResponse call
+func ParseExportIndicatorSeriesResponse(rsp *http.Response) (*ExportIndicatorSeriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportIndicatorSeriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportIndicatorSeriesResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ExportIndicatorSeriesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExportIndicatorSeriesResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ExportIndicatorSeriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ExportIndicatorSeriesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers ExportIndicatorSeriesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExportIndicatorSeriesResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExportIndicatorSeriesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportIndicatorSeriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightExportIndicatorSeriesResponse parses an HTTP response from a PreflightExportIndicatorSeriesWithResponse call
+func ParsePreflightExportIndicatorSeriesResponse(rsp *http.Response) (*PreflightExportIndicatorSeriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightExportIndicatorSeriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightExportIndicatorSeriesResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightExportIndicatorSeriesResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightExportIndicatorSeriesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListIndicatorsResponse parses an HTTP response from a ListIndicatorsWithResponse call
+func ParseListIndicatorsResponse(rsp *http.Response) (*ListIndicatorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListIndicatorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicatorCatalogueResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListIndicatorsResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListIndicatorsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListIndicatorsResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListIndicatorsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListIndicatorsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListIndicatorsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListIndicatorsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListIndicatorsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListIndicatorsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightListIndicatorsResponse parses an HTTP response from a PreflightListIndicatorsWithResponse call
+func ParsePreflightListIndicatorsResponse(rsp *http.Response) (*PreflightListIndicatorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightListIndicatorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightListIndicatorsResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightListIndicatorsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightListIndicatorsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetIndicatorRankingResponse parses an HTTP response from a GetIndicatorRankingWithResponse call
+func ParseGetIndicatorRankingResponse(rsp *http.Response) (*GetIndicatorRankingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetIndicatorRankingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest IndicatorRankingResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetIndicatorRankingResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetIndicatorRankingResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetIndicatorRankingResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetIndicatorRankingResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetIndicatorRankingResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetIndicatorRankingResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetIndicatorRankingResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetIndicatorRankingResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetIndicatorRankingResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetIndicatorRankingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightGetIndicatorRankingResponse parses an HTTP response from a PreflightGetIndicatorRankingWithResponse call
+func ParsePreflightGetIndicatorRankingResponse(rsp *http.Response) (*PreflightGetIndicatorRankingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightGetIndicatorRankingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightGetIndicatorRankingResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightGetIndicatorRankingResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightGetIndicatorRankingResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetMetaResponse parses an HTTP response from a GetMetaWithResponse call
 func ParseGetMetaResponse(rsp *http.Response) (*GetMetaResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15515,6 +19242,417 @@ func ParsePreflightGetMunicipalityResponse(rsp *http.Response) (*PreflightGetMun
 		response.Headers405 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetMunicipalityResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMunicipalityIndicatorsResponse parses an HTTP response from a GetMunicipalityIndicatorsWithResponse call
+func ParseGetMunicipalityIndicatorsResponse(rsp *http.Response) (*GetMunicipalityIndicatorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMunicipalityIndicatorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MunicipalityIndicatorsResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMunicipalityIndicatorsResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetMunicipalityIndicatorsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMunicipalityIndicatorsResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetMunicipalityIndicatorsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetMunicipalityIndicatorsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetMunicipalityIndicatorsResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetMunicipalityIndicatorsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetMunicipalityIndicatorsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMunicipalityIndicatorsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMunicipalityIndicatorsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightGetMunicipalityIndicatorsResponse parses an HTTP response from a PreflightGetMunicipalityIndicatorsWithResponse call
+func ParsePreflightGetMunicipalityIndicatorsResponse(rsp *http.Response) (*PreflightGetMunicipalityIndicatorsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightGetMunicipalityIndicatorsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightGetMunicipalityIndicatorsResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightGetMunicipalityIndicatorsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightGetMunicipalityIndicatorsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

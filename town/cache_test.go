@@ -1,0 +1,66 @@
+package town_test
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hensachi/hensachi/internal/testrig/towntest"
+	"github.com/hensachi/hensachi/town"
+)
+
+// TestCache: values are kept within the budget, the least recently used going first; one larger
+// than the budget is built for its call and not kept; concurrent first requests share one build;
+// another catalog's key is another value; a collected catalog's values are dropped.
+func TestCache(t *testing.T) {
+	c, other := towntest.Catalog(), towntest.Catalog()
+	cache := town.NewCache[string, []byte](10, func(b []byte) int64 { return int64(len(b)) })
+	builds := map[string]int{}
+	get := func(c *town.Catalog, key string, size int) []byte {
+		return cache.Get(c, key, func() []byte { builds[key]++; return make([]byte, size) })
+	}
+	get(c, "a", 4)
+	get(c, "b", 4)
+	get(c, "a", 4) // a is now the most recently used
+	get(c, "c", 4) // over the budget: b goes
+	if cache.Used() != 8 {
+		t.Errorf("%d bytes kept, want 8", cache.Used())
+	}
+	get(c, "a", 4)
+	get(c, "b", 4)
+	if builds["a"] != 1 || builds["b"] != 2 || builds["c"] != 1 {
+		t.Errorf("builds %v, want a once, b twice, c once", builds)
+	}
+	get(c, "huge", 11)
+	get(c, "huge", 11)
+	if builds["huge"] != 2 || cache.Used() > 10 {
+		t.Errorf("a value over the budget: %d builds, %d bytes kept", builds["huge"], cache.Used())
+	}
+	get(other, "a", 4)
+	if builds["a"] != 2 {
+		t.Errorf("another catalog's a was not built: %v", builds)
+	}
+
+	func() {
+		replaced := towntest.Catalog()
+		cache.Get(replaced, "old", func() []byte { return make([]byte, 3) })
+	}()
+	used := cache.Used()
+	runtime.GC()
+	get(c, "d", 1)
+	if cache.Used() != used-3+1 {
+		t.Errorf("%d bytes kept once a replaced catalog is collected, want %d", cache.Used(), used-3+1)
+	}
+	runtime.KeepAlive(other)
+
+	var n atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { cache.Get(c, "shared", func() []byte { n.Add(1); return make([]byte, 1) }) })
+	}
+	wg.Wait()
+	if n.Load() != 1 {
+		t.Errorf("%d builds of one key requested at once", n.Load())
+	}
+}
