@@ -3,6 +3,7 @@ package site
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,11 @@ func TestBrowserSite(t *testing.T) {
 	c.Do("API documentation", chromedp.Click(chromedp.CSS(`a[href="/docs"]`)), chromedp.WaitVisible(chromedp.ID("predictFaces")), shot("site-10-docs"))
 	if curl := c.Text("getMunicipality"); !strings.Contains(curl, "curl") || !strings.Contains(curl, s.URL+"/town/v1/municipalities/13101") {
 		t.Errorf("docs for getMunicipality: %q", curl)
+	}
+	bothWidths(c, t, "site-10-docs")
+	for _, page := range []string{"/", "/town/municipalities/13101", "/town/rankings/income", "/town/prefectures/01"} {
+		c.Do(page, chromedp.Navigate(s.URL+page), chromedp.WaitVisible(chromedp.CSS("footer")))
+		bothWidths(c, t, "width"+strings.ReplaceAll(page, "/", "-"))
 	}
 }
 
@@ -156,15 +162,33 @@ func TestBrowserJourney(t *testing.T) {
 	bothWidths(c, t, "site-12-scatter")
 }
 
-// bothWidths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at 390
-// px the page is no wider than the screen: wide tables scroll in their box, charts scale.
+// bothWidths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at both,
+// with every collapsed section and example opened, the page is no wider than the screen: wide
+// tables and examples scroll in their box, charts scale.
 func bothWidths(c *browsertest.Chromium, t *testing.T, name string) {
 	t.Helper()
-	c.Do(name+" at 1280 px", chromedp.EmulateViewport(1280, 900), browsertest.Shot(name+"-1280"))
-	c.Do(name+" at 390 px", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), browsertest.Shot(name+"-390"))
-	overflow, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
-	if err != nil || overflow > 0 {
-		t.Errorf("%s at 390 px: %v px wider than the screen (%v)", name, overflow, err)
+	opened, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("details").forEach(d => d.open = true); document.querySelectorAll("details").length`))
+	if err != nil {
+		t.Errorf("%s: opening its sections: %v", name, err)
+	}
+	for _, w := range []struct {
+		px     int64
+		option []chromedp.EmulateViewportOption
+	}{{1280, nil}, {390, []chromedp.EmulateViewportOption{chromedp.EmulateMobile}}} {
+		label := fmt.Sprintf("%s-%d", name, w.px)
+		c.Do(label, chromedp.EmulateViewport(w.px, 900, w.option...), browsertest.Shot(label))
+		overflow, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+		if err != nil || overflow > 0 {
+			// the deepest element reaching past the screen's edge, to say where to look
+			culprit, _ := chromedp.Run(c.Ctx, chromedp.Evaluate[string](`(() => { const out = [];
+				for (const e of document.querySelectorAll("body *")) {
+					const r = e.getBoundingClientRect();
+					if (e.closest("pre, .scroll") || (r.left + e.scrollWidth <= document.documentElement.clientWidth + 1)) continue;
+					out.unshift(e.tagName + (e.id ? "#" + e.id : "") + " " + e.scrollWidth + "px: " + (e.textContent || "").slice(0, 50));
+				}
+				return out.slice(0, 3).join(" | "); })()`))
+			t.Errorf("%s at %d px with its %v sections open: %v px wider than the screen (%v), past its edge: %s", name, w.px, opened, overflow, err, culprit)
+		}
 	}
 	c.Do(name+" back to the desktop", chromedp.EmulateViewport(1000, 900))
 }

@@ -2,8 +2,10 @@ package site
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"maps"
 	"math"
 	"net/http"
@@ -28,6 +30,7 @@ type apiDoc struct {
 	}
 	Tags []struct {
 		Name, Description string
+		TitleJA           string `json:"x-title-ja"` // the group's heading on the Japanese page
 		// OnPage false leaves a tag's operations off the page: the site's own pages, which
 		// the document lists for clients that check every route, are not the API's.
 		OnPage *bool `json:"x-docs-page"`
@@ -46,6 +49,7 @@ type apiDoc struct {
 type docOperation struct {
 	OperationID string `json:"operationId"`
 	Summary     string
+	SummaryJA   string `json:"x-summary-ja"` // the page's heading line; Summary and Description stay the document's English
 	Description string
 	Tags        []string
 	Security    *[]map[string][]string
@@ -109,21 +113,26 @@ type docGroup struct {
 }
 
 type docOp struct {
-	ID, Method, Path, Summary, Description string
-	Keyed                                  bool
-	Parameters                             []docParam
-	Body                                   string
-	Responses                              []docStatus
-	Common                                 string // the statuses of its shared responses, e.g. "304, 401"
-	Example                                string // the path and query of the curl example
-	Curl                                   string // filled in per visitor
+	ID, Method, Path, Summary, SummaryEN string
+	Description                          template.HTML
+	Keyed                                bool
+	Parameters                           []docParam
+	Body                                 string
+	Responses                            []docStatus
+	Common                               string // the statuses of its shared responses, e.g. "304, 401"
+	Example                              string // the path and query of the curl example
+	Curl                                 string // filled in per visitor
 }
 
-type docParam struct{ Name, In, Type, Description string }
+type docParam struct {
+	Name, In, Type string
+	Description    template.HTML
+}
 
 type docStatus struct {
-	Code, Description, Schema string
-	Examples                  []docExample
+	Code, Schema string
+	Description  template.HTML
+	Examples     []docExample
 }
 
 // docExample is one example body of a response, as the client receives it.
@@ -142,7 +151,7 @@ func buildDocs(raw []byte) (docsPage, error) {
 		if tag.OnPage != nil && !*tag.OnPage {
 			continue
 		}
-		g := docGroup{Tag: tag.Name, Title: tag.Description}
+		g := docGroup{Tag: tag.Name, Title: cmp.Or(tag.TitleJA, tag.Description)}
 		for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
 			for _, method := range slices.Sorted(maps.Keys(doc.Paths[path])) {
 				if method == "options" {
@@ -178,8 +187,9 @@ func buildDocs(raw []byte) (docsPage, error) {
 }
 
 func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
-	o := docOp{ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Summary: op.Summary, Description: op.Description,
-		Keyed: op.Security == nil || len(*op.Security) > 0}
+	o := docOp{ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Summary: cmp.Or(op.SummaryJA, op.Summary), SummaryEN: op.Summary,
+		Description: withCode(op.Description),
+		Keyed:       op.Security == nil || len(*op.Security) > 0}
 	example := path
 	var query []string
 	for _, prm := range op.Parameters {
@@ -210,7 +220,7 @@ func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
 		if prm.Required {
 			where += "・必須"
 		}
-		o.Parameters = append(o.Parameters, docParam{Name: prm.Name, In: where, Type: typ, Description: prm.Description})
+		o.Parameters = append(o.Parameters, docParam{Name: prm.Name, In: where, Type: typ, Description: withCode(prm.Description)})
 		// the curl example fills in the parameters the document gives an example of
 		if prm.Example != nil {
 			switch v := url.PathEscape(docValue(prm.Example)); prm.In {
@@ -257,7 +267,24 @@ func (doc *apiDoc) status(r docResponse) docStatus {
 			examples = append(examples, docExample{Summary: e.Summary, Body: exampleBody(e.Value)})
 		}
 	}
-	return docStatus{Description: r.Description, Schema: strings.Join(schemas, ", "), Examples: examples}
+	return docStatus{Description: withCode(r.Description), Schema: strings.Join(schemas, ", "), Examples: examples}
+}
+
+// withCode writes a description of the document with its Markdown code spans (`GET /x`) as code
+// elements, the rest escaped.
+func withCode(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 && i < strings.Count(s, "`") {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+		} else {
+			if i%2 == 1 {
+				b.WriteString("`") // an unpaired backtick stays as written
+			}
+			b.WriteString(template.HTMLEscapeString(part))
+		}
+	}
+	return template.HTML(b.String())
 }
 
 // docNumber writes a number of the document as people read it: 1,000,000, not 1e+06.

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -45,6 +46,7 @@ func TestDocsEveryOperation(t *testing.T) {
 		}
 		Paths map[string]map[string]struct {
 			OperationID string `json:"operationId"`
+			SummaryJA   string `json:"x-summary-ja"`
 			Tags        []string
 		}
 	}
@@ -63,6 +65,8 @@ func TestDocsEveryOperation(t *testing.T) {
 				t.Errorf("%s %s (%s) is not on the page", method, path, op.OperationID)
 			case !want && onPage:
 				t.Errorf("%s %s (%s) is on the page", method, path, op.OperationID)
+			case want && (op.SummaryJA == "" || !strings.Contains(body, op.SummaryJA)):
+				t.Errorf("%s %s (%s) has no Japanese summary (x-summary-ja) on the page", method, path, op.OperationID)
 			}
 		}
 	}
@@ -81,8 +85,13 @@ func TestDocsEveryOperation(t *testing.T) {
 			t.Errorf("/docs has no %q", want)
 		}
 	}
-	for _, bad := range []string{"e+06", "/problems/13101"} {
-		if strings.Contains(body, bad) {
+	// Markdown's code spans are code elements, not backticks shown as they are
+	if !strings.Contains(body, "<code>{axis}_hensachi</code>") {
+		t.Error("/docs does not render the descriptions' code spans")
+	}
+	text := regexp.MustCompile(`(?s)<pre>.*?</pre>`).ReplaceAllString(body, "") // examples show bodies as they are
+	for _, bad := range []string{"e+06", "/problems/13101", "`"} {
+		if strings.Contains(text, bad) {
 			t.Errorf("/docs shows %q", bad)
 		}
 	}
