@@ -157,7 +157,7 @@ func TestIndicatorCallsBadParameters(t *testing.T) {
 		{"/town/v1/export?format=csv&indicators=nope", 400, "indicators"},
 		{"/town/v1/export?format=json&indicators=population", 400, "indicators"},
 		{"/town/v1/export?format=csv&year=2020", 400, "year"},
-		{"/town/v1/export?format=csv&indicators=fiscal_strength&year=2015", 400, "year"},
+		{"/town/v1/export?format=csv&indicators=fiscal_strength&year=2004", 400, "year"},
 		{"/town/v1/export?format=csv&indicators=all&year=1990", 400, "year"},
 		{"/town/v1/export?format=csv&indicators=all,population", 400, "indicators"},
 		{"/town/v1/export/series", 400, "format"},
