@@ -15,7 +15,7 @@ var loginForm = template.Must(template.New("login").Parse(`<!doctype html>
 <title>Development login — not a real identity provider</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1d2433}
 .dev{background:#fff3cd;border:2px solid #8a6d00;padding:.6rem 1rem;border-radius:4px}
-label{display:block;margin:1rem 0 .3rem;font-weight:600}input[type=email]{width:100%;padding:.5rem;font:inherit;border:1px solid #4a5366;border-radius:4px}
+label{display:block;margin:1rem 0 .3rem;font-weight:600}input[type=email]{box-sizing:border-box;width:100%;padding:.5rem;font:inherit;border:1px solid #4a5366;border-radius:4px}
 button{font:inherit;padding:.45rem 1rem;border-radius:4px;border:1px solid #1f4fa3;background:#1f4fa3;color:#fff;cursor:pointer;margin:1rem .5rem 0 0}
 button.quiet{background:#fff;color:#1f4fa3}.error{color:#9a3a00}</style></head>
 <body><main>

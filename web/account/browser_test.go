@@ -28,6 +28,7 @@ func TestBrowserDevLogin(t *testing.T) {
 	if banner := c.Text("dev-banner"); !strings.HasPrefix(banner, "Development only — not a real identity provider.") {
 		t.Errorf("provider banner %q", banner)
 	}
+	c.Widths("dev-2-provider")
 	suggested, err := chromedp.Run(c.Ctx, chromedp.Value(chromedp.ID("email")))
 	if err != nil || suggested != "dev@localhost.test" {
 		t.Errorf("suggested address %q, %v", suggested, err)

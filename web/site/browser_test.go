@@ -3,7 +3,6 @@ package site
 import (
 	"context"
 	"encoding/csv"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,10 +61,10 @@ func TestBrowserSite(t *testing.T) {
 	if curl := c.Text("getMunicipality"); !strings.Contains(curl, "curl") || !strings.Contains(curl, s.URL+"/town/v1/municipalities/13101") {
 		t.Errorf("docs for getMunicipality: %q", curl)
 	}
-	bothWidths(c, t, "site-10-docs")
+	c.Widths("site-10-docs")
 	for _, page := range []string{"/", "/town/municipalities/13101", "/town/rankings/income", "/town/prefectures/01"} {
 		c.Do(page, chromedp.Navigate(s.URL+page), chromedp.WaitVisible(chromedp.CSS("footer")))
-		bothWidths(c, t, "width"+strings.ReplaceAll(page, "/", "-"))
+		c.Widths("width" + strings.ReplaceAll(page, "/", "-"))
 	}
 }
 
@@ -137,7 +136,7 @@ func TestBrowserJourney(t *testing.T) {
 	if err != nil || columns != 1+3+1 {
 		t.Errorf("%v columns in the comparison (%v), want the item, three municipalities and the median", columns, err)
 	}
-	bothWidths(c, t, "site-11-compare")
+	c.Widths("site-11-compare")
 
 	// the scatter of income against the young, Hyōgo picked out
 	c.Do("scatter", chromedp.Navigate(s.URL+"/town/scatter"), chromedp.WaitVisible(chromedp.ID("x")),
@@ -159,36 +158,5 @@ func TestBrowserJourney(t *testing.T) {
 	if text := c.Text("scatter-count"); !strings.Contains(text, "兵庫県") {
 		t.Errorf("scatter count %q", text)
 	}
-	bothWidths(c, t, "site-12-scatter")
-}
-
-// bothWidths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at both,
-// with every collapsed section and example opened, the page is no wider than the screen: wide
-// tables and examples scroll in their box, charts scale.
-func bothWidths(c *browsertest.Chromium, t *testing.T, name string) {
-	t.Helper()
-	opened, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("details").forEach(d => d.open = true); document.querySelectorAll("details").length`))
-	if err != nil {
-		t.Errorf("%s: opening its sections: %v", name, err)
-	}
-	for _, w := range []struct {
-		px     int64
-		option []chromedp.EmulateViewportOption
-	}{{1280, nil}, {390, []chromedp.EmulateViewportOption{chromedp.EmulateMobile}}} {
-		label := fmt.Sprintf("%s-%d", name, w.px)
-		c.Do(label, chromedp.EmulateViewport(w.px, 900, w.option...), browsertest.Shot(label))
-		overflow, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
-		if err != nil || overflow > 0 {
-			// the deepest element reaching past the screen's edge, to say where to look
-			culprit, _ := chromedp.Run(c.Ctx, chromedp.Evaluate[string](`(() => { const out = [];
-				for (const e of document.querySelectorAll("body *")) {
-					const r = e.getBoundingClientRect();
-					if (e.closest("pre, .scroll") || (r.left + e.scrollWidth <= document.documentElement.clientWidth + 1)) continue;
-					out.unshift(e.tagName + (e.id ? "#" + e.id : "") + " " + e.scrollWidth + "px: " + (e.textContent || "").slice(0, 50));
-				}
-				return out.slice(0, 3).join(" | "); })()`))
-			t.Errorf("%s at %d px with its %v sections open: %v px wider than the screen (%v), past its edge: %s", name, w.px, opened, overflow, err, culprit)
-		}
-	}
-	c.Do(name+" back to the desktop", chromedp.EmulateViewport(1000, 900))
+	c.Widths("site-12-scatter")
 }

@@ -6,6 +6,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +63,37 @@ func (c *Chromium) Do(step string, steps ...chromedp.Action[chromedp.Void]) {
 	if err := chromedp.Do(c.Ctx, steps...); err != nil {
 		c.t.Fatalf("%s: %v", step, err)
 	}
+}
+
+// Widths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at both,
+// with every collapsed section and example opened, the page is no wider than the screen: wide
+// tables and examples scroll in their box, charts scale.
+func (c *Chromium) Widths(name string) {
+	c.t.Helper()
+	opened, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("details").forEach(d => d.open = true); document.querySelectorAll("details").length`))
+	if err != nil {
+		c.t.Errorf("%s: opening its sections: %v", name, err)
+	}
+	for _, w := range []struct {
+		px     int64
+		option []chromedp.EmulateViewportOption
+	}{{1280, nil}, {390, []chromedp.EmulateViewportOption{chromedp.EmulateMobile}}} {
+		label := fmt.Sprintf("%s-%d", name, w.px)
+		c.Do(label, chromedp.EmulateViewport(w.px, 900, w.option...), Shot(label))
+		overflow, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+		if err != nil || overflow > 0 {
+			// the deepest element reaching past the screen's edge, to say where to look
+			culprit, _ := chromedp.Run(c.Ctx, chromedp.Evaluate[string](`(() => { const out = [];
+				for (const e of document.querySelectorAll("body *")) {
+					const r = e.getBoundingClientRect();
+					if (e.closest("pre, .scroll") || (r.left + e.scrollWidth <= document.documentElement.clientWidth + 1)) continue;
+					out.unshift(e.tagName + (e.id ? "#" + e.id : "") + " " + e.scrollWidth + "px: " + (e.textContent || "").slice(0, 50));
+				}
+				return out.slice(0, 3).join(" | "); })()`))
+			c.t.Errorf("%s at %d px with its %v sections open: %v px wider than the screen (%v), past its edge: %s", name, w.px, opened, overflow, err, culprit)
+		}
+	}
+	c.Do(name+" back to the desktop", chromedp.EmulateViewport(1000, 900))
 }
 
 // Text is the visible text of the element with an id.
