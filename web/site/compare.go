@@ -2,6 +2,7 @@ package site
 
 import (
 	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,12 +29,25 @@ type compareRow struct {
 
 type comparePage struct {
 	page.Base
-	Towns  []*hensachi.Municipality
-	Charts []compareChart
-	Scores []compareRow
-	Stats  []compareRow
-	CSV    string
+	Towns    []*hensachi.Municipality
+	Members  []compareMember
+	Nearby   []compareMember // the first one's nearest, to add, while there is room
+	Charts   []compareChart
+	Scores   []compareRow
+	Stats    []compareRow
+	Furusato []compareRow
+	CSV      string
 }
+
+// compareMember is a municipality with the comparison's address after adding or removing it
+// (empty when that would leave fewer than two or more than param.MaxCompared).
+type compareMember struct {
+	*hensachi.Municipality
+	Link string
+}
+
+// nearbyToAdd is how many of the first municipality's nearest the page offers to add.
+const nearbyToAdd = 5
 
 func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
 	towns, err := param.Compared(c, q)
@@ -70,7 +84,55 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		}
 		p.Stats = append(p.Stats, row)
 	}
+	p.Furusato = compareFurusato(c, towns)
+	p.Members, p.Nearby = compareLinks(c, towns)
 	return "compare", p, nil
+}
+
+// compareFurusato are the hometown-tax rows of a comparison: receipts with their national rank,
+// their count, and the balance of receipts and the residents' deductions.
+func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareRow {
+	f := c.Meta.Furusato
+	rows := []compareRow{
+		{Label: "ふるさと納税の受入額", Note: f.Receipts.FiscalYear + "・全国順位"},
+		{Label: "ふるさと納税の受入件数", Note: f.Receipts.FiscalYear},
+		{Label: "ふるさと納税の収支", Note: "受入額 − 住民の寄附による控除額（" + f.Deductions.TaxYear + "）"},
+	}
+	for _, m := range towns {
+		mf := m.Furusato
+		receipts := yen(mf.ReceiptsYen)
+		if mf.ReceiptsYen.Valid {
+			receipts += "（" + strconv.Itoa(mf.ReceiptsRank) + " 位）"
+		}
+		rows[0].Values = append(rows[0].Values, receipts)
+		rows[1].Values = append(rows[1].Values, count(mf.ReceiptsCount, "件"))
+		rows[2].Values = append(rows[2].Values, yen(mf.BalanceYen))
+	}
+	return rows
+}
+
+// compareLinks are the comparison's members, each with the address without it, and the first
+// member's nearest municipalities not in it, each with the address with it.
+func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nearby []compareMember) {
+	link := func(list []*hensachi.Municipality) string { return "/town/compare?codes=" + codeList(list) }
+	for i, m := range towns {
+		member := compareMember{Municipality: m}
+		if len(towns) > 2 {
+			member.Link = link(slices.Delete(slices.Clone(towns), i, i+1))
+		}
+		members = append(members, member)
+	}
+	if len(towns) >= param.MaxCompared {
+		return members, nil
+	}
+	near, _ := c.Similar(towns[0].Code, nearbyToAdd+len(towns))
+	for _, n := range near {
+		if len(nearby) == nearbyToAdd || slices.Contains(towns, n.Municipality) {
+			continue
+		}
+		nearby = append(nearby, compareMember{Municipality: n.Municipality, Link: link(append(slices.Clone(towns), n.Municipality))})
+	}
+	return members, nearby
 }
 
 // codeList is the codes of towns, separated by commas as the codes parameter takes them.
