@@ -78,7 +78,8 @@ func TestPublicPages(t *testing.T) {
 		{"/town/rankings/young?pref=&utm_source=x", 200, []string{"4 市区町村中 1〜4 位"}, nil}, // a form's empty option, a link's tag
 		{"/town/municipalities/1310", 400, []string{"市区町村コード（5 桁の数字"}, nil},
 		{"/town/prefectures/x", 400, nil, nil},
-		{"/town/prefectures", 200, []string{"/town/prefectures/01", "/town/prefectures/13"}, nil},
+		{"/town/prefectures", 200, []string{"/town/prefectures/01", "/town/prefectures/13", "<h2>北海道</h2>", "<h2>関東</h2>",
+			`<td class="n">3</td>`, `<a href="/town/municipalities/01`}, []string{"<h2>東北</h2>"}},
 		{"/town/prefectures/01", 200, []string{"札幌市", "函館市", "札内町", "3 市区町村", "/town/rankings/young?pref=01", `href="/town/municipalities.csv?pref=01"`}, []string{"千代田区"}},
 		{"/town/prefectures/48", 404, nil, nil},
 	}
