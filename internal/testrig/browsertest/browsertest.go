@@ -67,7 +67,7 @@ func (c *Chromium) Do(step string, steps ...chromedp.Action[chromedp.Void]) {
 
 // Widths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at both,
 // with every collapsed section and example opened, the page is no wider than the screen: wide
-// tables and examples scroll in their box, charts scale.
+// tables and examples scroll in their box, keeping their label column in view, and charts scale.
 func (c *Chromium) Widths(name string) {
 	c.t.Helper()
 	opened, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("details").forEach(d => d.open = true); document.querySelectorAll("details").length`))
@@ -91,6 +91,22 @@ func (c *Chromium) Widths(name string) {
 				}
 				return out.slice(0, 3).join(" | "); })()`))
 			c.t.Errorf("%s at %d px with its %v sections open: %v px wider than the screen (%v), past its edge: %s", name, w.px, opened, overflow, err, culprit)
+		}
+		// a table wider than its box scrolls in it; a wide table (class wide) keeps its label
+		// column in view while it does
+		lost, err := chromedp.Run(c.Ctx, chromedp.Evaluate[string](`(() => { const out = [];
+			for (const box of document.querySelectorAll(".scroll")) {
+				const table = box.querySelector("table.wide");
+				if (!table || box.scrollWidth <= box.clientWidth) continue;
+				box.scrollLeft = box.scrollWidth;
+				const cell = table.querySelector("tbody tr > :first-child");
+				if (cell && cell.getBoundingClientRect().left < box.getBoundingClientRect().left - 1)
+					out.push((table.id || table.className) + ": " + cell.textContent.trim().slice(0, 20));
+				box.scrollLeft = 0;
+			}
+			return out.join(" | "); })()`))
+		if err != nil || lost != "" {
+			c.t.Errorf("%s at %d px: scrolled sideways, these tables lose their label column: %s (%v)", name, w.px, lost, err)
 		}
 	}
 	c.Do(name+" back to the desktop", chromedp.EmulateViewport(1000, 900))
