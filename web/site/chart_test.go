@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
@@ -33,5 +34,41 @@ func TestScoreChartCoversRealScores(t *testing.T) {
 	}
 	if len(widths) != 4 || !(widths[0] > widths[1] && widths[3] > widths[2]) {
 		t.Errorf("bar lengths %v: the extremes %.1f and %.1f are not drawn beyond 80 and 20", widths, hi, lo)
+	}
+}
+
+// TestHistoryLabelsApart: no two amounts of the hometown-tax history overlap at a phone's type
+// size (16 units an em, digits about 0.6 em wide), however close their bars.
+func TestHistoryLabelsApart(t *testing.T) {
+	var years []yearBar
+	for i := range 10 {
+		years = append(years, yearBar{Year: strconv.Itoa(2015 + i), Label: strconv.Itoa(i), ThousandYen: 81469974, Valid: true, Amount: "8億1469万"})
+	}
+	type label struct{ x, y, w float64 }
+	var labels []label
+	for _, m := range regexp.MustCompile(`<text class="tick" x="([0-9.]+)" y="([0-9.]+)">([^<]+)</text>`).FindAllStringSubmatch(string(historyChart(years)), -1) {
+		if !strings.Contains(m[3], "万") {
+			continue // a year's label under its bar
+		}
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		w := 0.0
+		for _, r := range m[3] {
+			if r < 128 {
+				w += 0.6 * 16
+			} else {
+				w += 16
+			}
+		}
+		labels = append(labels, label{x, y, w})
+	}
+	if len(labels) != len(years) {
+		t.Fatalf("%d amounts drawn for %d years", len(labels), len(years))
+	}
+	for i := 1; i < len(labels); i++ {
+		a, b := labels[i-1], labels[i]
+		if math.Abs(a.y-b.y) < 16 && a.x+a.w/2 > b.x-b.w/2 {
+			t.Errorf("the amounts of years %d and %d overlap: %+v %+v", i-1, i, a, b)
+		}
 	}
 }
