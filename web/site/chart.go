@@ -143,7 +143,7 @@ type scatterPlot struct {
 func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	const (
 		width, height            = 640.0, 480.0
-		left, right, top, bottom = 64.0, 16.0, 30.0, 46.0
+		left, right, top, bottom = 64.0, 16.0, 66.0, 46.0
 	)
 	xs, ys := make([]float64, len(dots)), make([]float64, len(dots))
 	for i, d := range dots {
@@ -154,7 +154,7 @@ func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	b.Grow(160 * len(dots))
 	fmt.Fprintf(&b, `<svg class="chart scatter" viewBox="0 0 %.0f %.0f" role="group" aria-labelledby="scatter-title">`, width, height)
 	fmt.Fprintf(&b, `<title id="scatter-title">散布図、横軸 %s、縦軸 %s、%d 市区町村</title>`, html.EscapeString(x.name()), html.EscapeString(y.name()), len(dots))
-	b.WriteString(`<style>svg.scatter{max-width:48rem}svg.scatter circle{fill:#2e6fd1;fill-opacity:.4}svg.scatter .pick circle{fill:#c2571a;fill-opacity:1;stroke:#fff}` +
+	b.WriteString(`<style>svg.scatter{max-width:48rem}svg.scatter circle{fill:#2e6fd1;fill-opacity:.4;stroke:transparent;stroke-width:10}svg.scatter .pick circle{fill:#c2571a;fill-opacity:1;stroke:#fff}` +
 		`svg.scatter a:focus circle,svg.scatter a:hover circle{stroke:#1d2433;stroke-width:2}svg.scatter .median{stroke:#1d2433;stroke-dasharray:5 4}svg.scatter .ylab{text-anchor:end}svg.scatter text{font-size:13px}` +
 		`@media (max-width:40rem){svg.scatter text{font-size:19px}}</style>`)
 	for _, t := range sx.ticks() {
@@ -167,15 +167,16 @@ func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">%s →</text><text x="4" y="16">↑ %s</text>`,
 		(left+width-right)/2, height-8, html.EscapeString(x.name(sx.notes()...)), html.EscapeString(y.name(sy.notes()...)))
+	// the medians' values above the plot, one line each, where they cover no dot
 	if x.Median.Valid {
 		mx := sx.at(x.Median.V)
-		fmt.Fprintf(&b, `<line class="median" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text x="%.0f" y="%.0f">中央値 %s</text>`,
-			mx, top, mx, height-bottom, mx+4, top+12, html.EscapeString(withUnit(x.Median, x.Field)))
+		fmt.Fprintf(&b, `<line class="median" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text x="%.0f" y="38">縦の破線：中央値 %s</text>`,
+			mx, top, mx, height-bottom, left, html.EscapeString(withUnit(x.Median, x.Field)))
 	}
 	if y.Median.Valid {
 		my := sy.at(y.Median.V)
-		fmt.Fprintf(&b, `<line class="median" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text class="ylab" x="%.0f" y="%.0f">中央値 %s</text>`,
-			left, my, width-right, my, width-right-4, my-5, html.EscapeString(withUnit(y.Median, y.Field)))
+		fmt.Fprintf(&b, `<line class="median" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text x="%.0f" y="60">横の破線：中央値 %s</text>`,
+			left, my, width-right, my, left, html.EscapeString(withUnit(y.Median, y.Field)))
 	}
 	// the picked dots last, so that they are drawn over the others
 	slices.SortStableFunc(dots, func(a, b scatterDot) int { return cmp.Compare(btoi(a.Picked), btoi(b.Picked)) })
