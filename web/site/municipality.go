@@ -40,6 +40,7 @@ type municipalityPage struct {
 	Scatter    string // the default scatter with the municipality's prefecture picked out
 	Stats      []statRow
 	Furusato   furusatoBlock
+	Indicators []indicatorGroup
 	Prev, Next *hensachi.Municipality
 	Sources    []string
 	Method     string
@@ -75,6 +76,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
 	}
 	p.Furusato = furusatoOf(m, c)
+	p.Indicators = indicatorGroups(c, c.Index(m.Code))
 	towns := c.InPrefecture(m.Prefecture.Code)
 	for i, t := range towns {
 		if t.Code == m.Code {
