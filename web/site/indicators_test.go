@@ -15,13 +15,7 @@ import (
 // 2023, fiscal_strength in 2022); bad keys, years, prefectures and pages answer as the ranking
 // pages do.
 func TestIndicatorPages(t *testing.T) {
-	router := siteRouter(t)
-	tests := []struct {
-		path   string
-		status int
-		want   []string
-		absent []string
-	}{
+	checkPages(t, siteRouter(t), []pageCase{
 		{"/", 200, []string{`<a href="/town/indicators">指標</a>`}, nil},
 		{"/town/indicators", 200, []string{"2 指標", `<a href="#group-1">人口・世帯</a>`, `<h2 id="group-3">財政 <small>1 指標</small></h2>`,
 			`<a href=indicators/births_per_1000>出生率（人口千人当たり）</a><td>2023<td>5.60 ‰`, `<a href=indicators/fiscal_strength>財政力指数</a><td>2022<td>0.72`,
@@ -54,15 +48,7 @@ func TestIndicatorPages(t *testing.T) {
 			`<a href=../indicators/fiscal_strength>財政力指数</a><td>0.72（2022）<td>3 / 5<td>50.0<td><svg role=img aria-label="2022年 0.72"><path d=M32,8L32,8 /></svg>`}, nil},
 		// no value in 2020: the line is the one year it has, a dot
 		{"/town/municipalities/01345", 200, []string{`<td>4.20 ‰（2023）<td>5 / 5<td>`, `<svg role=img aria-label="2023年 4.20 ‰"><path d=M62,8L62,8 /></svg>`}, nil},
-	}
-	for _, tc := range tests {
-		status, body := getPage(t, router, tc.path)
-		if status != tc.status {
-			t.Errorf("%s: %d, want %d", tc.path, status, tc.status)
-			continue
-		}
-		checkBody(t, tc.path, body, tc.want, tc.absent)
-	}
+	})
 }
 
 // TestMunicipalityIndicatorFigures: every municipality page shows town's latest value, rank and
