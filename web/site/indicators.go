@@ -209,7 +209,7 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 				b = append(b, "）<td>"...)
 				b = strconv.AppendInt(b, int64(p.Rank), 10)
 				b = append(b, " / "...)
-				b = append(b, number(float64(st.RankTotal), 0)...)
+				b = strconv.AppendInt(b, int64(st.RankTotal), 10)
 				b = append(b, "<td>"...)
 				b = strconv.AppendFloat(b, p.Hensachi, 'f', 1, 64)
 			} else {
