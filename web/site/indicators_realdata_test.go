@@ -34,7 +34,7 @@ func municipalityIndicatorPages(t *testing.T, s *realSite, c *town.Catalog, pick
 	n := len(c.Indicators(""))
 	sizes := map[string]int{}
 	largest, largestCode := 0, ""
-	row := regexp.MustCompile(`<tr><th><a href=\.\./indicators/[a-z0-9_]+>[^<]+</a><td>[^<]+<td>[^<]+<td>[^<]+<td>(<svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg>)?\n`)
+	row := regexp.MustCompile(`<li><a href=\.\./indicators/[a-z0-9_]+>[^<]+</a> [^<]+(<svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg>)?\n`)
 	for m := range c.Len() {
 		code := c.Row(m).Code
 		if !pick(m, code) {
@@ -95,7 +95,7 @@ func TestIndicatorPagesOnRealData(t *testing.T) {
 		t.Errorf("/town/indicators: %d, %d bytes, budget %d", status, len(body), pageBudget)
 	}
 	for _, ind := range all {
-		if !strings.Contains(body, `<a href=indicators/`+ind.Key+`>`) {
+		if !strings.Contains(body, `<li><a href=indicators/`+ind.Key+`>`) {
 			t.Errorf("/town/indicators: no link to %s", ind.Key)
 		}
 	}
