@@ -63,6 +63,11 @@ func TestBrowserPhone(t *testing.T) {
 		{"search", open("/search?q=%E3%81%9F%E3%81%8B%E3%82%89%E3%81%A5%E3%81%8B", "#result-count")},
 		{"municipality", open("/town/municipalities/13101", "#score-table")},
 		{"municipality-long-names", open("/town/municipalities/01100", "#score-table")},
+		// every section of indicators opened, as a reader does one by one
+		{"municipality-indicators", chromedp.Steps(open("/town/municipalities/14100", "#score-table"),
+			chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details.ind").forEach(d => d.open = true)`))},
+		{"indicators", open("/town/indicators", "table.ind")},
+		{"indicator", open("/town/indicators/population_density?year=2020&pref=13", "#ranking-total")},
 		{"ranking", open("/town/rankings/income?pref=13", "#ranking-total")},
 		{"prefectures", open("/town/prefectures", "main ul.links")},
 		{"prefecture", open("/town/prefectures/13", "table.wide")},

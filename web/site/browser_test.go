@@ -17,7 +17,8 @@ import (
 
 // TestBrowserSite walks every kind of public page in a real Chromium as a newcomer does after
 // `make serve`: the landing page, a search in kana, a municipality's charts, a ranking filtered by
-// prefecture and paged, a prefecture and the API documentation. The walk's logging in with the
+// prefecture and paged, a prefecture, an indicator picked from the catalogue and shown for an
+// earlier year in one prefecture, and the API documentation. The walk's logging in with the
 // development provider and the face demo are web/account's TestBrowserDemo. Set SCREENSHOT_DIR to
 // keep a screenshot of each page.
 func TestBrowserSite(t *testing.T) {
@@ -56,6 +57,13 @@ func TestBrowserSite(t *testing.T) {
 		t.Errorf("second page of the income ranking: %q", total)
 	}
 	c.Do("prefecture page", chromedp.Navigate(s.URL+"/town/prefectures/28"), chromedp.WaitVisible(chromedp.CSS("table")), shot("site-5-prefecture"))
+	c.Do("indicator catalogue", chromedp.Click(chromedp.CSS(`a[href="/town/indicators"]`)), chromedp.WaitVisible(chromedp.CSS("table.ind")),
+		chromedp.Click(chromedp.CSS(`a[href="indicators/births_per_1000"]`)), chromedp.WaitVisible(chromedp.ID("ranking-total")), shot("site-13-indicator"))
+	c.Do("an indicator in an earlier year, in Hyōgo", chromedp.SetValue(chromedp.ID("year"), "2016"), chromedp.SetValue(chromedp.ID("pref"), "28"),
+		chromedp.Submit(chromedp.ID("year")), chromedp.WaitVisible(chromedp.ID("ranking-total")))
+	if total, title := c.Text("ranking-total"), c.Title(); !strings.HasPrefix(total, "41 市区町村中") || !strings.Contains(title, "2016年（兵庫県）") {
+		t.Errorf("births per 1000 in Hyōgo in 2016: %q, %q", total, title)
+	}
 	// (site-6 was never taken; site-7 to site-9, the login and the demo, are web/account's)
 	c.Do("API documentation", chromedp.Click(chromedp.CSS(`a[href="/docs"]`)), chromedp.WaitVisible(chromedp.ID("predictFaces")), shot("site-10-docs"))
 	if curl := c.Text("getMunicipality"); !strings.Contains(curl, "curl") || !strings.Contains(curl, s.URL+"/town/v1/municipalities/13101") {

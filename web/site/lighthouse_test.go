@@ -26,8 +26,8 @@ type lighthouseReport struct {
 // held to theirs in every audit.
 const performanceAttempts = 3
 
-// TestLighthouse audits the landing, municipality, ranking, documentation, scatter and compare
-// pages with Lighthouse in Debian's Chromium: accessibility, best practices and SEO must score at
+// TestLighthouse audits the landing, municipality, ranking, documentation, scatter, compare and
+// indicator pages (the catalogue and one indicator's ranking) with Lighthouse in Debian's Chromium: accessibility, best practices and SEO must score at
 // least 95, performance at least 90.
 // The reports are kept beside the screenshots ($SCREENSHOT_DIR).
 func TestLighthouse(t *testing.T) {
@@ -35,7 +35,8 @@ func TestLighthouse(t *testing.T) {
 	s := newRealSite(t, "https://hensachi.example")
 	floors := map[string]float64{"performance": 0.90, "accessibility": 0.95, "best-practices": 0.95, "seo": 0.95}
 	for name, path := range map[string]string{"landing": "/", "municipality": "/town/municipalities/28214", "ranking": "/town/rankings/income?pref=28", "docs": "/docs",
-		"scatter": "/town/scatter?x=income&y=young&pref=28", "compare": "/town/compare?codes=28214,14207,13215"} {
+		"scatter": "/town/scatter?x=income&y=young&pref=28", "compare": "/town/compare?codes=28214,14207,13215",
+		"indicators": "/town/indicators", "indicator": "/town/indicators/population_density?year=2020&pref=28"} {
 		report := filepath.Join(t.TempDir(), "report.json")
 		if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {
 			report = filepath.Join(dir, "lighthouse-"+name+".json")

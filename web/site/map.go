@@ -59,11 +59,6 @@ type mapPage struct {
 	Note                                                       string
 }
 
-type yearOption struct {
-	Year     int
-	Selected bool
-}
-
 func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
 	var p mapPage
 	var err error

@@ -44,6 +44,7 @@ type municipalityPage struct {
 	MapURL, MapCredit string
 	Stats             []statRow
 	Furusato          furusatoBlock
+	Indicators        []indicatorGroup
 	Prev, Next        *hensachi.Municipality
 	Sources           []string
 	Method            string
@@ -82,6 +83,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 	if b, err := c.Boundaries(); err == nil {
 		p.Map, p.MapURL, p.MapCredit = miniMap(c, m), mapURL(defaultMapMeasure, m.Prefecture.Code), b.Meta.Credit
 	}
+	p.Indicators = indicatorGroups(c, c.Index(m.Code))
 	towns := c.InPrefecture(m.Prefecture.Code)
 	for i, t := range towns {
 		if t.Code == m.Code {

@@ -30,18 +30,98 @@ type prefOption struct {
 
 type rankingRow struct{ Rank, Code, Name, Pref, Hensachi, Value string }
 
-type rankingPage struct {
-	page.Base
-	Axis             hensachi.Field
+// rankingList is what every ranking page (an axis's, an indicator's) shows around its rows: the
+// prefecture filter, the count, one page of rows and the links to the pages before and after.
+type rankingList struct {
 	Pref             *hensachi.Prefecture
-	PrefQuery        string
-	Axes             []axisLink
+	PrefQuery        string // ?pref=, to keep the prefecture on links to other rankings
 	Prefectures      []prefOption
+	ValueHeading     string
 	Items            []rankingRow
 	Total, From, To  int
 	PageSize         int
 	PrevURL, NextURL string
-	MapURL           string // the axis's map, of the prefecture when one is picked
+	url              string // this page's address
+	pageNo           int
+}
+
+// rankingSource gives one page of a ranking's rows, of a prefecture ("" for the whole country),
+// and how many are ranked there.
+type rankingSource func(pref string, offset, limit int) (rows []rankingRow, total int)
+
+// listRanking reads a ranking page's prefecture and page number and takes that page's rows from
+// source. path is the page's address and keep the parameters its links keep besides those two.
+func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, source rankingSource) (rankingList, error) {
+	l := rankingList{PageSize: rankingPageSize}
+	pref, err := param.Prefecture(c, q)
+	if err != nil {
+		return l, err
+	}
+	prefCode := param.PrefectureCode(pref)
+	if pref != nil {
+		l.Pref, l.PrefQuery = pref, "?pref="+prefCode
+	}
+	if l.pageNo, err = param.Int(q, "page", 1, 1, maxRankingPages); err != nil {
+		return l, err
+	}
+	offset := (l.pageNo - 1) * rankingPageSize
+	l.Items, l.Total = source(prefCode, offset, rankingPageSize)
+	if len(l.Items) == 0 && l.pageNo > 1 {
+		return l, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
+	}
+	l.From, l.To = offset+1, offset+len(l.Items)
+	link := func(n int) string {
+		v := url.Values{}
+		for k, vs := range keep {
+			v[k] = vs
+		}
+		if prefCode != "" {
+			v.Set("pref", prefCode)
+		}
+		if n > 1 {
+			v.Set("page", strconv.Itoa(n))
+		}
+		if len(v) == 0 {
+			return path
+		}
+		return path + "?" + v.Encode()
+	}
+	l.url = link(l.pageNo)
+	if l.pageNo > 1 {
+		l.PrevURL = link(l.pageNo - 1)
+	}
+	if l.To < l.Total {
+		l.NextURL = link(l.pageNo + 1)
+	}
+	for _, pr := range c.Meta.Prefectures {
+		l.Prefectures = append(l.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
+	}
+	return l, nil
+}
+
+// where is the ranking's area: the country or the prefecture.
+func (l *rankingList) where() string {
+	if l.Pref != nil {
+		return l.Pref.Name
+	}
+	return "全国"
+}
+
+// title names a ranking of what, with its area and, after the first, its page.
+func (l *rankingList) title(what string) string {
+	title := what + "（" + l.where() + "）"
+	if l.pageNo > 1 {
+		title += " " + strconv.Itoa(l.pageNo) + " ページ目"
+	}
+	return title
+}
+
+type rankingPage struct {
+	page.Base
+	rankingList
+	Axis   hensachi.Field
+	Axes   []axisLink
+	MapURL string // the axis's map, of the prefecture when one is picked
 }
 
 func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (string, any, error) {
@@ -50,63 +130,26 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 		return "", nil, err
 	}
 	axis := hensachi.Axes[a]
-	p := rankingPage{Axis: axis, PageSize: rankingPageSize}
-	pref, err := param.Prefecture(c, q)
+	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, nil, func(pref string, offset, limit int) ([]rankingRow, int) {
+		items, total := c.Ranking(a, town.BestFirst, pref, offset, limit)
+		rows := make([]rankingRow, len(items))
+		for j, m := range items {
+			s := m.Scores[a]
+			rows[j] = rankingRow{Rank: strconv.Itoa(s.Rank), Code: m.Code, Name: m.Name, Pref: m.Prefecture.Name,
+				Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)}
+		}
+		return rows, total
+	})
 	if err != nil {
 		return "", nil, err
 	}
-	prefCode := param.PrefectureCode(pref)
-	if pref != nil {
-		p.Pref, p.PrefQuery = pref, "?pref="+prefCode
-	}
-	pageNo, err := param.Int(q, "page", 1, 1, maxRankingPages)
-	if err != nil {
-		return "", nil, err
-	}
-	items, total := c.Ranking(a, town.BestFirst, prefCode, (pageNo-1)*rankingPageSize, rankingPageSize)
-	if len(items) == 0 && pageNo > 1 {
-		return "", nil, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
-	}
-	for _, m := range items {
-		s := m.Scores[a]
-		p.Items = append(p.Items, rankingRow{Rank: strconv.Itoa(s.Rank), Code: m.Code, Name: m.Name, Pref: m.Prefecture.Name,
-			Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)})
-	}
-	p.Total, p.From, p.To = total, (pageNo-1)*rankingPageSize+1, (pageNo-1)*rankingPageSize+len(items)
-	link := func(n int) string {
-		v := url.Values{}
-		if prefCode != "" {
-			v.Set("pref", prefCode)
-		}
-		if n > 1 {
-			v.Set("page", strconv.Itoa(n))
-		}
-		if len(v) == 0 {
-			return "/town/rankings/" + axis.Key
-		}
-		return "/town/rankings/" + axis.Key + "?" + v.Encode()
-	}
-	if pageNo > 1 {
-		p.PrevURL = link(pageNo - 1)
-	}
-	if p.To < total {
-		p.NextURL = link(pageNo + 1)
-	}
+	list.ValueHeading = "値（" + axis.Unit + "）"
+	p := rankingPage{rankingList: list, Axis: axis}
 	for _, x := range hensachi.Axes {
 		p.Axes = append(p.Axes, axisLink{Key: x.Key, Label: x.Label, Current: x.Key == axis.Key})
 	}
-	for _, pr := range c.Meta.Prefectures {
-		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
-	}
-	p.MapURL = mapURL(axis.Key, prefCode)
-	where := "全国"
-	if p.Pref != nil {
-		where = p.Pref.Name
-	}
-	title := axis.Label + "の偏差値ランキング（" + where + "）"
-	if pageNo > 1 {
-		title += " " + strconv.Itoa(pageNo) + " ページ目"
-	}
-	p.Base = s.base(c, title, where+"の市区町村を「"+axis.Label+"」（"+axis.Description+"）の偏差値で並べたランキング。", link(pageNo))
+	p.MapURL = mapURL(axis.Key, param.PrefectureCode(list.Pref))
+	p.Base = s.base(c, list.title(axis.Label+"の偏差値ランキング"),
+		list.where()+"の市区町村を「"+axis.Label+"」（"+axis.Description+"）の偏差値で並べたランキング。", list.url)
 	return "ranking", p, nil
 }

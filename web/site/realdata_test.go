@@ -81,7 +81,7 @@ func (s *realSite) get(t *testing.T, path string) (int, string) {
 // pages within the weight budget, every ranking, every prefecture, and searches by kanji and kana.
 func TestSiteOnRealData(t *testing.T) {
 	s := newRealSite(t, "https://hensachi.example")
-	const maxPage = 60_000
+	const maxPage = municipalityBudget
 	c, err := s.catalogs.Catalog()
 	if err != nil {
 		t.Fatal(err)

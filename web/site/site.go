@@ -1,5 +1,5 @@
 // Package site serves the public pages: the landing page and search, a page per municipality,
-// rankings, prefectures, the comparison and the scatter, the CSV downloads and the API
+// rankings, prefectures, the indicators, the comparison and the scatter, the CSV downloads and the API
 // documentation. They are read without logging in, need no script, and are cached by browsers for
 // a short while. Each page is a file of its own; site.go holds the routes and the one wrapper that
 // answers every failure.
@@ -80,6 +80,8 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/search", s.catalogPage(s.search))
 	handle(http.MethodGet, "/town/municipalities/:code", s.catalogPage(s.municipality))
 	handle(http.MethodGet, "/town/rankings/:axis", s.catalogPage(s.ranking))
+	handle(http.MethodGet, "/town/indicators", s.catalogPage(s.indicatorCatalogue))
+	handle(http.MethodGet, "/town/indicators/:key", s.catalogPage(s.indicator))
 	handle(http.MethodGet, "/town/prefectures", s.catalogPage(s.prefectures))
 	handle(http.MethodGet, "/town/prefectures/:pref", s.catalogPage(s.prefecture))
 	handle(http.MethodGet, "/town/scatter", s.catalogPage(s.scatter))

@@ -43,13 +43,7 @@ func getPage(t *testing.T, router *httprouter.Router, path string) (int, string)
 }
 
 func TestPublicPages(t *testing.T) {
-	router := siteRouter(t)
-	tests := []struct {
-		path   string
-		status int
-		want   []string
-		absent []string
-	}{
+	checkPages(t, siteRouter(t), []pageCase{
 		{"/", 200, []string{`<html lang="ja">`, `action="/search"`, `href="/town/rankings/young"`, `href="/town/prefectures/13"`, `href="/login"`, "テスト統計"}, nil},
 		{"/search?q=札幌", 200, []string{"/town/municipalities/01100", "1 件"}, []string{"千代田区"}},
 		{"/search?q=ﾁﾖﾀﾞ", 200, []string{"/town/municipalities/13101", "1 件"}, nil},
@@ -82,7 +76,20 @@ func TestPublicPages(t *testing.T) {
 			`<td class="n">3</td>`, `<a href="/town/municipalities/01`}, []string{"<h2>東北</h2>"}},
 		{"/town/prefectures/01", 200, []string{"札幌市", "函館市", "札内町", "3 市区町村", "/town/rankings/young?pref=01", `href="/town/municipalities.csv?pref=01"`}, []string{"千代田区"}},
 		{"/town/prefectures/48", 404, nil, nil},
-	}
+	})
+}
+
+// pageCase is a page asked for, the status it must answer with, and what its body must and must
+// not have.
+type pageCase struct {
+	path   string
+	status int
+	want   []string
+	absent []string
+}
+
+func checkPages(t *testing.T, router *httprouter.Router, tests []pageCase) {
+	t.Helper()
 	for _, tc := range tests {
 		status, body := getPage(t, router, tc.path)
 		if status != tc.status {

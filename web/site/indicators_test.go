@@ -1,0 +1,128 @@
+package site
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/towntest"
+	"github.com/hensachi/hensachi/town"
+)
+
+// TestIndicatorPages: the catalogue, an indicator's ranking by year and prefecture, and the
+// municipality page's indicators, over towntest's two indicators (births_per_1000 in 2020 and
+// 2023, fiscal_strength in 2022); bad keys, years, prefectures and pages answer as the ranking
+// pages do.
+func TestIndicatorPages(t *testing.T) {
+	checkPages(t, siteRouter(t), []pageCase{
+		{"/", 200, []string{`<a href="/town/indicators">指標</a>`}, nil},
+		{"/town/indicators", 200, []string{"2 指標", `<a href="#group-1">人口・世帯</a>`, `<h2 id="group-3">財政 <small>1 指標</small></h2>`,
+			`<li><a href=indicators/births_per_1000>出生率（人口千人当たり）</a> 中央値 5.60 ‰（2023）`, `<li><a href=indicators/fiscal_strength>財政力指数</a> 中央値 0.72（2022）`,
+			`<link rel="canonical" href="https://hensachi.example/town/indicators">`}, []string{">教育 <small>"}},
+		{"/town/indicators/births_per_1000", 200, []string{"<h1>出生率（人口千人当たり） <small>2023年</small></h1>", "5 市区町村中 1〜5 位",
+			`<td class="n">1</td><td class="name"><a href="/town/municipalities/13101">千代田区</a></td><td class="name">東京都</td>`,
+			`<td class="n">6.80</td>`, `<option selected>2023</option>`, `<th scope="col" class="n">値（‰）</th>`,
+			`<a href="/town/map?m=births_per_1000&amp;year=2023">`, `aria-labelledby="histogram-title"`, `aria-labelledby="medians-title"`,
+			"全国中央値の推移：2020年 5.88 ‰、2023年 5.60 ‰", "<code>1000 × A4101 ÷ A1101</code>", "人口動態統計", "年ごとに順位を付ける。",
+			`<a href="/town/indicators/births_per_1000?year=2020">2020</a>`, `<strong aria-current="page">2023</strong>`,
+			`<link rel="canonical" href="https://hensachi.example/town/indicators/births_per_1000">`}, nil},
+		// 札内町 has no value in 2020
+		{"/town/indicators/births_per_1000?year=2020", 200, []string{"4 市区町村中 1〜4 位", `<option selected>2020</option>`,
+			`<a href="/town/map?m=births_per_1000&amp;year=2020">`, `href="https://hensachi.example/town/indicators/births_per_1000?year=2020"`}, []string{"札内町"}},
+		{"/town/indicators/births_per_1000?year=2020&pref=01", 200, []string{"2 市区町村中 1〜2 位", `value="01" selected`,
+			`<td class="n">2</td><td class="name"><a href="/town/municipalities/01100">札幌市</a></td><td class="name">北海道</td>`, `<td class="n">6.50</td>`,
+			`href="https://hensachi.example/town/indicators/births_per_1000?pref=01&amp;year=2020"`}, []string{"千代田区"}},
+		{"/town/indicators/fiscal_strength", 200, []string{"<code>finance.財政力指数</code>", "5 市区町村中 1〜5 位", "<th scope=\"col\" class=\"n\">値</th>",
+			`<a href="/town/map?m=fiscal_strength&amp;year=2022">`}, nil},
+		{"/town/indicators/nope", 404, []string{"この指標はありません"}, nil},
+		{"/town/indicators/births_per_1000?year=2019", 400, []string{"この指標の年は 2020, 2023 のいずれかです"}, nil},
+		{"/town/indicators/births_per_1000?year=abc", 400, nil, nil},
+		{"/town/indicators/births_per_1000?year=2020&year=2023", 400, nil, nil},
+		{"/town/indicators/births_per_1000?pref=99", 400, []string{"都道府県コード 99 はありません"}, nil},
+		{"/town/indicators/births_per_1000?page=2", 404, []string{"このページはありません"}, nil},
+		{"/town/indicators/births_per_1000?page=0", 400, nil, nil},
+		{"/town/municipalities/01100", 200, []string{`<h2 id="indicators">`, `<details class="ind"><summary><h3>人口・世帯 <small>1 指標</small></h3></summary>`,
+			`<li><a href=../indicators/births_per_1000>出生率（人口千人当たり）</a> 6.10 ‰（2023）・全国 2 / 5 位・偏差値 `,
+			`<svg role=img aria-label="2020年 6.50 ‰ → 2023年 6.10 ‰"><path d=M2,2L62,14 /></svg>`,
+			`<li><a href=../indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0<svg role=img aria-label="2022年 0.72"><path d=M32,8L32,8 /></svg>`}, nil},
+		// no value in 2020: the line is the one year it has, a dot
+		{"/town/municipalities/01345", 200, []string{` 4.20 ‰（2023）・全国 5 / 5 位・偏差値 `, `<svg role=img aria-label="2023年 4.20 ‰"><path d=M62,8L62,8 /></svg>`}, nil},
+	})
+}
+
+// TestMunicipalityIndicatorFigures: every municipality page shows town's latest value, rank and
+// deviation score of every indicator.
+func TestMunicipalityIndicatorFigures(t *testing.T) {
+	router := siteRouter(t)
+	c := towntest.Catalog()
+	for m := range c.Len() {
+		code := c.Row(m).Code
+		_, body := getPage(t, router, "/town/municipalities/"+code)
+		for _, st := range c.MunicipalityIndicators(m, c.IndicatorGroupIndexes("")) {
+			want := ">" + st.Indicator.Label + "</a> —（" + strconv.Itoa(st.Latest.Year) + "）"
+			if p := st.Latest; p.Value.Valid {
+				want = ">" + st.Indicator.Label + "</a> " + number(p.Value.V, st.Indicator.Decimals) + optionalUnit(st.Indicator) + "（" + strconv.Itoa(p.Year) +
+					"）・全国 " + strconv.Itoa(p.Rank) + " / " + strconv.Itoa(st.RankTotal) + " 位・偏差値 " + strconv.FormatFloat(p.Hensachi, 'f', 1, 64) + "<svg "
+			}
+			if !strings.Contains(body, want) {
+				t.Errorf("%s %s: no %q", code, st.Indicator.Key, want)
+			}
+		}
+	}
+}
+
+func optionalUnit(ind *hensachi.Indicator) string {
+	if ind.Unit == "" {
+		return ""
+	}
+	return " " + ind.Unit
+}
+
+func TestFormulaText(t *testing.T) {
+	tests := []struct {
+		f    hensachi.Formula
+		want string
+	}{
+		{hensachi.Formula{Items: []string{"A1101"}}, "A1101"},
+		{hensachi.Formula{Items: []string{"A1301", "A1302"}}, "A1301 + A1302"},
+		{hensachi.Formula{Items: []string{"A4101"}, Minus: []string{"A4200"}}, "A4101 − A4200"},
+		{hensachi.Formula{Items: []string{"A1301", "A1302"}, Scale: 0.001}, "0.001 × (A1301 + A1302)"},
+		{hensachi.Formula{Numerator: []string{"A4101"}, Denominator: []string{"A1101"}, Scale: 1000}, "1000 × A4101 ÷ A1101"},
+		{hensachi.Formula{Numerator: []string{"A5101"}, Minus: []string{"A5102"}, Denominator: []string{"A1101", "A1102"}, Scale: 100},
+			"100 × (A5101 − A5102) ÷ (A1101 + A1102)"},
+		{hensachi.Formula{Numerator: []string{"furusato.receipts_thousand_yen"}, Denominator: []string{"D3201"}}, "furusato.receipts_thousand_yen ÷ D3201"},
+	}
+	for _, tc := range tests {
+		if got := formulaText(tc.f); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
+// TestAppendPath: a series' line breaks at a missing year and at a break in its definition, and
+// a lone point is a dot.
+func TestAppendPath(t *testing.T) {
+	at := func(year int, v float64) town.IndicatorPoint {
+		return town.IndicatorPoint{Year: year, Value: hensachi.Some(v)}
+	}
+	none := func(year int) town.IndicatorPoint { return town.IndicatorPoint{Year: year} }
+	sx, sy := scale{lo: 2010, hi: 2020, from: 0, to: 100}, scale{lo: 0, hi: 10, from: 10, to: 0}
+	tests := []struct {
+		name   string
+		points []town.IndicatorPoint
+		breaks []int
+		want   string
+	}{
+		{"whole", []town.IndicatorPoint{at(2010, 0), at(2015, 5), at(2020, 10)}, nil, "M0,10L50,5L100,0"},
+		{"gap", []town.IndicatorPoint{at(2010, 0), at(2012, 2), none(2015), at(2018, 8), at(2020, 10)}, nil, "M0,10L20,8M80,2L100,0"},
+		{"lone points", []town.IndicatorPoint{at(2010, 0), none(2015), at(2020, 10)}, nil, "M0,10L0,10M100,0L100,0"},
+		{"break", []town.IndicatorPoint{at(2010, 0), at(2015, 5), at(2020, 10)}, []int{2015}, "M0,10L0,10M50,5L100,0"},
+		{"nothing", []town.IndicatorPoint{none(2010), none(2020)}, nil, ""},
+	}
+	for _, tc := range tests {
+		if got := string(appendPath(nil, tc.points, tc.breaks, sx, sy)); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
