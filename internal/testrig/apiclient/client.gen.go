@@ -1438,6 +1438,30 @@ type GetComparePageParams struct {
 	Codes string `form:"codes" json:"codes"`
 }
 
+// GetIndicatorPageParams defines parameters for GetIndicatorPage.
+type GetIndicatorPageParams struct {
+	// Year survey year; the latest when absent
+	Year *int `form:"year,omitempty" json:"year,omitempty"`
+
+	// Pref 2-digit prefecture code
+	Pref *string `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Page page of 50, from 1
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// GetMapPageParams defines parameters for GetMapPage.
+type GetMapPageParams struct {
+	// M measure: an axis, a statistic or an indicator key (key@year for a survey year); income when absent
+	M *string `form:"m,omitempty" json:"m,omitempty"`
+
+	// Pref 2-digit prefecture code; the whole country when absent
+	Pref *string `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Year an indicator's survey year, beside an undated indicator key
+	Year *int `form:"year,omitempty" json:"year,omitempty"`
+}
+
 // DownloadMunicipalitiesCSVParams defines parameters for DownloadMunicipalitiesCSV.
 type DownloadMunicipalitiesCSVParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
@@ -2184,6 +2208,27 @@ type ClientInterface interface {
 	// Corresponds with GET /town/compare (the `GetComparePage` operationId).
 	GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetIndicatorsPage The indicator catalogue by group, with national medians
+	//
+	// Every indicator of the catalogue by group, each with its national median and latest survey year, linking to its page. Takes no parameters; unknown ones are ignored.
+	//
+	// Corresponds with GET /town/indicators (the `GetIndicatorsPage` operationId).
+	GetIndicatorsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetIndicatorPage One indicator: national ranking by year, histogram, the median series
+	//
+	// One indicator in one survey year: its national ranking (50 a page, filtered by prefecture, national ranks kept), a histogram of the year's values, the national median's series, the formula in item codes and the source. An unknown key or a page past the end is 404; a year the indicator does not have, a malformed or unknown `pref` or a malformed `page` is 400.
+	//
+	// Corresponds with GET /town/indicators/{key} (the `GetIndicatorPage` operationId).
+	GetIndicatorPage(ctx context.Context, key IndicatorKey, params *GetIndicatorPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMapPage A choropleth of one measure: the whole country or one prefecture
+	//
+	// Every municipality drawn in one colour of seven by its deviation score on `m` (an axis, a statistic or an indicator, `key@year` or `year` for an indicator's survey year), the whole country with the south-west islands and 小笠原 inset or one prefecture (`pref`) from the finer boundaries; each shape titled with its name, value and rank and linked to its page; no value hatched and listed; both credits. Without boundaries in the dataset the page says so (503). An unknown measure or prefecture, or a year the indicator does not have, is 400.
+	//
+	// Corresponds with GET /town/map (the `GetMapPage` operationId).
+	GetMapPage(ctx context.Context, params *GetMapPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DownloadMunicipalitiesCSV CSV download of every municipality, a prefecture's or the compared ones, without a key
 	//
 	// The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
@@ -2784,6 +2829,57 @@ func (c *Client) GetSearchPage(ctx context.Context, params *GetSearchPageParams,
 // Corresponds with GET /town/compare (the `GetComparePage` operationId).
 func (c *Client) GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetComparePageRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetIndicatorsPage The indicator catalogue by group, with national medians
+//
+// Every indicator of the catalogue by group, each with its national median and latest survey year, linking to its page. Takes no parameters; unknown ones are ignored.
+//
+// Corresponds with GET /town/indicators (the `GetIndicatorsPage` operationId).
+func (c *Client) GetIndicatorsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetIndicatorsPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetIndicatorPage One indicator: national ranking by year, histogram, the median series
+//
+// One indicator in one survey year: its national ranking (50 a page, filtered by prefecture, national ranks kept), a histogram of the year's values, the national median's series, the formula in item codes and the source. An unknown key or a page past the end is 404; a year the indicator does not have, a malformed or unknown `pref` or a malformed `page` is 400.
+//
+// Corresponds with GET /town/indicators/{key} (the `GetIndicatorPage` operationId).
+func (c *Client) GetIndicatorPage(ctx context.Context, key IndicatorKey, params *GetIndicatorPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetIndicatorPageRequest(c.Server, key, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMapPage A choropleth of one measure: the whole country or one prefecture
+//
+// Every municipality drawn in one colour of seven by its deviation score on `m` (an axis, a statistic or an indicator, `key@year` or `year` for an indicator's survey year), the whole country with the south-west islands and 小笠原 inset or one prefecture (`pref`) from the finer boundaries; each shape titled with its name, value and rank and linked to its page; no value hatched and listed; both credits. Without boundaries in the dataset the page says so (503). An unknown measure or prefecture, or a year the indicator does not have, is 400.
+//
+// Corresponds with GET /town/map (the `GetMapPage` operationId).
+func (c *Client) GetMapPage(ctx context.Context, params *GetMapPageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMapPageRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4135,6 +4231,196 @@ func NewGetComparePageRequest(server string, params *GetComparePageParams) (*htt
 			for _, qp := range strings.Split(queryFrag, "&") {
 				rawQueryFragments = append(rawQueryFragments, qp)
 			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetIndicatorsPageRequest constructs an http.Request for the GetIndicatorsPage method
+func NewGetIndicatorsPageRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/indicators")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetIndicatorPageRequest constructs an http.Request for the GetIndicatorPage method
+func NewGetIndicatorPageRequest(server string, key IndicatorKey, params *GetIndicatorPageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/indicators/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Year != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "year", *params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMapPageRequest constructs an http.Request for the GetMapPage method
+func NewGetMapPageRequest(server string, params *GetMapPageParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/map")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.M != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "m", *params.M, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Pref != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Year != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "year", *params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
 		}
 
 		if encoded := queryValues.Encode(); encoded != "" {
@@ -6318,6 +6604,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /town/compare (the `GetComparePage` operationId).
 	GetComparePageWithResponse(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*GetComparePageResponse, error)
+
+	// GetIndicatorsPageWithResponse The indicator catalogue by group, with national medians
+	//
+	// Every indicator of the catalogue by group, each with its national median and latest survey year, linking to its page. Takes no parameters; unknown ones are ignored.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/indicators (the `GetIndicatorsPage` operationId).
+	GetIndicatorsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetIndicatorsPageResponse, error)
+
+	// GetIndicatorPageWithResponse One indicator: national ranking by year, histogram, the median series
+	//
+	// One indicator in one survey year: its national ranking (50 a page, filtered by prefecture, national ranks kept), a histogram of the year's values, the national median's series, the formula in item codes and the source. An unknown key or a page past the end is 404; a year the indicator does not have, a malformed or unknown `pref` or a malformed `page` is 400.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/indicators/{key} (the `GetIndicatorPage` operationId).
+	GetIndicatorPageWithResponse(ctx context.Context, key IndicatorKey, params *GetIndicatorPageParams, reqEditors ...RequestEditorFn) (*GetIndicatorPageResponse, error)
+
+	// GetMapPageWithResponse A choropleth of one measure: the whole country or one prefecture
+	//
+	// Every municipality drawn in one colour of seven by its deviation score on `m` (an axis, a statistic or an indicator, `key@year` or `year` for an indicator's survey year), the whole country with the south-west islands and 小笠原 inset or one prefecture (`pref`) from the finer boundaries; each shape titled with its name, value and rank and linked to its page; no value hatched and listed; both credits. Without boundaries in the dataset the page says so (503). An unknown measure or prefecture, or a year the indicator does not have, is 400.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/map (the `GetMapPage` operationId).
+	GetMapPageWithResponse(ctx context.Context, params *GetMapPageParams, reqEditors ...RequestEditorFn) (*GetMapPageResponse, error)
 
 	// DownloadMunicipalitiesCSVWithResponse CSV download of every municipality, a prefecture's or the compared ones, without a key
 	//
@@ -8677,6 +8990,251 @@ func (r GetComparePageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetComparePageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetIndicatorsPageResponse200Headers the declared response headers of an HTTP 200 response for GetIndicatorsPage
+type GetIndicatorsPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorsPageResponse404Headers the declared response headers of an HTTP 404 response for GetIndicatorsPage
+type GetIndicatorsPageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorsPageResponse405Headers the declared response headers of an HTTP 405 response for GetIndicatorsPage
+type GetIndicatorsPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetIndicatorsPageResponse500Headers the declared response headers of an HTTP 500 response for GetIndicatorsPage
+type GetIndicatorsPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorsPageResponse503Headers the declared response headers of an HTTP 503 response for GetIndicatorsPage
+type GetIndicatorsPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetIndicatorsPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetIndicatorsPageResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetIndicatorsPageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetIndicatorsPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetIndicatorsPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetIndicatorsPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetIndicatorsPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetIndicatorsPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetIndicatorsPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetIndicatorsPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetIndicatorsPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetIndicatorPageResponse200Headers the declared response headers of an HTTP 200 response for GetIndicatorPage
+type GetIndicatorPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorPageResponse400Headers the declared response headers of an HTTP 400 response for GetIndicatorPage
+type GetIndicatorPageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorPageResponse404Headers the declared response headers of an HTTP 404 response for GetIndicatorPage
+type GetIndicatorPageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorPageResponse405Headers the declared response headers of an HTTP 405 response for GetIndicatorPage
+type GetIndicatorPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetIndicatorPageResponse500Headers the declared response headers of an HTTP 500 response for GetIndicatorPage
+type GetIndicatorPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorPageResponse503Headers the declared response headers of an HTTP 503 response for GetIndicatorPage
+type GetIndicatorPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetIndicatorPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetIndicatorPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetIndicatorPageResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetIndicatorPageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetIndicatorPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetIndicatorPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetIndicatorPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetIndicatorPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetIndicatorPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetIndicatorPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetIndicatorPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetIndicatorPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMapPageResponse200Headers the declared response headers of an HTTP 200 response for GetMapPage
+type GetMapPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetMapPageResponse400Headers the declared response headers of an HTTP 400 response for GetMapPage
+type GetMapPageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetMapPageResponse404Headers the declared response headers of an HTTP 404 response for GetMapPage
+type GetMapPageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetMapPageResponse405Headers the declared response headers of an HTTP 405 response for GetMapPage
+type GetMapPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetMapPageResponse500Headers the declared response headers of an HTTP 500 response for GetMapPage
+type GetMapPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetMapPageResponse503Headers the declared response headers of an HTTP 503 response for GetMapPage
+type GetMapPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetMapPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMapPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMapPageResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetMapPageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetMapPageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMapPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMapPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetMapPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMapPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMapPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMapPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMapPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12401,6 +12959,51 @@ func (c *ClientWithResponses) GetComparePageWithResponse(ctx context.Context, pa
 	return ParseGetComparePageResponse(rsp)
 }
 
+// GetIndicatorsPageWithResponse The indicator catalogue by group, with national medians
+//
+// Every indicator of the catalogue by group, each with its national median and latest survey year, linking to its page. Takes no parameters; unknown ones are ignored.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/indicators (the `GetIndicatorsPage` operationId).
+func (c *ClientWithResponses) GetIndicatorsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetIndicatorsPageResponse, error) {
+	rsp, err := c.GetIndicatorsPage(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetIndicatorsPageResponse(rsp)
+}
+
+// GetIndicatorPageWithResponse One indicator: national ranking by year, histogram, the median series
+//
+// One indicator in one survey year: its national ranking (50 a page, filtered by prefecture, national ranks kept), a histogram of the year's values, the national median's series, the formula in item codes and the source. An unknown key or a page past the end is 404; a year the indicator does not have, a malformed or unknown `pref` or a malformed `page` is 400.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/indicators/{key} (the `GetIndicatorPage` operationId).
+func (c *ClientWithResponses) GetIndicatorPageWithResponse(ctx context.Context, key IndicatorKey, params *GetIndicatorPageParams, reqEditors ...RequestEditorFn) (*GetIndicatorPageResponse, error) {
+	rsp, err := c.GetIndicatorPage(ctx, key, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetIndicatorPageResponse(rsp)
+}
+
+// GetMapPageWithResponse A choropleth of one measure: the whole country or one prefecture
+//
+// Every municipality drawn in one colour of seven by its deviation score on `m` (an axis, a statistic or an indicator, `key@year` or `year` for an indicator's survey year), the whole country with the south-west islands and 小笠原 inset or one prefecture (`pref`) from the finer boundaries; each shape titled with its name, value and rank and linked to its page; no value hatched and listed; both credits. Without boundaries in the dataset the page says so (503). An unknown measure or prefecture, or a year the indicator does not have, is 400.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/map (the `GetMapPage` operationId).
+func (c *ClientWithResponses) GetMapPageWithResponse(ctx context.Context, params *GetMapPageParams, reqEditors ...RequestEditorFn) (*GetMapPageResponse, error) {
+	rsp, err := c.GetMapPage(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMapPageResponse(rsp)
+}
+
 // DownloadMunicipalitiesCSVWithResponse CSV download of every municipality, a prefecture's or the compared ones, without a key
 //
 // The pages' download links. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
@@ -15375,6 +15978,284 @@ func ParseGetComparePageResponse(rsp *http.Response) (*GetComparePageResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetComparePageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetIndicatorsPageResponse parses an HTTP response from a GetIndicatorsPageWithResponse call
+func ParseGetIndicatorsPageResponse(rsp *http.Response) (*GetIndicatorsPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetIndicatorsPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetIndicatorsPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetIndicatorsPageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetIndicatorsPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetIndicatorsPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetIndicatorsPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetIndicatorPageResponse parses an HTTP response from a GetIndicatorPageWithResponse call
+func ParseGetIndicatorPageResponse(rsp *http.Response) (*GetIndicatorPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetIndicatorPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetIndicatorPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetIndicatorPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetIndicatorPageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetIndicatorPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetIndicatorPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetIndicatorPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMapPageResponse parses an HTTP response from a GetMapPageWithResponse call
+func ParseGetMapPageResponse(rsp *http.Response) (*GetMapPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMapPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMapPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMapPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetMapPageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetMapPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMapPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMapPageResponse503Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
