@@ -31,7 +31,7 @@ func TestIndicatorPages(t *testing.T) {
 		{"/town/indicators/births_per_1000?year=2020", 200, []string{"4 市区町村中 1〜4 位", `<option selected>2020</option>`,
 			`<a href="/town/map?m=births_per_1000&amp;year=2020">`, `href="https://hensachi.example/town/indicators/births_per_1000?year=2020"`}, []string{"札内町"}},
 		{"/town/indicators/births_per_1000?year=2020&pref=01", 200, []string{"2 市区町村中 1〜2 位", `value="01" selected`,
-			`<td class="n">2</td><td class="name"><a href="/town/municipalities/01100">札幌市</a></td><td class="name">北海道</td>`, `<td class="n">6.50</td>`,
+			`<td class="n">2</td><td class="n">1</td><td class="name"><a href="/town/municipalities/01100">札幌市</a></td><td class="name">北海道</td>`, `<td class="n">6.50</td>`,
 			`href="https://hensachi.example/town/indicators/births_per_1000?pref=01&amp;year=2020"`}, []string{"千代田区"}},
 		{"/town/indicators/fiscal_strength", 200, []string{"<code>finance.財政力指数</code>", "5 市区町村中 1〜5 位", "<th scope=\"col\" class=\"n\">値</th>",
 			`<a href="/town/map?m=fiscal_strength&amp;year=2022">`}, nil},

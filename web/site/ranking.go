@@ -28,7 +28,10 @@ type prefOption struct {
 	Selected   bool
 }
 
-type rankingRow struct{ Rank, Code, Name, Pref, Hensachi, Value string }
+type rankingRow struct {
+	Rank, Code, Name, Pref, Hensachi, Value string
+	PrefRank                                string // under a prefecture filter, the rank within it
+}
 
 // rankingList is what every ranking page (an axis's, an indicator's) shows around its rows: the
 // prefecture filter, the count, one page of rows and the links to the pages before and after.
@@ -41,8 +44,22 @@ type rankingList struct {
 	Total, From, To  int
 	PageSize         int
 	PrevURL, NextURL string
-	url              string // this page's address
+	Pages            []pageLink // the pager's numbered links
+	url              string     // this page's address
 	pageNo           int
+}
+
+// pageLink is one entry of a ranking's pager: a page's number and address, or a gap (…).
+type pageLink struct {
+	N       int
+	URL     string
+	Current bool
+	Gap     bool
+}
+
+// Span says which of how many municipalities a page shows, its numbers as people write them.
+func (l rankingList) Span() string {
+	return number(float64(l.Total), 0) + " 市区町村中 " + number(float64(l.From), 0) + "〜" + number(float64(l.To), 0) + " 位を表示"
 }
 
 // rankingSource gives one page of a ranking's rows, of a prefecture ("" for the whole country),
@@ -70,6 +87,9 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 		return l, hensachi.Errorf(hensachi.ENotFound, "このページはありません。")
 	}
 	l.From, l.To = offset+1, offset+len(l.Items)
+	if pref != nil {
+		prefRanks(l.Items, offset)
+	}
 	link := func(n int) string {
 		v := url.Values{}
 		for k, vs := range keep {
@@ -93,10 +113,34 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 	if l.To < l.Total {
 		l.NextURL = link(l.pageNo + 1)
 	}
+	last := (l.Total + rankingPageSize - 1) / rankingPageSize
+	for n := 1; n <= last && last > 1; n++ {
+		switch {
+		// the first, the last, two either side of the current page, and a page a gap would
+		// stand for alone
+		case n == 1 || n == last || (n >= l.pageNo-2 && n <= l.pageNo+2) || (n == 2 && l.pageNo == 5) || (n == last-1 && l.pageNo == last-4):
+			l.Pages = append(l.Pages, pageLink{N: n, URL: link(n), Current: n == l.pageNo})
+		case len(l.Pages) > 0 && !l.Pages[len(l.Pages)-1].Gap:
+			l.Pages = append(l.Pages, pageLink{Gap: true})
+		}
+	}
 	for _, pr := range c.Meta.Prefectures {
 		l.Prefectures = append(l.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
 	return l, nil
+}
+
+// prefRanks gives the rows of a prefecture's page, in national order from the offset-th, their
+// competition ranks within the prefecture: a row tied nationally with the one before shares its
+// rank. (A tie across a page break starts the page at its position, the only loss.)
+func prefRanks(rows []rankingRow, offset int) {
+	for j := range rows {
+		if j > 0 && rows[j].Rank == rows[j-1].Rank {
+			rows[j].PrefRank = rows[j-1].PrefRank
+		} else {
+			rows[j].PrefRank = strconv.Itoa(offset + j + 1)
+		}
+	}
 }
 
 // where is the ranking's area: the country or the prefecture.
@@ -119,9 +163,10 @@ func (l *rankingList) title(what string) string {
 type rankingPage struct {
 	page.Base
 	rankingList
-	Axis   hensachi.Field
-	Axes   []axisLink
-	MapURL string // the axis's map, of the prefecture when one is picked
+	Axis    hensachi.Field
+	Axes    []axisLink
+	MapURL  string // the axis's map, of the prefecture when one is picked
+	Scatter string // the scatter of the axis, the prefecture picked out
 }
 
 func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (string, any, error) {
@@ -149,6 +194,15 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 		p.Axes = append(p.Axes, axisLink{Key: x.Key, Label: x.Label, Current: x.Key == axis.Key})
 	}
 	p.MapURL = mapURL(axis.Key, param.PrefectureCode(list.Pref))
+	other := defaultX // the scatter's other measure: income, or the young against income
+	if other == axis.Key {
+		other = defaultY
+	}
+	v := url.Values{"x": {axis.Key}, "y": {other}}
+	if list.Pref != nil {
+		v.Set("pref", list.Pref.Code)
+	}
+	p.Scatter = "/town/scatter?" + v.Encode()
 	p.Base = s.base(c, list.title(axis.Label+"の偏差値ランキング"),
 		list.where()+"の市区町村を「"+axis.Label+"」（"+axis.Description+"）の偏差値で並べたランキング。", list.url)
 	return "ranking", p, nil

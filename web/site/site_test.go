@@ -62,7 +62,9 @@ func TestPublicPages(t *testing.T) {
 		{"/town/municipalities/01345", 200, []string{"データなし", "—"}, nil},
 		{"/town/municipalities/99999", 404, nil, nil},
 		{"/town/rankings/young", 200, []string{"4 市区町村中 1〜4 位", "札幌市", `aria-current="page"`, `href="/town/municipalities.csv"`}, []string{"札内町"}},
-		{"/town/rankings/young?pref=13", 200, []string{"2 市区町村中 1〜2 位", "千代田区", "中央区", `value="13" selected`, `href="/town/municipalities.csv?pref=13"`}, []string{"札幌市"}},
+		{"/town/rankings/young?pref=13", 200, []string{"2 市区町村中 1〜2 位", "千代田区", "中央区", `value="13" selected`, `href="/town/municipalities.csv?pref=13"`,
+			`<th scope="col" class="n">東京都内</th>`, `<td class="n">2</td><td class="n">1</td><td class="name"><a href="/town/municipalities/13101">`, // national 2nd, Tokyo's 1st
+			`href="/town/scatter?pref=13&amp;x=young&amp;y=income" id="scatter-link"`}, []string{"札幌市"}},
 		{"/town/rankings/young?page=2", 404, nil, nil},
 		{"/town/rankings/nope", 404, nil, nil},
 		{"/town/rankings/young?pref=99", 400, []string{"都道府県コード 99 はありません"}, nil},
