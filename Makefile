@@ -10,7 +10,7 @@ SHELL       := bash
 
 export RAW_DIR
 
-.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages hardcases noface lighthouse geojson-tools test test-all model-pass soak bench bench-go bench-face fuzz vet clean
+.PHONY: all build ingest fetch serve runtime turbojpeg models train-score train-attrs calibrate-ages hardcases noface lighthouse geojson-tools map-screenshots test test-all model-pass soak bench bench-go bench-face fuzz vet clean
 
 all: build
 
@@ -121,6 +121,12 @@ geojson-tools:
 # The browser tests keep a screenshot of every page they visit here, as test artefacts.
 SCREENSHOT_DIR ?= $(CURDIR)/build/screenshots
 export SCREENSHOT_DIR
+
+# The maps' browser test alone (web/site.TestBrowserMaps): its screenshots, map-1-national-1280.png
+# among them (the README's), in $(SCREENSHOT_DIR).
+map-screenshots:
+	mkdir -p $(SCREENSHOT_DIR)
+	HENSACHI_TEST_ALL=1 $(GO) test -count=1 -run '^TestBrowserMaps$$' ./web/site
 
 # The fast tier: unit, HTTP and golden-file tests, the real dataset, the SQLite store, the committed
 # models on a small held-out sample. Tests of the slow tier skip (testenv.Slow).

@@ -226,13 +226,17 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 
 // readyz reports ready when the dataset is mapped and the store answers with its files in place
 // (503 naming what is not); ready but degraded (200, "degraded" and why) while face calls are
-// answered but their uploads cannot be kept: taking the server out of rotation for that would turn
-// a full disk into an outage of both services.
+// answered but their uploads cannot be kept, or while the dataset has no usable boundaries and the
+// maps are off: taking the server out of rotation for either would turn a full disk or a damaged
+// boundary file into an outage of everything else.
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
-	var problems []string
+	var problems, degraded []string
 	if s.catalogs != nil {
-		if _, err := s.catalogs.Catalog(); err != nil {
+		c, err := s.catalogs.Catalog()
+		if err != nil {
 			problems = append(problems, "dataset: not loaded")
+		} else if _, err := c.Boundaries(); err != nil {
+			degraded = append(degraded, "maps: off: "+err.Error())
 		}
 	}
 	if err := s.checkStore(); err != nil {
@@ -247,9 +251,12 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	}
 	if s.faces != nil {
 		if n, err := s.faces.UploadsNotKept(); err != nil {
-			fmt.Fprintf(w, "degraded\nuploads: not kept (%d since the start): %v\n", n, err)
-			return
+			degraded = append(degraded, fmt.Sprintf("uploads: not kept (%d since the start): %v", n, err))
 		}
+	}
+	if len(degraded) > 0 {
+		w.Write([]byte("degraded\n" + strings.Join(degraded, "\n") + "\n"))
+		return
 	}
 	w.Write([]byte("ready\n"))
 }

@@ -32,7 +32,9 @@ const scoreLo, scoreHi = 10.0, 90.0
 // page.
 func scoreChart(id, title string, bars []scoreBar) template.HTML {
 	const labelW, plotW, rowH, top = 120.0, 420.0, 34.0, 24.0
-	x := func(v float64) float64 { return labelW + (min(max(v, scoreLo), scoreHi)-scoreLo)/(scoreHi-scoreLo)*plotW }
+	x := func(v float64) float64 {
+		return labelW + (min(max(v, scoreLo), scoreHi)-scoreLo)/(scoreHi-scoreLo)*plotW
+	}
 	height := top + rowH*float64(len(bars)) + 8
 	var b strings.Builder
 	var alt []string

@@ -168,7 +168,7 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 
 // mapStyle is the maps' style: a colour per class, diverging from grey at 50 (ColorBrewer's RdBu,
 // orange-red below, blue above, as the site's charts), hatching for no value.
-const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh}svg.map path{stroke:#fff;stroke-width:.5;stroke-linejoin:round}` +
+const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh;contain:content}svg.map path{stroke:#fff;stroke-width:.5}` +
 	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{font-size:13px;fill:#4a5366}` +
 	`.c0{fill:#b2182b;background:#b2182b}.c1{fill:#ef8a62;background:#ef8a62}.c2{fill:#fddbc7;background:#fddbc7}.c3{fill:#e4e4e4;background:#e4e4e4}` +
 	`.c4{fill:#d1e5f0;background:#d1e5f0}.c5{fill:#67a9cf;background:#67a9cf}.c6{fill:#2166ac;background:#2166ac}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +

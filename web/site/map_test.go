@@ -1,0 +1,157 @@
+package site
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/testrig/towntest"
+	"github.com/hensachi/hensachi/town"
+)
+
+// TestMapPage draws the test catalog's maps: each municipality once with its link, class and
+// title, the one without a value hatched and listed, the legend, both credits; bad parameters are
+// refused as on every page.
+func TestMapPage(t *testing.T) {
+	router := siteRouter(t)
+	drawn := regexp.MustCompile(`<a href=municipalities/(\d{5}) class=(c[0-6]|nv)><path d="M[-0-9 Mlz]+"><title>([^<]+)</title></path></a>`)
+	for _, tc := range []struct {
+		path         string
+		status       int
+		codes        string // drawn, in order; the hatched ones marked *
+		want, absent []string
+	}{
+		{"/town/map", 200, "01100 01202 01345 13101 13102", []string{"所得の地図", "札幌市（北海道）9.0 万円、全国 1 位", `<option value="income" selected>`,
+			"出典：テスト境界を加工して作成", "テスト統計", `<link rel="canonical" href="https://hensachi.example/town/map?m=income">`, `<span class="sw c6">`},
+			[]string{`id="missing-list"`, `id="year"`}},
+		{"/town/map?m=young", 200, "01100 01202 01345* 13101 13102", []string{`id="missing-list"`, `<li><a href="/town/municipalities/01345">札内町</a>`,
+			"札内町（北海道）値なし", "国勢調査（2020年）"}, nil},
+		{"/town/map?m=young&pref=13", 200, "13101 13102", []string{"若さの地図 <small>東京都</small>", `<option value="13" selected>`, `href="/town/map?m=young"`},
+			[]string{`id="missing-list"`}},
+		{"/town/map?m=births_per_1000@2020", 200, "01100 01202 01345* 13101 13102", []string{"出生率（人口千人当たり）（2020年）の地図", `<option selected>2020</option>`,
+			`<option value="births_per_1000" selected>`, "指標：人口・世帯", "人口動態統計"}, nil},
+		{"/town/map?m=births_per_1000&year=2020", 200, "01100 01202 01345* 13101 13102", []string{"（2020年）の地図",
+			`href="https://hensachi.example/town/map?m=births_per_1000%402020"`}, nil},
+		{"/town/map?m=pop", 200, "01100 01202 01345* 13101 13102", []string{"総人口の地図", " 人、全国 "}, nil},
+		{"/town/map?m=nope", 400, "", []string{"m には"}, nil},
+		{"/town/map?m=income&year=2020", 400, "", []string{"year は指標のキー"}, nil},
+		{"/town/map?m=births_per_1000&year=1999", 400, "", []string{"この指標の年は"}, nil},
+		{"/town/map?pref=99", 400, "", []string{"都道府県コード 99 はありません"}, nil},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			status, body := getPage(t, router, tc.path)
+			if status != tc.status {
+				t.Fatalf("status %d, want %d: %.300s", status, tc.status, body)
+			}
+			var codes []string
+			for _, m := range drawn.FindAllStringSubmatch(body, -1) {
+				if m[2] == "nv" {
+					m[1] += "*"
+				}
+				codes = append(codes, m[1])
+			}
+			if got := strings.Join(codes, " "); got != tc.codes {
+				t.Errorf("drawn %q, want %q", got, tc.codes)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("no %q", w)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(body, a) {
+					t.Errorf("has %q", a)
+				}
+			}
+		})
+	}
+}
+
+// TestMapLegend: each class gives the values it holds in the measure's units; the test catalog's
+// five scores 55, 50, 45, 40, 35 fall in classes 4, 3, 3, 2, 1.
+func TestMapLegend(t *testing.T) {
+	c := towntest.Catalog()
+	st := standing{values: make([]hensachi.Optional[float64], c.Len())}
+	st.Hensachi = []float64{62, 50, 48, 41, 30}
+	for i, v := range []float64{900, 500, 450.5, 300, 100} {
+		st.values[i] = hensachi.Some(v)
+	}
+	st.values[2] = hensachi.Optional[float64]{}
+	got := st.legend(hensachi.Field{Unit: "円", Decimals: 1})
+	want := []string{"35 未満:100.0 円:1", "35〜40:—:0", "40〜45:300.0 円:1", "45〜55:500.0 円:1", "55〜60:—:0", "60〜65:900.0 円:1", "65 以上:—:0"}
+	for k, l := range got {
+		if s := l.Range + ":" + l.Values + ":" + itoa(l.Municipalities); s != want[k] {
+			t.Errorf("class %d: %s, want %s", k, s, want[k])
+		}
+	}
+	st.Hensachi[0], st.Hensachi[1] = 42, 44
+	if l := st.legend(hensachi.Field{Unit: "円"})[2]; l.Values != "300 〜 900 円" {
+		t.Errorf("class 2 holding three: %s", l.Values)
+	}
+}
+
+func itoa(n int) string { return strings.TrimSpace(number(float64(n), 0)) }
+
+// TestMapsOff: without boundaries the map page says why, as a 503, and the other pages stay,
+// the municipality page without its map.
+func TestMapsOff(t *testing.T) {
+	c := towntest.Catalog()
+	towns := make([]hensachi.Municipality, c.Len())
+	for i := range towns {
+		towns[i] = *c.Row(i)
+	}
+	bare := town.New(towns, c.Meta, "v2", towntest.PublicURL)
+	s, err := New(Deps{Catalogs: staticCatalogs{bare}, PublicURL: towntest.PublicURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := httprouter.New()
+	s.Routes(router.Handle)
+	for path, want := range map[string]struct {
+		status int
+		text   string
+	}{
+		"/town/map":                  {503, "地図は利用できません"},
+		"/town/municipalities/01100": {200, "札幌市"},
+		"/":                          {200, "/town/map?m=income"},
+	} {
+		status, body := getPage(t, router, path)
+		if status != want.status || !strings.Contains(body, want.text) || strings.Contains(body, `id="pref-map"`) {
+			t.Errorf("%s: %d, want %d with %q: %.300s", path, status, want.status, want.text, body)
+		}
+	}
+}
+
+// TestMapLinks: the landing, ranking, prefecture and municipality pages link to the maps, and the
+// municipality page draws its prefecture with itself picked out.
+func TestMapLinks(t *testing.T) {
+	router := siteRouter(t)
+	for path, want := range map[string][]string{
+		"/":                            {`href="/town/map?m=income"`},
+		"/town/rankings/young?pref=13": {`href="/town/map?m=young&amp;pref=13" id="map-link"`},
+		"/town/prefectures/01":         {`href="/town/map?m=income&amp;pref=01"`},
+		"/town/municipalities/01202":   {`id="pref-map"`, `href="/town/map?m=income&amp;pref=01"`, "北海道の中の函館市の位置", `<path class=pick d="M`, "出典：テスト境界を加工して作成"},
+	} {
+		_, body := getPage(t, router, path)
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: no %q", path, w)
+			}
+		}
+	}
+}
+
+// TestPathData: rings become a move and relative lines in whole units, corners that round onto
+// the one before or lie on a straight line dropped, and a shape too small to draw a square.
+func TestPathData(t *testing.T) {
+	square := [][][][2]float64{{{{0, 0}, {0.2, 0}, {10, 0}, {10, 5}, {10, 10}, {0, 10}, {0, 0}}}}
+	if got := pathData(square, 1, 100, 200); got != "M100 200l10 0 0 10-10 0z" {
+		t.Errorf("square: %q", got)
+	}
+	if got := pathData(square, 0.01, 100, 200); got != "M98 198l4 0 0 4-4 0z" {
+		t.Errorf("speck: %q", got)
+	}
+}
