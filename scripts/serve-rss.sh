@@ -3,6 +3,8 @@
 # embedded store, waits for /readyz, reads VmRSS, asks the pages that load the statistics (and the
 # indicator catalogue where there is one), and reads VmRSS again.
 #
+# SETTLE=N reads it once more N seconds later, to tell held memory from garbage not yet returned.
+#
 #   scripts/serve-rss.sh HENSACHI_BINARY DATASET [PORT]
 set -euo pipefail
 bin=$1 dataset=$2 port=${3:-18391}
