@@ -23,7 +23,7 @@ import (
 // keep a screenshot of each page.
 func TestBrowserSite(t *testing.T) {
 	s := newRealSite(t, "")
-	c := browsertest.New(t, 90*time.Second)
+	c := browsertest.New(t, 5*time.Minute)
 	shot := browsertest.Shot
 
 	c.Do("landing page", chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(chromedp.ID("q")), shot("site-1-home"))
@@ -83,7 +83,7 @@ func TestBrowserSite(t *testing.T) {
 // them is wider than the screen.
 func TestBrowserJourney(t *testing.T) {
 	s := newRealSite(t, "")
-	c := browsertest.New(t, 90*time.Second)
+	c := browsertest.New(t, 5*time.Minute)
 
 	// the whole table, as the browser saves it
 	dir := t.TempDir()
