@@ -2,9 +2,7 @@ package export_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -57,7 +55,7 @@ func TestSeries(t *testing.T) {
 	if err := f.WriteBody(&body); err != nil || int64(body.Len()) != f.Len() {
 		t.Fatalf("body: %v, %d bytes of %d", err, body.Len(), f.Len())
 	}
-	if err := f.WriteGzipped(&gz); err != nil || !bytes.Equal(gunzipped(t, gz.Bytes()), body.Bytes()) {
+	if err := f.WriteGzipped(&gz); err != nil || !bytes.Equal(gunzip(t, gz.Bytes()), body.Bytes()) {
 		t.Fatalf("gzipped: %v", err)
 	}
 	rows := readCSV(t, body.Bytes())
@@ -98,17 +96,4 @@ func TestSeries(t *testing.T) {
 	if rows := readCSV(t, body.Bytes()); len(rows) != 1 {
 		t.Errorf("no indicators: %d rows", len(rows))
 	}
-}
-
-func gunzipped(t *testing.T, b []byte) []byte {
-	t.Helper()
-	z, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -1,11 +1,9 @@
 package site
 
 import (
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // mapPath matches one municipality of a map: its link, colour class, path and title.
@@ -83,35 +81,10 @@ func TestMapPagesOnRealData(t *testing.T) {
 // colouring and writing that every request does), as a ratio to the municipality page timed in
 // the same run (x-municipality), and reports their weights.
 func BenchmarkMapPages(b *testing.B) {
-	s := newRealSite(b, "https://hensachi.example")
-	render := func(b *testing.B, path string) int {
-		w := httptest.NewRecorder()
-		s.handler.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
-		if w.Code != 200 {
-			b.Fatalf("%s: %d", path, w.Code)
-		}
-		return w.Body.Len()
-	}
-	const baseRuns = 300
-	start := time.Now()
-	for range baseRuns {
-		render(b, "/town/municipalities/28214")
-	}
-	base := time.Since(start) / baseRuns
-	for _, page := range []struct{ name, path string }{
+	benchmarkPages(b, []benchPage{
 		{"national", "/town/map?m=income"},
 		{"national-indicator", "/town/map?m=births_per_1000"},
 		{"hokkaido", "/town/map?m=income&pref=01"},
 		{"hyogo", "/town/map?m=income&pref=28"},
-	} {
-		b.Run(page.name, func(b *testing.B) {
-			render(b, page.path) // the geometry, drawn once per dataset version
-			var size int
-			for b.Loop() {
-				size = render(b, page.path)
-			}
-			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(base), "x-municipality")
-			b.ReportMetric(float64(size)/1000, "KB/page")
-		})
-	}
+	})
 }
