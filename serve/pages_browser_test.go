@@ -66,10 +66,10 @@ func TestBrowserPhone(t *testing.T) {
 		// every section of indicators opened, as a reader does one by one
 		{"municipality-indicators", chromedp.Steps(open("/town/municipalities/14100", "#score-table"),
 			chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details.ind").forEach(d => d.open = true)`))},
-		{"indicators", open("/town/indicators", "table.ind")},
+		{"indicators", open("/town/indicators", "ul.ind")},
 		{"indicator", open("/town/indicators/population_density?year=2020&pref=13", "#ranking-total")},
 		{"ranking", open("/town/rankings/income?pref=13", "#ranking-total")},
-		{"prefectures", open("/town/prefectures", "main ul.links")},
+		{"prefectures", open("/town/prefectures", "main table.wide")},
 		{"prefecture", open("/town/prefectures/13", "table.wide")},
 		{"compare", open("/town/compare?codes=13101,01100,13102", "#compare-table")},
 		{"scatter", open("/town/scatter?x=income&y=young&pref=13", "#pref-towns")},

@@ -57,7 +57,7 @@ func TestBrowserSite(t *testing.T) {
 		t.Errorf("second page of the income ranking: %q", total)
 	}
 	c.Do("prefecture page", chromedp.Navigate(s.URL+"/town/prefectures/28"), chromedp.WaitVisible(chromedp.CSS("table")), shot("site-5-prefecture"))
-	c.Do("indicator catalogue", chromedp.Click(chromedp.CSS(`a[href="/town/indicators"]`)), chromedp.WaitVisible(chromedp.CSS("table.ind")),
+	c.Do("indicator catalogue", chromedp.Click(chromedp.CSS(`a[href="/town/indicators"]`)), chromedp.WaitVisible(chromedp.CSS("ul.ind")),
 		chromedp.Click(chromedp.CSS(`a[href="indicators/births_per_1000"]`)), chromedp.WaitVisible(chromedp.ID("ranking-total")), shot("site-13-indicator"))
 	c.Do("an indicator in an earlier year, in Hyōgo", chromedp.SetValue(chromedp.ID("year"), "2016"), chromedp.SetValue(chromedp.ID("pref"), "28"),
 		chromedp.Submit(chromedp.ID("year")), chromedp.WaitVisible(chromedp.ID("ranking-total")))

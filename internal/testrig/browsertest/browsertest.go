@@ -57,10 +57,16 @@ func New(t *testing.T, timeout time.Duration) *Chromium {
 	return &Chromium{t: t, Ctx: ctx}
 }
 
+// stepTimeout bounds one part of a visit, so that a selector a page no longer has fails its step
+// in a minute or two, naming it, rather than using up the whole test's time.
+const stepTimeout = 2 * time.Minute
+
 // Do runs the steps of one part of a visit.
 func (c *Chromium) Do(step string, steps ...chromedp.Action[chromedp.Void]) {
 	c.t.Helper()
-	if err := chromedp.Do(c.Ctx, steps...); err != nil {
+	ctx, cancel := context.WithTimeout(c.Ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
 		c.t.Fatalf("%s: %v", step, err)
 	}
 }
