@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints one SHA-256 over everything the model pass (scripts/model-pass.sh) depends on: the Go
-# toolchain and module versions, the Go files and test data of every package of this module its
-# test binaries are built from, the committed models, the image datasets and source models under
+# toolchain, the versions of the modules compiled in, the Go files and test data of every package
+# of this module its test binaries are built from, the committed models, the image datasets and source models under
 # ../shared, the assembled model bundle, ONNX Runtime's library and the photos without people. The
 # model pass is skipped when this equals the stamp in .ci/model-pass.sha256, which `make model-pass`
 # writes only after a full pass succeeded on these very inputs.
@@ -11,7 +11,10 @@ go=${GO:-go}
 mod=$($go list -m)
 {
   $go version
-  sha256sum go.mod go.sum scripts/model-pass.sh scripts/model-inputs.sh
+  sha256sum scripts/model-pass.sh scripts/model-inputs.sh
+  # the versions of the modules the test binaries compile (go.sum pins each version's content), not
+  # go.mod as a whole, which a module the pass never builds would change
+  $go list -deps -test -f '{{with .Module}}{{.Path}} {{.Version}}{{with .Replace}} => {{.Path}} {{.Version}}{{end}}{{end}}' ./training ./training/hardcase | sort -u
   # the Go and embedded files of each package the test binaries are built from, and its test data
   $go list -deps -test -f '{{with .Module}}{{if eq .Path "'"$mod"'"}}{{range $.GoFiles}}{{$.Dir}}/{{.}}
 {{end}}{{range $.CgoFiles}}{{$.Dir}}/{{.}}
