@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Prints one SHA-256 over everything the model pass (scripts/model-pass.sh) depends on: the Go
-# toolchain, the versions of the modules compiled in, the Go files and test data of every package
-# of this module its test binaries are built from, the committed models, the image datasets and source models under
-# ../shared, the assembled model bundle, ONNX Runtime's library and the photos without people. The
-# model pass is skipped when this equals the stamp in .ci/model-pass.sha256, which `make model-pass`
-# writes only after a full pass succeeded on these very inputs.
+# toolchain, the versions of the modules compiled in, the Go files and test data of every package of
+# this module its test binaries are built from, the committed models, the image datasets and source
+# models under ../shared, the assembled model bundle, ONNX Runtime's library and the photos without
+# people. The model pass is skipped when this equals the stamp in .ci/model-pass.sha256, which `make
+# model-pass` writes only after a full pass succeeded on these very inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go=${GO:-go}
