@@ -2,7 +2,10 @@ package town
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"weak"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
@@ -10,7 +13,8 @@ import (
 
 // The indicators: the catalogue, every municipality's value in every survey year, and the ranks
 // and deviation scores, which the dataset does not store: they are computed here, once per
-// dataset version, by the method of the axes (compute.Stand), so that a call only reads them.
+// dataset version (sharedIndicators), by the method of the axes (compute.Stand), so that a call
+// only reads them.
 
 // indicatorCell is one municipality's standing on an indicator in one survey year. A rank and a
 // deviation score in tenths fit in 16 bits for the country's 1,741 municipalities.
@@ -59,11 +63,16 @@ func (c *Catalog) WithIndicators(cat hensachi.IndicatorCatalogue, values hensach
 // withIndicators is WithIndicators with the values read by read, which fills dst with indicator
 // i's values in its k-th survey year.
 func (c *Catalog) withIndicators(cat hensachi.IndicatorCatalogue, read func(i, k int, dst []hensachi.Optional[float64])) *Catalog {
-	rows := len(c.towns)
+	c.indicators = rankIndicators(len(c.towns), cat, read)
+	return c
+}
+
+// rankIndicators ranks every indicator of cat in every survey year over rows municipalities.
+func rankIndicators(rows int, cat hensachi.IndicatorCatalogue, read func(i, k int, dst []hensachi.Optional[float64])) *indicators {
 	if rows > maxRows {
 		panic("town: too many municipalities to rank indicators in 16 bits")
 	}
-	in := indicators{method: cat.Method, list: cat.Indicators, byKey: map[string]int{}, byGroup: map[string][]int{},
+	in := &indicators{method: cat.Method, list: cat.Indicators, byKey: map[string]int{}, byGroup: map[string][]int{},
 		first: make([]int, len(cat.Indicators)), order: make([][][]int16, len(cat.Indicators))}
 	for i, ind := range cat.Indicators {
 		in.byKey[ind.Key] = i
@@ -92,8 +101,39 @@ func (c *Catalog) withIndicators(cat hensachi.IndicatorCatalogue, read func(i, k
 			in.order[i] = append(in.order[i], order)
 		}
 	}
-	c.indicators = in
-	return c
+	return in
+}
+
+// rankedByVersion keeps the ranked indicators of each dataset version that some catalog still
+// holds, weakly, so that a catalog of the same version (the file opened again, or rewritten with
+// the same content, which the watcher swaps in by its modification time) shares them rather than
+// ranking some 2,700 columns again and holding them twice.
+var rankedByVersion struct {
+	sync.Mutex
+	m map[string]weak.Pointer[indicators]
+}
+
+// sharedIndicators returns the ranked indicators of a dataset version, ranking them by rank when
+// no catalog holds them any more.
+func sharedIndicators(version string, rank func() *indicators) *indicators {
+	rankedByVersion.Lock()
+	defer rankedByVersion.Unlock()
+	if in := rankedByVersion.m[version].Value(); in != nil {
+		return in
+	}
+	in := rank()
+	if rankedByVersion.m == nil {
+		rankedByVersion.m = map[string]weak.Pointer[indicators]{}
+	}
+	rankedByVersion.m[version] = weak.Make(in)
+	runtime.AddCleanup(in, func(version string) {
+		rankedByVersion.Lock()
+		defer rankedByVersion.Unlock()
+		if rankedByVersion.m[version].Value() == nil {
+			delete(rankedByVersion.m, version)
+		}
+	}, version)
+	return in
 }
 
 // cell returns row m's standing on indicator i in its k-th year.
@@ -229,7 +269,7 @@ func (c *Catalog) MunicipalityIndicators(m int, idx []int) []MunicipalityIndicat
 	}
 	points := make([]IndicatorPoint, n) // one allocation for every series
 	out := make([]MunicipalityIndicator, len(idx))
-	in := &c.indicators
+	in := c.indicators
 	row := in.cells[m*in.width : (m+1)*in.width]
 	for j, i := range idx {
 		ind := &in.list[i]

@@ -43,7 +43,7 @@ type Catalog struct {
 	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
 	neighbours [][]neighbour
 	medians    Medians
-	indicators indicators
+	indicators *indicators // shared by the catalogs of one dataset version
 	// boundaries are nil when the maps are off; Meta.Boundaries says why
 	boundaries *Boundaries
 	// memos holds what other packages derive from this version (Memo), by *Memo.
@@ -60,18 +60,22 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 		m.Prefecture = hensachi.Prefecture{Code: strings.Clone(m.Prefecture.Code), Name: strings.Clone(m.Prefecture.Name)}
 		towns[i] = m
 	}
-	return New(towns, ds.Meta, ds.Version, baseURL).withIndicators(ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
-		for m := range dst {
-			dst[m] = ds.IndicatorValue(i, k, m)
-		}
-	}).withDatasetBoundaries(ds)
+	c := New(towns, ds.Meta, ds.Version, baseURL)
+	c.indicators = sharedIndicators(ds.Version, func() *indicators {
+		return rankIndicators(len(towns), ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
+			for m := range dst {
+				dst[m] = ds.IndicatorValue(i, k, m)
+			}
+		})
+	})
+	return c.withDatasetBoundaries(ds)
 }
 
 // New derives the catalog of municipalities in code order. They and meta must not share memory
 // with a mapping that may go away: the catalog keeps them.
 func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL string) *Catalog {
 	meta.Method += SimilarMethod // the neighbours are this read model's, so their method is added here
-	c := &Catalog{Meta: meta, Version: version, baseURL: strings.TrimSuffix(baseURL, "/"),
+	c := &Catalog{Meta: meta, Version: version, baseURL: strings.TrimSuffix(baseURL, "/"), indicators: &indicators{},
 		towns: towns, byCode: make(map[string]int, len(towns)), prefs: map[string]hensachi.Prefecture{}, byPref: map[string][]int{}}
 	for _, p := range meta.Prefectures {
 		c.prefs[p.Code] = p

@@ -1,12 +1,12 @@
 // Package realdata builds the dataset from the real source files (../shared/data/raw) and the
-// boundary files (../shared/data/boundaries) for the
-// tests that read it through the server or the pages: the build runs once per test binary, and
-// each test gets its own copy of the file. Without the shared inputs a test is skipped, or fails
-// under CI=true (testenv.Shared).
+// boundary files (../shared/data/boundaries) for the tests that read it through the server or the
+// pages: the build and its encoding run once per test binary, and each test gets its own copy of
+// the file. Without the shared inputs a test is skipped, or fails under CI=true (testenv.Shared).
 package realdata
 
 import (
 	"io"
+	"os"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -48,14 +48,36 @@ func Built(t testing.TB) *ingest.Result {
 	return built
 }
 
-// Write writes the dataset built from the real sources to dir and returns its path; the build
-// itself runs once per test binary.
+var (
+	encodeOnce sync.Once
+	encoded    []byte
+	encodeErr  error
+)
+
+// Write writes the dataset built from the real sources to dir and returns its path. The build and
+// its encoding run once per test binary (encoding the indicators takes seconds under the race
+// detector); each call writes the same bytes to a file of its own, which the test may replace.
 func Write(t testing.TB, dir string) string {
 	t.Helper()
 	built := Built(t)
+	encodeOnce.Do(func() {
+		scratch, err := os.MkdirTemp("", "realdata")
+		if err != nil {
+			encodeErr = err
+			return
+		}
+		defer os.RemoveAll(scratch)
+		path := filepath.Join(scratch, "dataset.arrow")
+		if _, encodeErr = dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues),
+			dataset.WithBoundaries(built.Boundaries, built.Meta.Boundaries.Unavailable)); encodeErr == nil {
+			encoded, encodeErr = os.ReadFile(path)
+		}
+	})
+	if encodeErr != nil {
+		t.Fatal(encodeErr)
+	}
 	path := filepath.Join(dir, "dataset.arrow")
-	if _, err := dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues),
-		dataset.WithBoundaries(built.Boundaries, built.Meta.Boundaries.Unavailable)); err != nil {
+	if err := os.WriteFile(path, encoded, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

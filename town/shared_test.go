@@ -1,0 +1,64 @@
+package town_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/dataset"
+	"github.com/hensachi/hensachi/internal/testrig/towntest"
+	"github.com/hensachi/hensachi/town"
+)
+
+// TestCatalogsOfOneVersionShareIndicators: two catalogs of files with the same content share one
+// set of ranked indicators; a file with one value changed is ranked on its own.
+func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
+	src := towntest.Catalog()
+	towns := make([]hensachi.Municipality, src.Len())
+	for i := range towns {
+		towns[i] = *src.Row(i)
+	}
+	cat, values := towntest.Indicators()
+	write := func(values hensachi.IndicatorValues) string {
+		path := filepath.Join(t.TempDir(), "dataset.arrow")
+		if _, err := dataset.Write(path, towns, src.Meta, dataset.WithIndicators(cat, values)); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	open := func(path string) *town.Catalog {
+		h, err := town.Open(path, towntest.PublicURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(h.Close)
+		c, err := h.Catalog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	first, again := open(write(values)), open(write(values))
+	if first.Version != again.Version || first.Indicator(0) != again.Indicator(0) {
+		t.Errorf("versions %s and %s: their indicators are not shared", first.Version, again.Version)
+	}
+
+	changed := make(hensachi.IndicatorValues, len(values))
+	for i := range values {
+		changed[i] = make([][]hensachi.Optional[float64], len(values[i]))
+		for k := range values[i] {
+			changed[i][k] = append([]hensachi.Optional[float64](nil), values[i][k]...)
+		}
+	}
+	changed[0][0][0] = hensachi.Some(1.0) // 札幌市 from first to last in births_per_1000, 2020
+	other := open(write(changed))
+	if other.Version == first.Version || other.Indicator(0) == first.Indicator(0) {
+		t.Fatalf("a changed file shares the indicators of version %s", first.Version)
+	}
+	if got, want := other.IndicatorPoint(0, 0, 0).Rank, 4; got != want {
+		t.Errorf("札幌市's rank in the changed file: %d, want %d", got, want)
+	}
+	if got := first.IndicatorPoint(0, 0, 0).Rank; got != 2 {
+		t.Errorf("札幌市's rank in the first file: %d, want 2", got)
+	}
+}
