@@ -6,7 +6,8 @@
 # detector, which would only make its figures slower, and under `nice`, so that it takes only the CPU
 # the race pass leaves idle: that pass waits on browsers, Lighthouse, PostgreSQL restarts and
 # timeouts for a good part of its time, and its timing checks and Lighthouse's performance score must
-# not suffer from the model pass. For the same reason the site's package runs alone after the others. When HENSACHI_MODEL_PASS_RC names a file, the model pass was started
+# not suffer from the model pass. For the same reason the site's Lighthouse audits run alone after the
+# other tests. When HENSACHI_MODEL_PASS_RC names a file, the model pass was started
 # earlier (by .ci/run) and this script only waits for its exit status there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,11 +26,13 @@ fi
 
 rc=0
 $go vet ./... || rc=1
-# the site's package last and alone: its Lighthouse audits time pages on this CPU, which the other
-# packages' tests under the race detector would share with it
+# The longest test binaries first, so that they do not start last and run on alone; the site's
+# Lighthouse audits last and alone: they time pages on this CPU, which the other tests under the
+# race detector would share with them.
 site=github.com/hensachi/hensachi/web/site
-$go test -race -count=1 -timeout 30m $($go list ./... | grep -vx "$site") || rc=1
-$go test -race -count=1 -timeout 30m "$site" || rc=1
+longest=(github.com/hensachi/hensachi/serve "$site")
+$go test -race -count=1 -timeout 30m -skip '^TestLighthouse$' "${longest[@]}" $($go list ./... | grep -vxF "${longest[@]/#/-e}") || rc=1
+$go test -race -count=1 -timeout 30m -run '^TestLighthouse$' "$site" || rc=1
 echo "test-all: the race pass ended after $((SECONDS - start)) s; waiting for the model pass"
 while [ ! -s "$rcfile" ]; do sleep 2; done
 [ "$(cat "$rcfile")" = 0 ] || rc=1
