@@ -46,18 +46,21 @@ quietly() {
   return $rc
 }
 
+# The runtime library is a download and the binary a compilation: they are fetched and built side by
+# side, and so are the model bundle and the dataset once the binary is there.
+step 2 "ONNX Runtime's library, for the face service" "${make[@]}" runtime &
+runtime=$!
 step 1 "the binary bin/hensachi" "${make[@]}" build || exit 1
 
 face_off=""
-step 2 "ONNX Runtime's library, for the face service" "${make[@]}" runtime ||
-  face_off="no ONNX Runtime library (see the lines above)"
+wait "$runtime" || face_off="no ONNX Runtime library (see the lines above)"
 
 step 3 "libjpeg-turbo, for scaled JPEG decoding (optional)" "${make[@]}" turbojpeg ||
   echo "serve: without libjpeg-turbo, photos are decoded at full resolution"
 
 if [ -z "$face_off" ]; then
-  step 4 "the face model bundle in $models" "${make[@]}" models MODELS_DIR="$models" ||
-    face_off="the model bundle could not be assembled (see the lines above)"
+  step 4 "the face model bundle in $models" "${make[@]}" models MODELS_DIR="$models" &
+  bundle=$!
 else
   echo "serve: [4/$steps] the face model bundle: skipped, the face service stays off"
 fi
@@ -66,6 +69,9 @@ town_off=""
 # The ingest's report on every null is long; it is kept in build/serve-ingest.log.
 step 5 "the municipality dataset $dataset" quietly build/serve-ingest.log "${make[@]}" "$dataset" DATASET="$dataset" ||
   town_off="the dataset could not be built from the source files (../shared/data/raw or data/raw; README *Building*)"
+if [ -z "$face_off" ] && ! wait "$bundle"; then
+  face_off="the model bundle could not be assembled (see the lines above)"
+fi
 
 services=()
 [ -z "$town_off" ] && services+=(town)
