@@ -40,7 +40,7 @@ type comparePage struct {
 }
 
 // compareMember is a municipality with the comparison's address after adding or removing it
-// (empty when that would leave fewer than two or more than param.MaxCompared).
+// (empty when that would leave none or more than param.MaxCompared).
 type compareMember struct {
 	*hensachi.Municipality
 	Link string
@@ -50,7 +50,7 @@ type compareMember struct {
 const nearbyToAdd = 5
 
 func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
-	towns, err := param.Compared(c, q)
+	towns, err := param.Compared(c, q, 1)
 	if err != nil {
 		return "", nil, err
 	}
@@ -59,9 +59,12 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	for _, m := range towns {
 		names = append(names, m.Name)
 	}
+	title := strings.Join(names, "・") + "の比較"
+	if len(towns) == 1 {
+		title = names[0] + "と比べる市区町村を選ぶ"
+	}
 	p := comparePage{Towns: towns, CSV: "/town/municipalities.csv?codes=" + list,
-		Base: s.base(c, strings.Join(names, "・")+"の比較", strings.Join(names, "、")+"の 6 軸の偏差値と 16 の統計を並べて比べる。",
-			"/town/compare?codes="+list)}
+		Base: s.base(c, title, strings.Join(names, "、")+"の 6 軸の偏差値と 16 の統計を並べて比べる。", "/town/compare?codes="+list)}
 	for a, axis := range hensachi.Axes {
 		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + axis.Unit + "）", Median: "50（" + withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals}) + "）"}
 		var bars []scoreBar
@@ -117,7 +120,7 @@ func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nea
 	link := func(list []*hensachi.Municipality) string { return "/town/compare?codes=" + codeList(list) }
 	for i, m := range towns {
 		member := compareMember{Municipality: m}
-		if len(towns) > 2 {
+		if len(towns) > 1 {
 			member.Link = link(slices.Delete(slices.Clone(towns), i, i+1))
 		}
 		members = append(members, member)
