@@ -206,7 +206,7 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 			b = append(b, html.EscapeString(st.Indicator.Label)...)
 			b = append(b, "</a> "...)
 			if p := st.Latest; p.Value.Valid {
-				b = append(b, html.EscapeString(withUnit(p.Value, fieldOf(st.Indicator)))...)
+				b = append(b, page.Nowrap(withUnit(p.Value, fieldOf(st.Indicator)))...)
 				b = append(b, "（"...)
 				b = strconv.AppendInt(b, int64(p.Year), 10)
 				b = append(b, "）・全国 "...)

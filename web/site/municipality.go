@@ -65,7 +65,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		row := scoreRow{Label: axis.Label, Description: axis.Description, Hensachi: "—", Value: "—", Rank: "—"}
 		if s.Value.Valid {
 			row.Hensachi = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
-			row.Value = number(s.Value.V, axis.Decimals) + " " + axis.Unit
+			row.Value = withUnit(s.Value, axis)
 			row.Rank = strconv.Itoa(s.Rank) + " / " + strconv.Itoa(c.RankTotal(a)) + " 位"
 		}
 		p.Scores = append(p.Scores, row)
