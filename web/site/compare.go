@@ -37,6 +37,8 @@ type comparePage struct {
 	Stats    []compareRow
 	Furusato []compareRow
 	CSV      string
+	// NoResidents explains each compared municipality's population of 0 (noResidents)
+	NoResidents []string
 }
 
 // compareMember is a municipality with the comparison's address after adding or removing it
@@ -89,6 +91,11 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	}
 	p.Furusato = compareFurusato(c, towns)
 	p.Members, p.Nearby = compareLinks(c, towns)
+	for _, m := range towns {
+		if note := noResidents(c, m); note != "" {
+			p.NoResidents = append(p.NoResidents, note)
+		}
+	}
 	return "compare", p, nil
 }
 
