@@ -23,6 +23,7 @@ import (
 // on a link to an anchor that the page it names lacks. Addresses are grouped by kind (the path
 // with its codes and keys taken out, and the names of its query's parameters) and at most
 // perKind of each kind are visited; downloads are checked for a 2xx without being read further.
+// Logged in, no page's footer offers to log in.
 func TestLinks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -49,6 +50,7 @@ func TestLinks(t *testing.T) {
 			t.Parallel()
 			base, b := tt.server(t)
 			w := newWalk(t, base, b)
+			w.loggedIn = tt.name == "logged in"
 			w.run(tt.from...)
 			t.Logf("%d addresses of %d kinds visited, %d pages linked to with an anchor: %v", w.visited, len(w.kinds), len(w.anchors), slices.Sorted(maps.Keys(w.kinds)))
 			for _, k := range tt.want {
@@ -82,6 +84,7 @@ type walk struct {
 	ids       map[string]map[string]int // the ids of each page visited, by address
 	anchors   map[string][]link         // links to an anchor, by the address of its page
 	visited   int
+	loggedIn  bool // the browser has a session
 }
 
 // link is an address found on a page, and where: what a failure names.
@@ -190,6 +193,9 @@ func (w *walk) visit(u *url.URL, l link) {
 		}
 		if id := attr(n, "id"); id != "" {
 			ids[id]++
+		}
+		if n.Data == "footer" && w.loggedIn && strings.Contains(text(n), "ログイン") {
+			w.t.Errorf("%s: logged in, the footer says ログイン: %q", u, strings.TrimSpace(text(n)))
 		}
 		if n.Data == "a" && n.Namespace == "svg" { // a map's and a scatter's links
 			if href := attr(n, "href"); href != "" {
