@@ -112,7 +112,7 @@ func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareR
 		mf := m.Furusato
 		receipts := yen(mf.ReceiptsYen)
 		if mf.ReceiptsYen.Valid {
-			receipts += "（" + strconv.Itoa(mf.ReceiptsRank) + " 位）"
+			receipts += "（" + integer(mf.ReceiptsRank) + " 位）"
 		}
 		rows[0].Values = append(rows[0].Values, receipts)
 		rows[1].Values = append(rows[1].Values, count(mf.ReceiptsCount, "件"))

@@ -87,7 +87,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		if s.Value.Valid {
 			row.Hensachi = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
 			row.Value = withUnit(s.Value, axis)
-			row.Rank = strconv.Itoa(s.Rank) + " / " + strconv.Itoa(c.RankTotal(a)) + " 位"
+			row.Rank = integer(s.Rank) + " / " + integer(c.RankTotal(a)) + " 位"
 		}
 		p.Scores = append(p.Scores, row)
 		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
@@ -173,10 +173,10 @@ func furusatoOf(m *hensachi.Municipality, c *town.Catalog) furusatoBlock {
 		Count: count(f.ReceiptsCount, "件"), Donors: count(f.DeductionDonors, "人が他の自治体へ寄附"),
 		Updated: meta.DataUpdated}
 	if f.ReceiptsYen.Valid {
-		b.ReceiptsRank = "全国 " + strconv.Itoa(f.ReceiptsRank) + " 位"
+		b.ReceiptsRank = "全国 " + integer(f.ReceiptsRank) + " 位"
 	}
 	if f.BalanceYen.Valid {
-		b.BalanceRank = "全国 " + strconv.Itoa(f.BalanceRank) + " 位"
+		b.BalanceRank = "全国 " + integer(f.BalanceRank) + " 位"
 	}
 	var years []yearBar
 	for i, v := range f.HistoryThousandYen {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -157,6 +158,27 @@ func TestNoResidentsOnRealData(t *testing.T) {
 			if _, cmp := s.get(t, "/town/compare?codes=13101,"+code); strings.Count(cmp, `class="dev no-residents"`) != 1 {
 				t.Errorf("the comparison of 13101 and %s explains no residents %d times, want once", code, strings.Count(cmp, `class="dev no-residents"`))
 			}
+		}
+	}
+}
+
+// TestCountsGroupedOnRealData: a count or a rank of a thousand or more is written 1,741 on every
+// page, never 1741, wherever it stands (tables, headings, the charts' and maps' titles).
+func TestCountsGroupedOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	bare := regexp.MustCompile(`(?:^|[^0-9,.])[0-9]{4,}(?: 位| 市区町村| / | 個| 件)|<td class="n">[0-9]{4,}</td>`)
+	grouped := regexp.MustCompile(`[0-9],[0-9]{3}(?: 位| 市区町村| / | 個| 件|</td>)`)
+	for _, path := range []string{"/", "/town/municipalities/07546", "/town/rankings/income?page=35", "/town/indicators/population",
+		"/town/indicators/population?page=35", "/town/map?m=income", "/town/scatter", "/town/compare?codes=13101,07546"} {
+		status, body := s.get(t, path)
+		if status != 200 {
+			t.Fatalf("%s: %d", path, status)
+		}
+		if found := bare.FindAllString(body, 5); len(found) > 0 {
+			t.Errorf("%s: %q", path, found)
+		}
+		if !grouped.MatchString(body) {
+			t.Errorf("%s: no count or rank of 1,000 or more: the test looks at nothing", path)
 		}
 	}
 }
