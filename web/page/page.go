@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/negotiate"
@@ -36,10 +37,11 @@ var layout = template.Must(template.New("layout").Funcs(template.FuncMap{"nowrap
 // Nowrap is a value and its unit as the pages print them: one piece that a line does not break
 // inside (the layout's class nb), so that a phone never shows 3.2 店/1 at a line's end and 万人 on
 // the next. Every value printed with its unit goes through it, in a template ({{nowrap .}}) or in
-// HTML a page builds. A value without a unit (no space: 0.72, —) has nowhere to break and is
-// left bare, which keeps the heaviest pages lighter.
+// HTML a page builds, and so does a unit printed alone (（店/1万人）). A bare number (0.72, −3,
+// —) or a single character has nowhere to break and is left as it is, which keeps the heaviest
+// pages lighter.
 func Nowrap(s string) template.HTML {
-	if !strings.Contains(s, " ") {
+	if strings.Trim(s, "0123456789,.+-−—") == "" || utf8.RuneCountInString(s) == 1 {
 		return template.HTML(template.HTMLEscapeString(s))
 	}
 	return template.HTML(`<span class=nb>` + template.HTMLEscapeString(s) + `</span>`)

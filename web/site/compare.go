@@ -29,14 +29,17 @@ type compareRow struct {
 
 type comparePage struct {
 	page.Base
-	Towns    []*hensachi.Municipality
-	Members  []compareMember
-	Nearby   []compareMember // the first one's nearest, to add, while there is room
-	Charts   []compareChart
-	Scores   []compareRow
-	Stats    []compareRow
-	Furusato []compareRow
-	CSV      string
+	Towns   []*hensachi.Municipality
+	Members []compareMember
+	Nearby  []compareMember // the first one's nearest, to add, while there is room
+	// NearbyOrder says which Nearby are: the first one's nearest, or, when it has too few values
+	// to have any, its prefecture's municipalities
+	NearbyOrder string
+	Charts      []compareChart
+	Scores      []compareRow
+	Stats       []compareRow
+	Furusato    []compareRow
+	CSV         string
 	// NoResidents explains each compared municipality's population of 0 (noResidents)
 	NoResidents []string
 }
@@ -90,7 +93,7 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		p.Stats = append(p.Stats, row)
 	}
 	p.Furusato = compareFurusato(c, towns)
-	p.Members, p.Nearby = compareLinks(c, towns)
+	p.Members, p.Nearby, p.NearbyOrder = compareLinks(c, towns)
 	for _, m := range towns {
 		if note := noResidents(c, m); note != "" {
 			p.NoResidents = append(p.NoResidents, note)
@@ -122,8 +125,10 @@ func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareR
 }
 
 // compareLinks are the comparison's members, each with the address without it, and the first
-// member's nearest municipalities not in it, each with the address with it.
-func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nearby []compareMember) {
+// member's nearest municipalities not in it, each with the address with it, or, when it has too
+// few values to have nearest ones (双葉町), the first of its prefecture's, so that a comparison of
+// one always offers others; order says which.
+func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nearby []compareMember, order string) {
 	link := func(list []*hensachi.Municipality) string { return "/town/compare?codes=" + codeList(list) }
 	for i, m := range towns {
 		member := compareMember{Municipality: m}
@@ -133,16 +138,26 @@ func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nea
 		members = append(members, member)
 	}
 	if len(towns) >= param.MaxCompared {
-		return members, nil
+		return members, nil, ""
 	}
+	var candidates []*hensachi.Municipality
+	order = towns[0].Name + "に近い順"
 	near, _ := c.Similar(towns[0].Code, nearbyToAdd+len(towns))
 	for _, n := range near {
-		if len(nearby) == nearbyToAdd || slices.Contains(towns, n.Municipality) {
-			continue
-		}
-		nearby = append(nearby, compareMember{Municipality: n.Municipality, Link: link(append(slices.Clone(towns), n.Municipality))})
+		candidates = append(candidates, n.Municipality)
 	}
-	return members, nearby
+	if len(candidates) == 0 {
+		candidates, order = c.InPrefecture(towns[0].Prefecture.Code), towns[0].Prefecture.Name+"の市区町村"
+	}
+	for _, m := range candidates {
+		if len(nearby) == nearbyToAdd {
+			break
+		}
+		if !slices.Contains(towns, m) {
+			nearby = append(nearby, compareMember{Municipality: m, Link: link(append(slices.Clone(towns), m))})
+		}
+	}
+	return members, nearby, order
 }
 
 // codeList is the codes of towns, separated by commas as the codes parameter takes them.

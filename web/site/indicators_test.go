@@ -23,7 +23,7 @@ func TestIndicatorPages(t *testing.T) {
 			`<link rel="canonical" href="https://hensachi.example/town/indicators">`}, []string{">教育 <small>"}},
 		{"/town/indicators/births_per_1000", 200, []string{"<h1>出生率（人口千人当たり） <small>2023年</small></h1>", "5 市区町村中 1〜5 位",
 			`<td class="n">1</td><td class="name"><a href="/town/municipalities/13101">千代田区</a></td><td class="name">東京都</td>`,
-			`<td class="n">6.80</td>`, `<option selected>2023</option>`, `<th scope="col" class="n">値（‰）</th>`,
+			`<td class="n">6.80</td>`, `<option selected>2023</option>`, `<th scope="col" class="n"><span class=nb>値（‰）</span></th>`,
 			`<a href="/town/map?m=births_per_1000&amp;year=2023">`, `aria-labelledby="histogram-title"`, `aria-labelledby="medians-title"`,
 			"全国中央値の推移：2020年 5.88 ‰、2023年 5.60 ‰", "<code>1000 × A4101 ÷ A1101</code>", "人口動態統計", "年ごとに順位を付ける。",
 			`<a href="/town/indicators/births_per_1000?year=2020">2020</a>`, `<strong aria-current="page">2023</strong>`,

@@ -125,7 +125,8 @@ func TestSiteOnRealData(t *testing.T) {
 
 // TestNoResidentsOnRealData: a municipality whose census population is 0 (双葉町, 07546, in the
 // 2020 census: the whole town was under an evacuation order) says why on its page and on a
-// comparison, beside the income and daytime ratio it still has; no other page says so.
+// comparison, beside the income and daytime ratio it still has; no other page says so. Compared
+// alone, it offers its prefecture's municipalities to add, having too few values for nearest ones.
 func TestNoResidentsOnRealData(t *testing.T) {
 	s := newRealSite(t, "https://hensachi.example")
 	c, err := s.catalogs.Catalog()
@@ -157,6 +158,10 @@ func TestNoResidentsOnRealData(t *testing.T) {
 			}
 			if _, cmp := s.get(t, "/town/compare?codes=13101,"+code); strings.Count(cmp, `class="dev no-residents"`) != 1 {
 				t.Errorf("the comparison of 13101 and %s explains no residents %d times, want once", code, strings.Count(cmp, `class="dev no-residents"`))
+			}
+			// too few values for a similar list: a comparison of it alone offers its prefecture's
+			if _, alone := s.get(t, "/town/compare?codes="+code); !strings.Contains(alone, `id="nearby"`) || !strings.Contains(alone, "加える（"+m.Prefecture.Name+"の市区町村）") {
+				t.Errorf("the comparison of %s alone offers no municipality to add", code)
 			}
 		}
 	}
