@@ -20,7 +20,8 @@ import (
 // would, on a server without login, on one with login before logging in, and logged in with a
 // session. It fails on a 5xx, on a 4xx for an address a page printed (a dead link or a form that
 // its own defaults make fail), on a problem document answered to a browser asking for a page, and
-// on a link to an anchor that the page it names lacks. Addresses are grouped by kind (the path
+// on a link to an anchor that the page it names lacks; an address no page prints answers the
+// site's not-found page. Addresses are grouped by kind (the path
 // with its codes and keys taken out, and the names of its query's parameters) and at most
 // perKind of each kind are visited; downloads are checked for a 2xx without being read further.
 // Logged in, no page's footer offers to log in.
@@ -56,6 +57,14 @@ func TestLinks(t *testing.T) {
 			for _, k := range tt.want {
 				if w.pathKinds[k] == 0 {
 					t.Errorf("the walk never reached a page of kind %s; it reached %v", k, slices.Sorted(maps.Keys(w.pathKinds)))
+				}
+			}
+			// an address no page prints, typed or kept from an old link: the site's not-found page
+			// with the search box, never the API's problem document
+			for _, path := range []string{"/nope", "/town/municipalities/99999", "/town/rankings/nope", "/town/prefectures/99"} {
+				p := w.get(w.origin.ResolveReference(&url.URL{Path: path}))
+				if media, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type")); p.Status != http.StatusNotFound || media != "text/html" || !strings.Contains(p.Body, `id="q"`) {
+					t.Errorf("GET %s as a page: %d %s, want the not-found page with the search box\n%.300s", path, p.Status, media, p.Body)
 				}
 			}
 		})
@@ -152,9 +161,7 @@ func (w *walk) add(u *url.URL, from string) {
 // links and forms of a page.
 func (w *walk) visit(u *url.URL, l link) {
 	w.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, u.String(), nil)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8") // Chromium's
-	p := w.b.Do(req)
+	p := w.get(u)
 	media, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
 	switch {
 	case p.Status >= 500:
@@ -218,6 +225,14 @@ func (w *walk) visit(u *url.URL, l link) {
 			}
 		}
 	}
+}
+
+// get gets u as a browser navigating to it does.
+func (w *walk) get(u *url.URL) webclient.Page {
+	w.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u.String(), nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8") // Chromium's
+	return w.b.Do(req)
 }
 
 // addRef resolves ref against the page it is on and queues it.
