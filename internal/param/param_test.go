@@ -82,7 +82,7 @@ func TestValidators(t *testing.T) {
 		{"compare repeated", "codes=01100&codes=13101", func(q Query) error { _, err := Compared(c, q, 2); return err }, ""},
 		{"compare one", "codes=01100", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.EInvalidParameter},
 		{"compare one on a page", "codes=01100", func(q Query) error { _, err := Compared(c, q, 1); return err }, ""},
-		{"compare none on a page", "codes=", func(q Query) error { _, err := Compared(c, q, 1); return err }, hensachi.EInvalidParameter},
+		{"compare none on a page", "", func(q Query) error { _, err := Compared(c, q, 1); return err }, hensachi.EInvalidParameter},
 		{"compare twice the same", "codes=01100,01100", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.EInvalidParameter},
 		{"compare malformed", "codes=01100,1310", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.EInvalidParameter},
 		{"compare unknown", "codes=01100,99999", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.ENotFound},
