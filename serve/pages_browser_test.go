@@ -72,6 +72,9 @@ func TestBrowserPhone(t *testing.T) {
 		{"prefectures", open("/town/prefectures", "main table.wide")},
 		{"prefecture", open("/town/prefectures/13", "table.wide")},
 		{"compare", open("/town/compare?codes=13101,01100,13102", "#compare-table")},
+		// the similar list's form sent with nothing ticked; a town the census found empty, with its note
+		{"compare-one", open("/town/compare?codes=07546", "#add-hint")},
+		{"municipality-no-residents", open("/town/municipalities/07546", "#no-residents")},
 		{"scatter", open("/town/scatter?x=income&y=young&pref=13", "#pref-towns")},
 		{"docs", open("/docs", "#predictFaces")},
 		{"error", open("/town/municipalities/99999", "#message")},

@@ -53,7 +53,7 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	towns, err := param.Compared(c.catalog, q)
+	towns, err := param.Compared(c.catalog, q, 2)
 	if err != nil {
 		return nil, err
 	}

@@ -78,13 +78,15 @@ func TestValidators(t *testing.T) {
 		{"pref unknown", "pref=99", func(q Query) error { _, err := Prefecture(c, q); return err }, hensachi.EInvalidParameter},
 		{"pref malformed", "pref=tokyo", func(q Query) error { _, err := Prefecture(c, q); return err }, hensachi.EInvalidParameter},
 		{"pref twice", "pref=13&pref=01", func(q Query) error { _, err := Prefecture(c, q); return err }, hensachi.EInvalidParameter},
-		{"compare", "codes=01100,13101", func(q Query) error { _, err := Compared(c, q); return err }, ""},
-		{"compare repeated", "codes=01100&codes=13101", func(q Query) error { _, err := Compared(c, q); return err }, ""},
-		{"compare one", "codes=01100", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
-		{"compare twice the same", "codes=01100,01100", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
-		{"compare malformed", "codes=01100,1310", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
-		{"compare unknown", "codes=01100,99999", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.ENotFound},
-		{"compare 11", "codes=" + strings.Repeat("01100,", 10) + "13101", func(q Query) error { _, err := Compared(c, q); return err }, hensachi.EInvalidParameter},
+		{"compare", "codes=01100,13101", func(q Query) error { _, err := Compared(c, q, 2); return err }, ""},
+		{"compare repeated", "codes=01100&codes=13101", func(q Query) error { _, err := Compared(c, q, 2); return err }, ""},
+		{"compare one", "codes=01100", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.EInvalidParameter},
+		{"compare one on a page", "codes=01100", func(q Query) error { _, err := Compared(c, q, 1); return err }, ""},
+		{"compare none on a page", "", func(q Query) error { _, err := Compared(c, q, 1); return err }, hensachi.EInvalidParameter},
+		{"compare twice the same", "codes=01100,01100", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.EInvalidParameter},
+		{"compare malformed", "codes=01100,1310", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.EInvalidParameter},
+		{"compare unknown", "codes=01100,99999", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.ENotFound},
+		{"compare 11", "codes=" + strings.Repeat("01100,", 10) + "13101", func(q Query) error { _, err := Compared(c, q, 2); return err }, hensachi.EInvalidParameter},
 		{"measure", "x=pop", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, ""},
 		{"measure default", "", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, ""},
 		{"measure unknown", "x=hensachi", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
@@ -218,7 +220,7 @@ func FuzzCompared(f *testing.F) {
 		if err != nil {
 			return
 		}
-		towns, err := Compared(c, q)
+		towns, err := Compared(c, q, 2)
 		if code := hensachi.ErrorCode(err); err != nil {
 			if code != hensachi.EInvalidParameter && code != hensachi.ENotFound {
 				t.Fatalf("error of code %s: %v", code, err)

@@ -68,21 +68,23 @@ func Municipality(c *town.Catalog, param, code string) (*hensachi.Municipality, 
 // MaxCompared is how many municipalities one comparison takes.
 const MaxCompared = 10
 
-// Compared reads codes, the municipalities of a comparison in their order: 2 to MaxCompared
+// Compared reads codes, the municipalities of a comparison in their order: least to MaxCompared
 // distinct codes, as one comma-separated list or the parameter repeated (a form's check boxes).
-// A malformed code comes before an unknown one, which is not found.
-func Compared(c *town.Catalog, q Query) ([]*hensachi.Municipality, error) {
+// The API compares two at least; the comparison page takes one, to which its reader adds others,
+// so that a form sent with nothing ticked is no dead end. A malformed code comes before an
+// unknown one, which is not found.
+func Compared(c *town.Catalog, q Query, least int) ([]*hensachi.Municipality, error) {
 	codes := q.List("codes")
-	const tooFew = "比べる市区町村を 2 つ以上選んでください。市区町村のページの「似ている市区町村」で、比べたいものにチェックを入れます。"
+	tooFew := fmt.Sprintf("比べる市区町村を %d つ以上選んでください。市区町村のページの「似ている市区町村」で、比べたいものにチェックを入れます。", least)
 	switch {
 	case !q.Has("codes"):
-		return nil, invalid("codes", fmt.Sprintf("codes is required: 2 to %d municipality codes separated by commas, such as 13101,27100", MaxCompared), tooFew)
-	case len(codes) < 2 || len(codes) > MaxCompared:
+		return nil, invalid("codes", fmt.Sprintf("codes is required: %d to %d municipality codes separated by commas, such as 13101,27100", least, MaxCompared), tooFew)
+	case len(codes) < least || len(codes) > MaxCompared:
 		japanese := tooFew
 		if len(codes) > MaxCompared {
 			japanese = fmt.Sprintf("比べられるのは %d 市区町村までです。", MaxCompared)
 		}
-		return nil, invalid("codes", fmt.Sprintf("codes must name 2 to %d municipalities, not %d", MaxCompared, len(codes)), japanese)
+		return nil, invalid("codes", fmt.Sprintf("codes must name %d to %d municipalities, not %d", least, MaxCompared, len(codes)), japanese)
 	}
 	for k, code := range codes {
 		if len(code) != 5 || !Digits(code) {

@@ -17,8 +17,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/negotiate"
@@ -29,8 +31,21 @@ import (
 var files embed.FS
 
 // layout holds site-head and site-foot (the public pages' frame), head and foot (the same frame
-// with the title as heading) and the message page.
-var layout = template.Must(template.ParseFS(files, "templates/*.html"))
+// with the title as heading) and the message page, and the pages' one function, nowrap.
+var layout = template.Must(template.New("layout").Funcs(template.FuncMap{"nowrap": Nowrap}).ParseFS(files, "templates/*.html"))
+
+// Nowrap is a value and its unit as the pages print them: one piece that a line does not break
+// inside (the layout's class nb), so that a phone never shows 3.2 店/1 at a line's end and 万人 on
+// the next. Every value printed with its unit goes through it, in a template ({{nowrap .}}) or in
+// HTML a page builds, and so does a unit printed alone (（店/1万人）). A bare number (0.72, −3,
+// —) or a single character has nowhere to break and is left as it is, which keeps the heaviest
+// pages lighter.
+func Nowrap(s string) template.HTML {
+	if strings.Trim(s, "0123456789,.+-−—") == "" || utf8.RuneCountInString(s) == 1 {
+		return template.HTML(template.HTMLEscapeString(s))
+	}
+	return template.HTML(`<span class=nb>` + template.HTMLEscapeString(s) + `</span>`)
+}
 
 // Parse returns the layout with a package's own pages added; a template that does not parse is a
 // bug, so it panics.

@@ -155,7 +155,7 @@ func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	var b strings.Builder
 	b.Grow(160 * len(dots))
 	fmt.Fprintf(&b, `<svg class="chart scatter" viewBox="0 0 %.0f %.0f" role="group" aria-labelledby="scatter-title">`, width, height)
-	fmt.Fprintf(&b, `<title id="scatter-title">散布図、横軸 %s、縦軸 %s、%d 市区町村</title>`, html.EscapeString(x.name()), html.EscapeString(y.name()), len(dots))
+	fmt.Fprintf(&b, `<title id="scatter-title">散布図、横軸 %s、縦軸 %s、%s 市区町村</title>`, html.EscapeString(x.name()), html.EscapeString(y.name()), integer(len(dots)))
 	b.WriteString(`<style>svg.scatter{max-width:48rem}svg.scatter circle{fill:#2e6fd1;fill-opacity:.4;stroke:transparent;stroke-width:10}svg.scatter .pick circle{fill:#c2571a;fill-opacity:1;stroke:#fff}` +
 		`svg.scatter a:focus circle,svg.scatter a:hover circle{stroke:#1d2433;stroke-width:2}svg.scatter .median{stroke:#1d2433;stroke-dasharray:5 4}svg.scatter .ylab{text-anchor:end}svg.scatter text{font-size:13px}` +
 		`@media (max-width:40rem){svg.scatter text{font-size:19px}}</style>`)

@@ -29,18 +29,23 @@ type compareRow struct {
 
 type comparePage struct {
 	page.Base
-	Towns    []*hensachi.Municipality
-	Members  []compareMember
-	Nearby   []compareMember // the first one's nearest, to add, while there is room
-	Charts   []compareChart
-	Scores   []compareRow
-	Stats    []compareRow
-	Furusato []compareRow
-	CSV      string
+	Towns   []*hensachi.Municipality
+	Members []compareMember
+	Nearby  []compareMember // the first one's nearest, to add, while there is room
+	// NearbyOrder says which Nearby are: the first one's nearest, or, when it has too few values
+	// to have any, its prefecture's municipalities
+	NearbyOrder string
+	Charts      []compareChart
+	Scores      []compareRow
+	Stats       []compareRow
+	Furusato    []compareRow
+	CSV         string
+	// NoResidents explains each compared municipality's population of 0 (noResidents)
+	NoResidents []string
 }
 
 // compareMember is a municipality with the comparison's address after adding or removing it
-// (empty when that would leave fewer than two or more than param.MaxCompared).
+// (empty when that would leave none or more than param.MaxCompared).
 type compareMember struct {
 	*hensachi.Municipality
 	Link string
@@ -50,7 +55,7 @@ type compareMember struct {
 const nearbyToAdd = 5
 
 func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
-	towns, err := param.Compared(c, q)
+	towns, err := param.Compared(c, q, 1)
 	if err != nil {
 		return "", nil, err
 	}
@@ -59,9 +64,12 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	for _, m := range towns {
 		names = append(names, m.Name)
 	}
+	title := strings.Join(names, "・") + "の比較"
+	if len(towns) == 1 {
+		title = names[0] + "と比べる市区町村を選ぶ"
+	}
 	p := comparePage{Towns: towns, CSV: "/town/municipalities.csv?codes=" + list,
-		Base: s.base(c, strings.Join(names, "・")+"の比較", strings.Join(names, "、")+"の 6 軸の偏差値と 16 の統計を並べて比べる。",
-			"/town/compare?codes="+list)}
+		Base: s.base(c, title, strings.Join(names, "、")+"の 6 軸の偏差値と 16 の統計を並べて比べる。", "/town/compare?codes="+list)}
 	for a, axis := range hensachi.Axes {
 		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + axis.Unit + "）", Median: "50（" + withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals}) + "）"}
 		var bars []scoreBar
@@ -85,7 +93,12 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		p.Stats = append(p.Stats, row)
 	}
 	p.Furusato = compareFurusato(c, towns)
-	p.Members, p.Nearby = compareLinks(c, towns)
+	p.Members, p.Nearby, p.NearbyOrder = compareLinks(c, towns)
+	for _, m := range towns {
+		if note := noResidents(c, m); note != "" {
+			p.NoResidents = append(p.NoResidents, note)
+		}
+	}
 	return "compare", p, nil
 }
 
@@ -102,7 +115,7 @@ func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareR
 		mf := m.Furusato
 		receipts := yen(mf.ReceiptsYen)
 		if mf.ReceiptsYen.Valid {
-			receipts += "（" + strconv.Itoa(mf.ReceiptsRank) + " 位）"
+			receipts += "（" + integer(mf.ReceiptsRank) + " 位）"
 		}
 		rows[0].Values = append(rows[0].Values, receipts)
 		rows[1].Values = append(rows[1].Values, count(mf.ReceiptsCount, "件"))
@@ -112,27 +125,39 @@ func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareR
 }
 
 // compareLinks are the comparison's members, each with the address without it, and the first
-// member's nearest municipalities not in it, each with the address with it.
-func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nearby []compareMember) {
+// member's nearest municipalities not in it, each with the address with it, or, when it has too
+// few values to have nearest ones (双葉町), the first of its prefecture's, so that a comparison of
+// one always offers others; order says which.
+func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nearby []compareMember, order string) {
 	link := func(list []*hensachi.Municipality) string { return "/town/compare?codes=" + codeList(list) }
 	for i, m := range towns {
 		member := compareMember{Municipality: m}
-		if len(towns) > 2 {
+		if len(towns) > 1 {
 			member.Link = link(slices.Delete(slices.Clone(towns), i, i+1))
 		}
 		members = append(members, member)
 	}
 	if len(towns) >= param.MaxCompared {
-		return members, nil
+		return members, nil, ""
 	}
+	var candidates []*hensachi.Municipality
+	order = towns[0].Name + "に近い順"
 	near, _ := c.Similar(towns[0].Code, nearbyToAdd+len(towns))
 	for _, n := range near {
-		if len(nearby) == nearbyToAdd || slices.Contains(towns, n.Municipality) {
-			continue
-		}
-		nearby = append(nearby, compareMember{Municipality: n.Municipality, Link: link(append(slices.Clone(towns), n.Municipality))})
+		candidates = append(candidates, n.Municipality)
 	}
-	return members, nearby
+	if len(candidates) == 0 {
+		candidates, order = c.InPrefecture(towns[0].Prefecture.Code), towns[0].Prefecture.Name+"の市区町村"
+	}
+	for _, m := range candidates {
+		if len(nearby) == nearbyToAdd {
+			break
+		}
+		if !slices.Contains(towns, m) {
+			nearby = append(nearby, compareMember{Municipality: m, Link: link(append(slices.Clone(towns), m))})
+		}
+	}
+	return members, nearby, order
 }
 
 // codeList is the codes of towns, separated by commas as the codes parameter takes them.

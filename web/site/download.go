@@ -35,7 +35,7 @@ func (s *Site) download(format *export.Format) catalogHandler {
 				return &hensachi.Error{Code: hensachi.EInvalidParameter, Param: "pref", Message: "give pref or codes, not both",
 					Japanese: "pref と codes はどちらか一方だけを指定してください。"}
 			}
-			towns, err := param.Compared(c, q)
+			towns, err := param.Compared(c, q, 1) // the comparison page's, of one before others are added
 			if err != nil {
 				return err
 			}

@@ -67,8 +67,9 @@ func TestComparePage(t *testing.T) {
 			`href="/town/compare?codes=01100,01345" aria-label="千代田区を比較から外す"`, `href="/town/compare?codes=13101,01345"`,
 			`id="nearby"`, `href="/town/compare?codes=13101,01100,01345,`, "ふるさと納税の受入額", "ふるさと納税の収支"}},
 		{"/town/compare?codes=13101&codes=01100", 200, []string{"2 市区町村の比較", "千代田区・札幌市の比較"}},
-		{"/town/compare", 400, []string{"2 つ以上"}},
-		{"/town/compare?codes=13101", 400, []string{"2 つ以上"}},
+		{"/town/compare", 400, []string{"1 つ以上"}},
+		// the similar list's form sent with nothing ticked: the one municipality, and others to add
+		{"/town/compare?codes=13101", 200, []string{"<h1>千代田区と比べる市区町村を選ぶ</h1>", `id="add-hint"`, `id="nearby"`, `href="/town/compare?codes=13101,`}},
 		{"/town/compare?codes=13101,1310", 400, []string{"「1310」は市区町村コード"}},
 		{"/town/compare?codes=13101,<b>", 400, []string{"「&lt;b&gt;」"}},
 		{"/town/compare?codes=13101,01100,13101", 400, []string{"13101 が 2 回"}},
@@ -103,7 +104,7 @@ func TestCSVDownload(t *testing.T) {
 		{"/town/municipalities.csv?pref=%zz", 400, nil, ""},
 		{"/town/municipalities.csv?pref=13&pref=01", 400, nil, ""},
 		{"/town/municipalities.csv?pref=1", 400, nil, ""},
-		{"/town/municipalities.csv?codes=13102", 400, nil, ""},
+		{"/town/municipalities.csv?codes=13102", 200, []string{"13102"}, "hensachi-compare-2026-01-01.csv"}, // a comparison of one's link
 		{"/town/municipalities.csv?codes=13102,99999", 404, nil, ""},
 		{"/town/municipalities.csv?codes=13102,01100&pref=13", 400, nil, ""},
 	} {

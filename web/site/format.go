@@ -25,6 +25,9 @@ func withUnit(v hensachi.Optional[float64], f hensachi.Field) string {
 	return strings.TrimSpace(number(v.V, f.Decimals) + " " + f.Unit)
 }
 
+// integer writes a count or a rank with thousands separators, as every page writes 1,741.
+func integer(n int) string { return groupThousands(strconv.Itoa(n)) }
+
 func yen(v hensachi.Optional[int64]) string {
 	if !v.Valid {
 		return "—"

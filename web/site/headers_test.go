@@ -28,7 +28,7 @@ func TestPageHeaders(t *testing.T) {
 		{"/town/scatter?x=pop&y=young&pref=13", 200},
 		{"/town/scatter?x=nope", 400},
 		{"/town/compare?codes=13101,01100", 200},
-		{"/town/compare?codes=13101", 400},
+		{"/town/compare?codes=13101,1310", 400},
 	} {
 		for _, https := range []bool{false, true} {
 			r := httptest.NewRequest("GET", c.path, nil)

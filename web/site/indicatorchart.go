@@ -145,7 +145,7 @@ func histogram(f hensachi.Field, year int, values []float64, median hensachi.Opt
 	yTop := math.Ceil(float64(peak)/step) * step
 	y := func(n float64) float64 { return height - bottom - n/yTop*(height-bottom-top) }
 	var b strings.Builder
-	title := fmt.Sprintf("%s（%d年）の全国の分布：%d 市区町村", f.Label, year, len(values))
+	title := fmt.Sprintf("%s（%d年）の全国の分布：%s 市区町村", f.Label, year, integer(len(values)))
 	if median.Valid {
 		title += "、中央値 " + withUnit(median, f)
 	}

@@ -101,7 +101,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, pref, offset, limit)
 		rows := make([]rankingRow, len(ranking.Items))
 		for j, it := range ranking.Items {
-			rows[j] = rankingRow{Rank: strconv.Itoa(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
+			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(it.Hensachi, 'f', 1, 64), Value: number(it.Value.V, ind.Decimals)}
 		}
 		return rows, ranking.Total
@@ -117,7 +117,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 		Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
 	for kk, y := range ind.Years {
 		p.Years = append(p.Years, yearOption{Year: y.Year, Selected: kk == k})
-		row := summaryRow{Year: strconv.Itoa(y.Year), URL: path, Count: strconv.Itoa(y.Count), Median: "—", Mean: "—", Min: "—", Max: "—", Current: kk == k}
+		row := summaryRow{Year: strconv.Itoa(y.Year), URL: path, Count: integer(y.Count), Median: "—", Mean: "—", Min: "—", Max: "—", Current: kk == k}
 		if kk != len(ind.Years)-1 {
 			row.URL += "?year=" + row.Year
 		}
@@ -206,13 +206,13 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 			b = append(b, html.EscapeString(st.Indicator.Label)...)
 			b = append(b, "</a> "...)
 			if p := st.Latest; p.Value.Valid {
-				b = append(b, html.EscapeString(withUnit(p.Value, fieldOf(st.Indicator)))...)
+				b = append(b, page.Nowrap(withUnit(p.Value, fieldOf(st.Indicator)))...)
 				b = append(b, "（"...)
 				b = strconv.AppendInt(b, int64(p.Year), 10)
 				b = append(b, "）・全国 "...)
-				b = strconv.AppendInt(b, int64(p.Rank), 10)
+				b = append(b, integer(p.Rank)...)
 				b = append(b, " / "...)
-				b = strconv.AppendInt(b, int64(st.RankTotal), 10)
+				b = append(b, integer(st.RankTotal)...)
 				b = append(b, " 位・偏差値 "...)
 				b = strconv.AppendFloat(b, p.Hensachi, 'f', 1, 64)
 			} else {

@@ -34,7 +34,7 @@ func municipalityIndicatorPages(t *testing.T, s *realSite, c *town.Catalog, pick
 	n := len(c.Indicators(""))
 	sizes := map[string]int{}
 	largest, largestCode := 0, ""
-	row := regexp.MustCompile(`<li><a href=\.\./indicators/[a-z0-9_]+>[^<]+</a> [^<]+(<svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg>)?\n`)
+	row := regexp.MustCompile(`<li><a href=\.\./indicators/[a-z0-9_]+>[^<]+</a> (<span class=nb>[^<]+</span>)?[^<]+(<svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg>)?\n`)
 	for m := range c.Len() {
 		code := c.Row(m).Code
 		if !pick(m, code) {

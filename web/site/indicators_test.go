@@ -8,6 +8,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/testrig/towntest"
 	"github.com/hensachi/hensachi/town"
+	"github.com/hensachi/hensachi/web/page"
 )
 
 // TestIndicatorPages: the catalogue, an indicator's ranking by year and prefecture, and the
@@ -18,11 +19,11 @@ func TestIndicatorPages(t *testing.T) {
 	checkPages(t, siteRouter(t), []pageCase{
 		{"/", 200, []string{`<a href="/town/indicators">指標</a>`}, nil},
 		{"/town/indicators", 200, []string{"2 指標", `<a href="#group-1">人口・世帯</a>`, `<h2 id="group-3">財政 <small>1 指標</small></h2>`,
-			`<li><a href=indicators/births_per_1000>出生率（人口千人当たり）</a> 中央値 5.60 ‰（2023）`, `<li><a href=indicators/fiscal_strength>財政力指数</a> 中央値 0.72（2022）`,
+			`<li><a href=indicators/births_per_1000>出生率（人口千人当たり）</a> 中央値 <span class=nb>5.60 ‰</span>（2023）`, `<li><a href=indicators/fiscal_strength>財政力指数</a> 中央値 0.72（2022）`,
 			`<link rel="canonical" href="https://hensachi.example/town/indicators">`}, []string{">教育 <small>"}},
 		{"/town/indicators/births_per_1000", 200, []string{"<h1>出生率（人口千人当たり） <small>2023年</small></h1>", "5 市区町村中 1〜5 位",
 			`<td class="n">1</td><td class="name"><a href="/town/municipalities/13101">千代田区</a></td><td class="name">東京都</td>`,
-			`<td class="n">6.80</td>`, `<option selected>2023</option>`, `<th scope="col" class="n">値（‰）</th>`,
+			`<td class="n">6.80</td>`, `<option selected>2023</option>`, `<th scope="col" class="n"><span class=nb>値（‰）</span></th>`,
 			`<a href="/town/map?m=births_per_1000&amp;year=2023">`, `aria-labelledby="histogram-title"`, `aria-labelledby="medians-title"`,
 			"全国中央値の推移：2020年 5.88 ‰、2023年 5.60 ‰", "<code>1000 × A4101 ÷ A1101</code>", "人口動態統計", "年ごとに順位を付ける。",
 			`<a href="/town/indicators/births_per_1000?year=2020">2020</a>`, `<strong aria-current="page">2023</strong>`,
@@ -43,11 +44,11 @@ func TestIndicatorPages(t *testing.T) {
 		{"/town/indicators/births_per_1000?page=2", 404, []string{"このページはありません"}, nil},
 		{"/town/indicators/births_per_1000?page=0", 400, nil, nil},
 		{"/town/municipalities/01100", 200, []string{`<h2 id="indicators">`, `<details class="ind"><summary><h3>人口・世帯 <small>1 指標</small></h3></summary>`,
-			`<li><a href=../indicators/births_per_1000>出生率（人口千人当たり）</a> 6.10 ‰（2023）・全国 2 / 5 位・偏差値 `,
+			`<li><a href=../indicators/births_per_1000>出生率（人口千人当たり）</a> <span class=nb>6.10 ‰</span>（2023）・全国 2 / 5 位・偏差値 `,
 			`<svg role=img aria-label="2020年 6.50 ‰ → 2023年 6.10 ‰"><path d=M2,2L62,14 /></svg>`,
 			`<li><a href=../indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0<svg role=img aria-label="2022年 0.72"><path d=M32,8L32,8 /></svg>`}, nil},
 		// no value in 2020: the line is the one year it has, a dot
-		{"/town/municipalities/01345", 200, []string{` 4.20 ‰（2023）・全国 5 / 5 位・偏差値 `, `<svg role=img aria-label="2023年 4.20 ‰"><path d=M62,8L62,8 /></svg>`}, nil},
+		{"/town/municipalities/01345", 200, []string{` <span class=nb>4.20 ‰</span>（2023）・全国 5 / 5 位・偏差値 `, `<svg role=img aria-label="2023年 4.20 ‰"><path d=M62,8L62,8 /></svg>`}, nil},
 	})
 }
 
@@ -62,7 +63,7 @@ func TestMunicipalityIndicatorFigures(t *testing.T) {
 		for _, st := range c.MunicipalityIndicators(m, c.IndicatorGroupIndexes("")) {
 			want := ">" + st.Indicator.Label + "</a> —（" + strconv.Itoa(st.Latest.Year) + "）"
 			if p := st.Latest; p.Value.Valid {
-				want = ">" + st.Indicator.Label + "</a> " + number(p.Value.V, st.Indicator.Decimals) + optionalUnit(st.Indicator) + "（" + strconv.Itoa(p.Year) +
+				want = ">" + st.Indicator.Label + "</a> " + string(page.Nowrap(number(p.Value.V, st.Indicator.Decimals)+optionalUnit(st.Indicator))) + "（" + strconv.Itoa(p.Year) +
 					"）・全国 " + strconv.Itoa(p.Rank) + " / " + strconv.Itoa(st.RankTotal) + " 位・偏差値 " + strconv.FormatFloat(p.Hensachi, 'f', 1, 64) + "<svg "
 			}
 			if !strings.Contains(body, want) {

@@ -52,7 +52,7 @@ type mapPage struct {
 	Pref        *hensachi.Prefecture
 	Map         template.HTML
 	Legend      []legendClass
-	Drawn       int
+	Drawn       string // how many municipalities the map draws, written as the pages write counts
 	Missing     []*hensachi.Municipality
 	// Credits are the boundaries' and the measure's sources, shown under the map.
 	BoundaryCredit, BoundarySource, MeasureSource, StatsCredit string
@@ -80,7 +80,7 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	}
 	st := standingOf(c, p.M.Measure)
 	p.Map = mapSVG(c, d, p.M, st, where)
-	p.Drawn = len(d.Rows)
+	p.Drawn = integer(len(d.Rows))
 	for _, i := range d.Rows {
 		if !st.values[i].Valid {
 			p.Missing = append(p.Missing, c.Row(i))
@@ -179,8 +179,8 @@ const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height
 func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(d.Rows) * 160)
-	fmt.Fprintf(&b, `<svg class=map viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%d 市区町村</title>`,
-		d.W, d.H, html.EscapeString(m.Label), where, len(d.Rows))
+	fmt.Fprintf(&b, `<svg class=map viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%s 市区町村</title>`,
+		d.W, d.H, html.EscapeString(m.Label), where, integer(len(d.Rows)))
 	b.WriteString(mapStyle)
 	b.WriteString(`<pattern id=nv width=5 height=5 patternUnits=userSpaceOnUse patternTransform="rotate(45)"><rect width=5 height=5 fill=#fff /><path d="M0 0v5" stroke=#777 stroke-width=2 /></pattern>`)
 	for n, i := range d.Rows {
@@ -188,7 +188,7 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 		class, label := "nv", "値なし"
 		if v := st.values[i]; v.Valid {
 			class = "c" + strconv.Itoa(mapClass(st.Hensachi[i]))
-			label = withUnit(v, m.Field) + "、全国 " + strconv.Itoa(st.Rank[i]) + " 位"
+			label = withUnit(v, m.Field) + "、全国 " + integer(st.Rank[i]) + " 位"
 		}
 		fmt.Fprintf(&b, `<a href=municipalities/%s class=%s><path d="%s"><title>%s（%s）%s</title></path></a>`,
 			t.Code, class, d.Paths[n], html.EscapeString(t.Name), html.EscapeString(t.Prefecture.Name), html.EscapeString(label))

@@ -49,6 +49,27 @@ type municipalityPage struct {
 	Sources           []string
 	Method            string
 	Updated           string
+	NoResidents       string // why the population is 0 beside other figures, when it is
+}
+
+// noResidents explains a population of 0, or is empty: the census counted nobody, which is what a
+// town under an evacuation order over its whole area looked like after the 2011 nuclear accident
+// (双葉町 in the 2020 census), while its income, daytime ratio and hometown-tax figures come from
+// other surveys and years. The rule is the data's, not a list of towns.
+func noResidents(c *town.Catalog, m *hensachi.Municipality) string {
+	pop := hensachi.StatIndex("pop")
+	if v := m.Stats[pop]; !v.Valid || v.V != 0 {
+		return ""
+	}
+	census := "国勢調査"
+	for _, st := range c.Meta.Stats {
+		if st.Key == "pop" && st.Source != "" {
+			census, _, _ = strings.Cut(st.Source, "／") // the survey, before the dataset it came through
+		}
+	}
+	return m.Name + "の総人口が 0 人なのは、" + census + "の時点で住んでいる人がいなかったためです。2011 年の東京電力福島第一原子力発電所の事故のあと、" +
+		"全域に避難指示が出ていた町がこれに当たります。人口から求める値（高齢化率、若さなど）は 0 かデータなしになり、所得・昼間人口・ふるさと納税などは" +
+		"別の調査や年の値なので、0 人と並んで表示されます。"
 }
 
 func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params) (string, any, error) {
@@ -65,8 +86,8 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		row := scoreRow{Label: axis.Label, Description: axis.Description, Hensachi: "—", Value: "—", Rank: "—"}
 		if s.Value.Valid {
 			row.Hensachi = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
-			row.Value = number(s.Value.V, axis.Decimals) + " " + axis.Unit
-			row.Rank = strconv.Itoa(s.Rank) + " / " + strconv.Itoa(c.RankTotal(a)) + " 位"
+			row.Value = withUnit(s.Value, axis)
+			row.Rank = integer(s.Rank) + " / " + integer(c.RankTotal(a)) + " 位"
 		}
 		p.Scores = append(p.Scores, row)
 		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
@@ -80,6 +101,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		p.Stats = append(p.Stats, statRow{Label: stat.Label, Value: withUnit(v, stat), Median: withUnit(c.StatMedian(s), stat)})
 	}
 	p.Furusato = furusatoOf(m, c)
+	p.NoResidents = noResidents(c, m)
 	if b, err := c.Boundaries(); err == nil {
 		p.Map, p.MapURL, p.MapCredit = miniMap(c, m), mapURL(defaultMapMeasure, m.Prefecture.Code), b.Meta.Credit
 	}
@@ -151,10 +173,10 @@ func furusatoOf(m *hensachi.Municipality, c *town.Catalog) furusatoBlock {
 		Count: count(f.ReceiptsCount, "件"), Donors: count(f.DeductionDonors, "人が他の自治体へ寄附"),
 		Updated: meta.DataUpdated}
 	if f.ReceiptsYen.Valid {
-		b.ReceiptsRank = "全国 " + strconv.Itoa(f.ReceiptsRank) + " 位"
+		b.ReceiptsRank = "全国 " + integer(f.ReceiptsRank) + " 位"
 	}
 	if f.BalanceYen.Valid {
-		b.BalanceRank = "全国 " + strconv.Itoa(f.BalanceRank) + " 位"
+		b.BalanceRank = "全国 " + integer(f.BalanceRank) + " 位"
 	}
 	var years []yearBar
 	for i, v := range f.HistoryThousandYen {

@@ -58,7 +58,7 @@ func (s *Site) prefectures(c *town.Catalog, _ param.Query, _ httprouter.Params) 
 				}
 			}
 		}
-		line.Population = number(people, 0) + " 人"
+		line.Population = withUnit(hensachi.Some(people), hensachi.Stats[pop])
 		p.Regions[len(p.Regions)-1].Prefectures = append(p.Regions[len(p.Regions)-1].Prefectures, line)
 	}
 	return "prefectures", p, nil

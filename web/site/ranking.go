@@ -138,7 +138,7 @@ func prefRanks(rows []rankingRow, offset int) {
 		if j > 0 && rows[j].Rank == rows[j-1].Rank {
 			rows[j].PrefRank = rows[j-1].PrefRank
 		} else {
-			rows[j].PrefRank = strconv.Itoa(offset + j + 1)
+			rows[j].PrefRank = integer(offset + j + 1)
 		}
 	}
 }
@@ -180,7 +180,7 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 		rows := make([]rankingRow, len(items))
 		for j, m := range items {
 			s := m.Scores[a]
-			rows[j] = rankingRow{Rank: strconv.Itoa(s.Rank), Code: m.Code, Name: m.Name, Pref: m.Prefecture.Name,
+			rows[j] = rankingRow{Rank: integer(s.Rank), Code: m.Code, Name: m.Name, Pref: m.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)}
 		}
 		return rows, total

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,4 +121,69 @@ func TestSiteOnRealData(t *testing.T) {
 		}
 	}
 	t.Logf("largest sampled municipality page: %d bytes", largest)
+}
+
+// TestNoResidentsOnRealData: a municipality whose census population is 0 (双葉町, 07546, in the
+// 2020 census: the whole town was under an evacuation order) says why on its page and on a
+// comparison, beside the income and daytime ratio it still has; no other page says so. Compared
+// alone, it offers its prefecture's municipalities to add, having too few values for nearest ones.
+func TestNoResidentsOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	c, err := s.catalogs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pop := hensachi.StatIndex("pop")
+	var empty []string
+	for m := range c.Len() {
+		if v := c.Row(m).Stats[pop]; v.Valid && v.V == 0 {
+			empty = append(empty, c.Row(m).Code)
+		}
+	}
+	if !slices.Equal(empty, []string{"07546"}) {
+		t.Errorf("municipalities with no residents: %v, want 双葉町 (07546); check that each reads well", empty)
+	}
+	for _, code := range append(empty, "07547", "13101") { // 浪江町 beside it has residents
+		m, _ := c.Municipality(code)
+		_, body := s.get(t, "/town/municipalities/"+code)
+		note := strings.Contains(body, `id="no-residents"`)
+		if want := slices.Contains(empty, code); note != want {
+			t.Errorf("%s %s: the note on no residents shown %v, want %v", code, m.Name, note, want)
+		}
+		if note {
+			for _, want := range []string{m.Name + "の総人口が 0 人なのは、国勢調査（2020年）の時点で", "避難指示", `<td class="n"><span class=nb>0 人</span></td>`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("%s: no %q", code, want)
+				}
+			}
+			if _, cmp := s.get(t, "/town/compare?codes=13101,"+code); strings.Count(cmp, `class="dev no-residents"`) != 1 {
+				t.Errorf("the comparison of 13101 and %s explains no residents %d times, want once", code, strings.Count(cmp, `class="dev no-residents"`))
+			}
+			// too few values for a similar list: a comparison of it alone offers its prefecture's
+			if _, alone := s.get(t, "/town/compare?codes="+code); !strings.Contains(alone, `id="nearby"`) || !strings.Contains(alone, "加える（"+m.Prefecture.Name+"の市区町村）") {
+				t.Errorf("the comparison of %s alone offers no municipality to add", code)
+			}
+		}
+	}
+}
+
+// TestCountsGroupedOnRealData: a count or a rank of a thousand or more is written 1,741 on every
+// page, never 1741, wherever it stands (tables, headings, the charts' and maps' titles).
+func TestCountsGroupedOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	bare := regexp.MustCompile(`(?:^|[^0-9,.])[0-9]{4,}(?: 位| 市区町村| / | 個| 件)|<td class="n">[0-9]{4,}</td>`)
+	grouped := regexp.MustCompile(`[0-9],[0-9]{3}(?: 位| 市区町村| / | 個| 件|</td>)`)
+	for _, path := range []string{"/", "/town/municipalities/07546", "/town/rankings/income?page=35", "/town/indicators/population",
+		"/town/indicators/population?page=35", "/town/map?m=income", "/town/scatter", "/town/compare?codes=13101,07546"} {
+		status, body := s.get(t, path)
+		if status != 200 {
+			t.Fatalf("%s: %d", path, status)
+		}
+		if found := bare.FindAllString(body, 5); len(found) > 0 {
+			t.Errorf("%s: %q", path, found)
+		}
+		if !grouped.MatchString(body) {
+			t.Errorf("%s: no count or rank of 1,000 or more: the test looks at nothing", path)
+		}
+	}
 }

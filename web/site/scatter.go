@@ -3,7 +3,6 @@ package site
 import (
 	"html/template"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -117,9 +116,9 @@ func (s *Site) scatter(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		}
 	}
 	if len(dots) < len(all) {
-		p.Missed = groupThousands(strconv.Itoa(len(all) - len(dots)))
+		p.Missed = integer(len(all) - len(dots))
 	}
-	p.Plotted = groupThousands(strconv.Itoa(len(dots)))
+	p.Plotted = integer(len(dots))
 	p.XMedian, p.YMedian = withUnit(p.X.Median, p.X.Field), withUnit(p.Y.Median, p.Y.Field)
 	chart := scatterChart(p.X, p.Y, dots)
 	p.Chart = chart.svg

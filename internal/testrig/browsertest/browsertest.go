@@ -73,7 +73,8 @@ func (c *Chromium) Do(step string, steps ...chromedp.Action[chromedp.Void]) {
 
 // Widths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at both,
 // with every collapsed section and example opened, the page is no wider than the screen: wide
-// tables and examples scroll in their box, keeping their label column in view, and charts scale.
+// tables and examples scroll in their box, keeping their label column in view, and charts scale;
+// and that every field's placeholder shows whole and every select stays beside its label.
 func (c *Chromium) Widths(name string) {
 	c.t.Helper()
 	opened, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("details").forEach(d => d.open = true); document.querySelectorAll("details").length`))
@@ -113,6 +114,32 @@ func (c *Chromium) Widths(name string) {
 			return out.join(" | "); })()`))
 		if err != nil || lost != "" {
 			c.t.Errorf("%s at %d px: scrolled sideways, these tables lose their label column: %s (%v)", name, w.px, lost, err)
+		}
+		// a field's placeholder is read whole: typed in, it does not scroll the field (a search
+		// field's clear button, shown once it has text, counted)
+		cut, err := chromedp.Run(c.Ctx, chromedp.Evaluate[string](`(() => { const out = [];
+			for (const field of document.querySelectorAll("input[placeholder]")) {
+				if (!field.offsetParent) continue; // not shown
+				const value = field.value;
+				field.value = field.placeholder;
+				if (field.scrollWidth > field.clientWidth) out.push((field.id || field.name) + ": " + field.placeholder + " needs " + field.scrollWidth + " px, has " + field.clientWidth);
+				field.value = value;
+			}
+			return out.join(" | "); })()`))
+		if err != nil || cut != "" {
+			c.t.Errorf("%s at %d px: placeholders cut off: %s (%v)", name, w.px, cut, err)
+		}
+		// a select's label stays on its line, not at the end of the one above
+		apart, err := chromedp.Run(c.Ctx, chromedp.Evaluate[string](`(() => { const out = [];
+			for (const label of document.querySelectorAll("label[for]")) {
+				const field = document.getElementById(label.htmlFor);
+				if (!field || field.tagName !== "SELECT" || !field.offsetParent) continue;
+				const l = label.getBoundingClientRect(), f = field.getBoundingClientRect();
+				if (l.bottom <= f.top || f.bottom <= l.top) out.push(label.textContent.trim() + " / #" + field.id);
+			}
+			return out.join(" | "); })()`))
+		if err != nil || apart != "" {
+			c.t.Errorf("%s at %d px: labels on another line than their select: %s (%v)", name, w.px, apart, err)
 		}
 	}
 	c.Do(name+" back to the desktop", chromedp.EmulateViewport(1000, 900))
