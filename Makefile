@@ -1,4 +1,4 @@
-# hensachi — see README.md. Every target works on a fresh checkout.
+# hensachi — see README.md and docs/development.md. Every target works on a fresh checkout.
 GO        ?= go
 RAW_DIR   ?=
 DATASET   ?= data/dataset.arrow

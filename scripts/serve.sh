@@ -65,7 +65,7 @@ fi
 town_off=""
 # The ingest's report on every null is long; it is kept in build/serve-ingest.log.
 step 5 "the municipality dataset $dataset" quietly build/serve-ingest.log "${make[@]}" "$dataset" DATASET="$dataset" ||
-  town_off="the dataset could not be built from the source files (../shared/data/raw or data/raw; README *Building*)"
+  town_off="the dataset could not be built from the source files (../shared/data/raw or data/raw; docs/data.md, Rebuilding the dataset)"
 
 services=()
 [ -z "$town_off" ] && services+=(town)
