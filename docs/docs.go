@@ -169,12 +169,22 @@ func Read(src []byte) Document {
 		switch n := n.(type) {
 		case *ast.Link:
 			d.Links = append(d.Links, string(n.Destination))
+		case *ast.AutoLink:
+			d.Links = append(d.Links, string(n.URL(src)))
 		case *ast.Image:
 			d.Links = append(d.Links, string(n.Destination))
 		case *ast.Heading:
 			if id, ok := n.AttributeString("id"); ok {
 				d.Anchors = append(d.Anchors, string(id.([]byte)))
 			}
+		case *ast.CodeSpan:
+			var b strings.Builder
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					b.Write(t.Segment.Value(src))
+				}
+			}
+			d.Spans = append(d.Spans, b.String())
 		case *ast.FencedCodeBlock:
 			var b strings.Builder
 			for i := 0; i < n.Lines().Len(); i++ {
@@ -193,6 +203,7 @@ type Document struct {
 	Links   []string // destinations as written
 	Anchors []string // the headings' anchors, as GitHub and the pages give them
 	Code    []CodeBlock
+	Spans   []string // the text of inline code
 }
 
 // CodeBlock is a fenced code block: its language and its text.
