@@ -66,6 +66,20 @@ func TestLinksHaveTargets(t *testing.T) {
 	}
 }
 
+var imgSrc = regexp.MustCompile(`<img src="([^"]+)"`)
+
+// TestImagesExist: the pictures the README and the guides show in HTML (to size them) are files of
+// the repository.
+func TestImagesExist(t *testing.T) {
+	for name, src := range documents(t) {
+		for _, m := range imgSrc.FindAllStringSubmatch(string(src), -1) {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(name), m[1])); err != nil {
+				t.Errorf("%s: image %q: %v", name, m[1], err)
+			}
+		}
+	}
+}
+
 func readMarkdown(path string) ([]byte, bool) {
 	if !strings.HasSuffix(path, ".md") {
 		return nil, false
