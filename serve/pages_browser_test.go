@@ -74,6 +74,7 @@ func TestBrowserPhone(t *testing.T) {
 		{"compare", open("/town/compare?codes=13101,01100,13102", "#compare-table")},
 		{"scatter", open("/town/scatter?x=income&y=young&pref=13", "#pref-towns")},
 		{"docs", open("/docs", "#predictFaces")},
+		{"guide", open("/docs/operating", "article.guide")},
 		{"error", open("/town/municipalities/99999", "#message")},
 		{"login", open("/login", "#login")},
 		{"key", chromedp.Steps(chromedp.Navigate(env.URL+"/login/start"), chromedp.WaitVisible(chromedp.ID("api-key")))},
