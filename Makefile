@@ -123,7 +123,7 @@ SCREENSHOT_DIR ?= $(CURDIR)/build/screenshots
 export SCREENSHOT_DIR
 
 # The maps' browser test alone (web/site.TestBrowserMaps): its screenshots, map-1-national-1280.png
-# among them (the README's), in $(SCREENSHOT_DIR).
+# among them, in $(SCREENSHOT_DIR).
 map-screenshots:
 	mkdir -p $(SCREENSHOT_DIR)
 	HENSACHI_TEST_ALL=1 $(GO) test -count=1 -run '^TestBrowserMaps$$' ./web/site

@@ -66,7 +66,7 @@ func Render(g Guide) (template.HTML, error) {
 }
 
 // siteLinks rewrites a guide's relative links for the pages: another guide's file (api.md#x) is
-// its page (/docs/api#x), the README is the /docs page, and a link to any other file of the
+// its page (/docs/api#x), the README the /docs page (without its anchor: the page has not its headings), and a link to any other file of the
 // repository, which the server does not serve, is left as its text.
 type siteLinks struct{}
 
@@ -108,8 +108,8 @@ func SitePath(dest string) (_ string, ok bool) {
 	if anchor != "" {
 		anchor = "#" + anchor
 	}
-	if file == "../README.md" {
-		return "/docs" + anchor, true
+	if file == "../README.md" { // the server has no README: its index of the guides is /docs
+		return "/docs", true
 	}
 	if name, isGuide := strings.CutSuffix(path.Clean(file), ".md"); isGuide && !strings.Contains(name, "/") {
 		for _, n := range Names {

@@ -164,7 +164,7 @@ func TestSitePath(t *testing.T) {
 		{"#errors", "#errors", true},
 		{"/town/map", "/town/map", true},
 		{"https://example.com/a.md", "https://example.com/a.md", true},
-		{"../README.md#guides", "/docs#guides", true},
+		{"../README.md#guides", "/docs", true},
 		{"../ARCHITECTURE.md", "", false},
 		{"../face/models/AGE.md", "", false},
 		{"other.md", "", false},
