@@ -191,3 +191,20 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFileIsAGuide: a Markdown file added to docs/ is served and checked only once Names
+// lists it.
+func TestEveryFileIsAGuide(t *testing.T) {
+	files, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !slices.Contains(docs.Names, strings.TrimSuffix(f, ".md")) {
+			t.Errorf("docs/%s is not among docs.Names", f)
+		}
+	}
+	if len(files) != len(docs.Names) {
+		t.Errorf("%d guides in docs/, %d names", len(files), len(docs.Names))
+	}
+}
