@@ -68,7 +68,7 @@ fi
 town_off=""
 # The ingest's report on every null is long; it is kept in build/serve-ingest.log.
 step 5 "the municipality dataset $dataset" quietly build/serve-ingest.log "${make[@]}" "$dataset" DATASET="$dataset" ||
-  town_off="the dataset could not be built from the source files (../shared/data/raw or data/raw; README *Building*)"
+  town_off="the dataset could not be built from the source files (../shared/data/raw or data/raw; docs/data.md, Rebuilding the dataset)"
 if [ -z "$face_off" ] && ! wait "$bundle"; then
   face_off="the model bundle could not be assembled (see the lines above)"
 fi

@@ -67,7 +67,7 @@ func slowUploader(ctx context.Context, addr, key string, rate int, record func(o
 // 3-megapixel photo, one after another — must all succeed within 10 s, and the slow uploads are
 // cut by the pace (408) and never analysed. (With slots taken before the body, the six slow
 // uploads held all six of a 2-core server's slots: the paying account's first upload was a 503.) The
-// figures go to the README's reliability table.
+// figures go to the reliability table of docs/operating.md.
 func TestSlowAccountsCannotLockOut(t *testing.T) {
 	testenv.Slow(t, "a 25 s upload attack against the real models")
 	ts := newTestServer(t, withFaces(t))

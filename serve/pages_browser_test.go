@@ -77,6 +77,7 @@ func TestBrowserPhone(t *testing.T) {
 		{"municipality-no-residents", open("/town/municipalities/07546", "#no-residents")},
 		{"scatter", open("/town/scatter?x=income&y=young&pref=13", "#pref-towns")},
 		{"docs", open("/docs", "#predictFaces")},
+		{"guide", open("/docs/operating", "article.guide")},
 		{"error", open("/town/municipalities/99999", "#message")},
 		{"login", open("/login", "#login")},
 		{"key", chromedp.Steps(chromedp.Navigate(env.URL+"/login/start"), chromedp.WaitVisible(chromedp.ID("api-key")))},

@@ -24,7 +24,7 @@ import (
 
 // floodRSSCeiling is the peak resident memory the face service may reach under an upload flood:
 // the upload bodies' budget (128 MiB), the decoding budget (512 MiB) and the models' memory stay
-// within it because each is taken before the work it guards. Measured peaks are in the README's reliability section.
+// within it because each is taken before the work it guards. Measured peaks are in docs/operating.md, What the server guarantees.
 const floodRSSCeiling = 1200 << 20
 
 // TestUploadFloodMemory floods a real face server (built without the race detector, as it runs in

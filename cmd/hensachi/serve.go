@@ -112,7 +112,7 @@ func (m *Main) ParseFlags(args []string) error {
 func (m *Main) Run(ctx context.Context) error {
 	// Go's default GOGC: the indicators' standings put some 60 MB of live heap beside the mapped
 	// dataset, and GOGC=400, which suited the small heap before them, let it take 276 MiB where
-	// the default takes 160 (README, Performance).
+	// the default takes 160 (docs/development.md, The dataset build and the server's memory).
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft ceiling, so that the collector collects hard before an upload flood takes the
 		// process past it (the face service's decoding budget is 512 MiB); GOMEMLIMIT in the

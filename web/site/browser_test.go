@@ -70,7 +70,7 @@ func TestBrowserSite(t *testing.T) {
 		t.Errorf("docs for getMunicipality: %q", curl)
 	}
 	c.Widths("site-10-docs")
-	for _, page := range []string{"/", "/town/municipalities/13101", "/town/rankings/income", "/town/prefectures/01"} {
+	for _, page := range []string{"/", "/town/municipalities/13101", "/town/rankings/income", "/town/prefectures/01", "/docs/operating", "/docs/face"} {
 		c.Do(page, chromedp.Navigate(s.URL+page), chromedp.WaitVisible(chromedp.CSS("footer")))
 		c.Widths("width" + strings.ReplaceAll(page, "/", "-"))
 	}

@@ -105,6 +105,7 @@ type docsPage struct {
 	Common []docStatus
 	Key    string // the visitor's key, when they entered it, for the examples
 	Origin string
+	Guides []hensachi.Link // the guides of docs/, each a page of its own
 }
 
 type docGroup struct {
@@ -351,6 +352,7 @@ func (s *Site) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params
 	} else {
 		rw.Header().Set("Cache-Control", "public, max-age=300")
 	}
+	p.Guides = s.guideLinks()
 	p.Groups = slices.Clone(p.Groups)
 	for i, g := range p.Groups {
 		g.Operations = slices.Clone(g.Operations)

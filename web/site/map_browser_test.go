@@ -15,7 +15,7 @@ import (
 // per taxpayer, a town found under the pointer with its figure in its title and picked out on
 // hover, then 兵庫県's map chosen in the form, 神戸市 clicked through to its page, which shows its
 // prefecture with itself picked out. The maps are kept as screenshots at 1280 and 390 px
-// (map-1-national-1280.png is the README's), and at 390 px no page is wider than the screen.
+// (map-1-national-1280.png among them), and at 390 px no page is wider than the screen.
 func TestBrowserMaps(t *testing.T) {
 	s := newRealSite(t, "")
 	c := browsertest.New(t, 90*time.Second)

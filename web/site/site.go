@@ -40,6 +40,7 @@ type Catalogs interface {
 type Site struct {
 	deps    Deps
 	apiDocs docsPage
+	guides  []guidePage // docs/*.md, at /docs/{name}
 }
 
 //go:embed templates/*.html
@@ -53,8 +54,11 @@ var templates = page.Parse(files, "templates/*.html")
 // New prepares the pages; the OpenAPI document, when given, must parse.
 func New(deps Deps) (*Site, error) {
 	s := &Site{deps: deps}
+	var err error
+	if s.guides, err = renderGuides(); err != nil {
+		return nil, err
+	}
 	if deps.OpenAPI != nil {
-		var err error
 		if s.apiDocs, err = buildDocs(deps.OpenAPI); err != nil {
 			return nil, err
 		}
@@ -73,6 +77,7 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 		handle(http.MethodGet, "/docs", s.docs)
 		handle(http.MethodPost, "/docs", s.docs)
 	}
+	handle(http.MethodGet, "/docs/:guide", s.guide)
 	if s.deps.Catalogs == nil {
 		return
 	}

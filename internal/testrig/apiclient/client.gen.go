@@ -532,6 +532,33 @@ func (e SeriesFormat) Valid() bool {
 	}
 }
 
+// Defines values for GetGuidePageParamsGuide.
+const (
+	GetGuidePageParamsGuideApi         GetGuidePageParamsGuide = "api"
+	GetGuidePageParamsGuideData        GetGuidePageParamsGuide = "data"
+	GetGuidePageParamsGuideDevelopment GetGuidePageParamsGuide = "development"
+	GetGuidePageParamsGuideFace        GetGuidePageParamsGuide = "face"
+	GetGuidePageParamsGuideOperating   GetGuidePageParamsGuide = "operating"
+)
+
+// Valid indicates whether the value is a known member of the GetGuidePageParamsGuide enum.
+func (e GetGuidePageParamsGuide) Valid() bool {
+	switch e {
+	case GetGuidePageParamsGuideApi:
+		return true
+	case GetGuidePageParamsGuideData:
+		return true
+	case GetGuidePageParamsGuideDevelopment:
+		return true
+	case GetGuidePageParamsGuideFace:
+		return true
+	case GetGuidePageParamsGuideOperating:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportIndicatorSeriesParamsFormat.
 const (
 	ExportIndicatorSeriesParamsFormatCsv     ExportIndicatorSeriesParamsFormat = "csv"
@@ -1402,6 +1429,9 @@ type FinishLoginParams struct {
 	Error *string `form:"error,omitempty" json:"error,omitempty"`
 }
 
+// GetGuidePageParamsGuide defines parameters for GetGuidePage.
+type GetGuidePageParamsGuide string
+
 // PreflightPredictFacesParams defines parameters for PreflightPredictFaces.
 type PreflightPredictFacesParams struct {
 	// Origin the calling page's origin
@@ -2112,6 +2142,11 @@ type ClientInterface interface {
 	// Corresponds with POST /docs (the `PostDocsPage` operationId).
 	PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered
+	//
+	// Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
+	GetGuidePage(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PreflightPredictFaces CORS preflight of /face/v1/predict
 	//
 	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
@@ -2573,6 +2608,21 @@ func (c *Client) GetDocsPage(ctx context.Context, reqEditors ...RequestEditorFn)
 // Corresponds with POST /docs (the `PostDocsPage` operationId).
 func (c *Client) PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostDocsPageRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered
+//
+// Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
+func (c *Client) GetGuidePage(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetGuidePageRequest(c.Server, guide)
 	if err != nil {
 		return nil, err
 	}
@@ -3697,6 +3747,40 @@ func NewPostDocsPageRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetGuidePageRequest constructs an http.Request for the GetGuidePage method
+func NewGetGuidePageRequest(server string, guide GetGuidePageParamsGuide) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "guide", guide, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/docs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -6479,6 +6563,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /docs (the `PostDocsPage` operationId).
 	PostDocsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostDocsPageResponse, error)
 
+	// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
+	GetGuidePageWithResponse(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*GetGuidePageResponse, error)
+
 	// PreflightPredictFacesWithResponse CORS preflight of /face/v1/predict
 	//
 	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
@@ -7672,6 +7763,76 @@ func (r PostDocsPageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostDocsPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetGuidePageResponse200Headers the declared response headers of an HTTP 200 response for GetGuidePage
+type GetGuidePageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetGuidePageResponse404Headers the declared response headers of an HTTP 404 response for GetGuidePage
+type GetGuidePageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetGuidePageResponse405Headers the declared response headers of an HTTP 405 response for GetGuidePage
+type GetGuidePageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetGuidePageResponse500Headers the declared response headers of an HTTP 500 response for GetGuidePage
+type GetGuidePageResponse500Headers struct {
+	XRequestId *string
+}
+
+type GetGuidePageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetGuidePageResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetGuidePageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetGuidePageResponse405Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetGuidePageResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetGuidePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetBody returns the raw response body bytes
+func (r GetGuidePageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetGuidePageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetGuidePageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetGuidePageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12737,6 +12898,19 @@ func (c *ClientWithResponses) PostDocsPageWithResponse(ctx context.Context, reqE
 	return ParsePostDocsPageResponse(rsp)
 }
 
+// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
+func (c *ClientWithResponses) GetGuidePageWithResponse(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*GetGuidePageResponse, error) {
+	rsp, err := c.GetGuidePage(ctx, guide, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetGuidePageResponse(rsp)
+}
+
 // PreflightPredictFacesWithResponse CORS preflight of /face/v1/predict
 //
 // A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
@@ -14354,6 +14528,82 @@ func ParsePostDocsPageResponse(rsp *http.Response) (*PostDocsPageResponse, error
 		response.Headers405 = &headers
 	case rsp.StatusCode == 500:
 		var headers PostDocsPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetGuidePageResponse parses an HTTP response from a GetGuidePageWithResponse call
+func ParseGetGuidePageResponse(rsp *http.Response) (*GetGuidePageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetGuidePageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetGuidePageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetGuidePageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetGuidePageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetGuidePageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

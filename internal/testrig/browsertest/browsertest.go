@@ -180,6 +180,22 @@ func Shot(name string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// ScreenShot keeps what the screen shows (not the whole page) as name.png in $SCREENSHOT_DIR: a
+// picture of a page as a visitor first sees it, for the README.
+func ScreenShot(name string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		dir := os.Getenv("SCREENSHOT_DIR")
+		if dir == "" {
+			return nil
+		}
+		png, err := chromedp.CaptureScreenshot()(ctx, tg)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	})
+}
+
 // Lighthouse returns the path of the Lighthouse CLI that `make lighthouse` installs from npm under
 // build/lighthouse, for a test that runs it in Chromium (ChromiumPath). It skips the test without
 // either, or fails it under CI=true.
