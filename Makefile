@@ -14,7 +14,7 @@ export RAW_DIR
 
 all: build
 
-# A first build compiles a few hundred packages for a minute: -v lists them and
+# A first build compiles some 450 packages for two to three minutes on two cores: -v lists them and
 # scripts/progress.sh turns that into a line every few seconds. arrow_json_stdlib has Arrow's JSON
 # support use encoding/json rather than compiling goccy/go-json, 7% of the build's CPU, for
 # a feature the server never calls.
