@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"mime"
@@ -263,7 +264,7 @@ func formQuery(form *html.Node) (string, bool) {
 			switch typ := attr(n, "type"); typ {
 			case "checkbox", "radio":
 				if hasAttr(n, "checked") {
-					q.Add(name, cmpOr(attr(n, "value"), "on"))
+					q.Add(name, cmp.Or(attr(n, "value"), "on"))
 				}
 			case "submit", "button", "file", "image", "reset":
 			default:
@@ -277,13 +278,13 @@ func formQuery(form *html.Node) (string, bool) {
 			var first, selected *html.Node
 			for o := range n.Descendants() {
 				if o.Type == html.ElementNode && o.Data == "option" {
-					first = cmpOr(first, o)
+					first = cmp.Or(first, o)
 					if hasAttr(o, "selected") && selected == nil {
 						selected = o
 					}
 				}
 			}
-			if o := cmpOr(selected, first); o != nil {
+			if o := cmp.Or(selected, first); o != nil {
 				v, ok := attrOK(o, "value")
 				if !ok {
 					v = text(o)
@@ -297,14 +298,6 @@ func formQuery(form *html.Node) (string, bool) {
 		action += "?" + q.Encode()
 	}
 	return action, true
-}
-
-func cmpOr[T comparable](a, b T) T {
-	var zero T
-	if a != zero {
-		return a
-	}
-	return b
 }
 
 func attr(n *html.Node, name string) string {

@@ -19,10 +19,7 @@ import (
 // reason, in the meta document too.
 func TestBoundariesFromDataset(t *testing.T) {
 	src := towntest.Catalog()
-	towns := make([]hensachi.Municipality, src.Len())
-	for i := range towns {
-		towns[i] = *src.Row(i)
-	}
+	towns := towntest.Municipalities()
 	meta := src.Meta
 	meta.Axes, meta.Stats = make([]hensachi.AxisMeta, len(hensachi.Axes)), make([]hensachi.StatMeta, len(hensachi.Stats))
 	bounds := towntest.Boundaries()

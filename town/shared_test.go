@@ -14,10 +14,7 @@ import (
 // set of ranked indicators; a file with one value changed is ranked on its own.
 func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
 	src := towntest.Catalog()
-	towns := make([]hensachi.Municipality, src.Len())
-	for i := range towns {
-		towns[i] = *src.Row(i)
-	}
+	towns := towntest.Municipalities()
 	cat, values := towntest.Indicators()
 	write := func(values hensachi.IndicatorValues) string {
 		path := filepath.Join(t.TempDir(), "dataset.arrow")

@@ -99,10 +99,7 @@ func itoa(n int) string { return strings.TrimSpace(number(float64(n), 0)) }
 // the municipality page without its map.
 func TestMapsOff(t *testing.T) {
 	c := towntest.Catalog()
-	towns := make([]hensachi.Municipality, c.Len())
-	for i := range towns {
-		towns[i] = *c.Row(i)
-	}
+	towns := towntest.Municipalities()
 	bare := town.New(towns, c.Meta, "v2", towntest.PublicURL)
 	s, err := New(Deps{Catalogs: staticCatalogs{bare}, PublicURL: towntest.PublicURL})
 	if err != nil {

@@ -56,6 +56,17 @@ func Catalog() *town.Catalog {
 	return town.New(towns, meta, "v1", PublicURL).WithIndicators(cat, values).WithBoundaries(Boundaries(), BoundaryMeta)
 }
 
+// Municipalities are Catalog's municipalities in code order, for a test that builds a catalog or a
+// dataset file of its own from them.
+func Municipalities() []hensachi.Municipality {
+	c := Catalog()
+	towns := make([]hensachi.Municipality, c.Len())
+	for i := range towns {
+		towns[i] = *c.Row(i)
+	}
+	return towns
+}
+
 // BoundaryMeta describes Boundaries.
 var BoundaryMeta = hensachi.BoundaryMeta{Source: hensachi.Link{Name: "テスト境界", URL: "https://example.jp/boundaries"},
 	Credit: "出典：テスト境界を加工して作成", Files: []hensachi.BoundaryFile{{Name: "test.topojson", SHA256: "00", Detail: "テスト"}}}
