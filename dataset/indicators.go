@@ -1,11 +1,8 @@
 package dataset
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash"
-	"math"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -112,22 +109,4 @@ func (d *Dataset) bindIndicators(catJSON string) error {
 // (Indicators.Indicators[i].Years[k]) for row m.
 func (d *Dataset) IndicatorValue(i, k, m int) hensachi.Optional[float64] {
 	return opt[float64](d.indicatorValues[i][k], m)
-}
-
-// hashIndicators adds every indicator value, as a reader decodes it, to the content checksum.
-func (d *Dataset) hashIndicators(h hash.Hash) {
-	buf := make([]byte, 0, 9*d.Len())
-	for _, years := range d.indicatorValues {
-		for _, col := range years {
-			buf = buf[:0]
-			for m := range d.Len() {
-				if col.IsNull(m) {
-					buf = append(buf, 0)
-					continue
-				}
-				buf = binary.LittleEndian.AppendUint64(append(buf, 1), math.Float64bits(col.Value(m)))
-			}
-			h.Write(buf)
-		}
-	}
 }

@@ -233,3 +233,18 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpen measures opening the real dataset, as the server does at start and on every swap:
+// map, check every column and the content checksum.
+func BenchmarkOpen(b *testing.B) {
+	dir := b.TempDir()
+	buildReal(b, dir)
+	path := filepath.Join(dir, "dataset.arrow")
+	for b.Loop() {
+		ds, err := dataset.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ds.Close()
+	}
+}

@@ -131,7 +131,7 @@ func newDataset(data []byte) (d *Dataset, err error) {
 	header, _ := md.GetValue(boundariesKey)
 	d.boundaryHeader = strings.Clone(header)
 	want, _ := md.GetValue(checksumKey)
-	if got := contentChecksum(metaJSON, catJSON, d); got != want {
+	if got := contentChecksum(metaJSON, catJSON, rec); got != want {
 		return nil, fmt.Errorf("%w: content checksum %.16s… does not match the one written, %.16s…; the file is damaged", ErrDataset, got, want)
 	}
 	sum := sha256.Sum256(data)

@@ -40,7 +40,7 @@ import (
 // version below, and "hensachi.checksum", the content checksum that Open verifies (validate.go).
 // The dataset version is the SHA-256 of the file.
 const (
-	SchemaVersion = "5"
+	SchemaVersion = "6"
 	metaKey       = "hensachi.meta"
 	schemaKey     = "hensachi.schema"
 )
@@ -131,13 +131,13 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...
 		return "", err
 	}
 	defer rec.Release()
-	// the checksum is taken from the record as a reader decodes it, not from ms
+	// what Open will refuse is refused here, before the file is replaced
 	written := &Dataset{Meta: meta, rec: rec}
 	if err := written.bindColumns(string(catJSON)); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	md := arrow.NewMetadata([]string{metaKey, indicatorsKey, boundariesKey, schemaKey, checksumKey},
-		[]string{string(metaJSON), string(catJSON), boundaries, SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), written)})
+		[]string{string(metaJSON), string(catJSON), boundaries, SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), rec)})
 	schema := arrow.NewSchema(schemaFields(cat), &md)
 	rec = array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
 	defer rec.Release()
