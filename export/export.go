@@ -10,10 +10,11 @@ package export
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"os"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/csvfile"

@@ -3,13 +3,14 @@ package export
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/town"

@@ -9,7 +9,6 @@ package page
 
 import (
 	"bytes"
-	"compress/gzip"
 	"embed"
 	"errors"
 	"html/template"
@@ -21,6 +20,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/negotiate"
