@@ -3,7 +3,6 @@ package site
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -33,7 +32,7 @@ const performanceAttempts = 3
 // The reports are kept beside the screenshots ($SCREENSHOT_DIR); -run TestLighthouse/map audits the
 // maps alone.
 func TestLighthouse(t *testing.T) {
-	lighthouse := browsertest.Lighthouse(t)
+	lighthouse := browsertest.NewLighthouse(t)
 	s := newRealSite(t, "https://hensachi.example")
 	floors := map[string]float64{"performance": 0.90, "accessibility": 0.95, "best-practices": 0.95, "seo": 0.95}
 	for name, path := range map[string]string{"landing": "/", "municipality": "/town/municipalities/28214", "ranking": "/town/rankings/income?pref=28", "docs": "/docs",
@@ -72,15 +71,9 @@ func TestLighthouse(t *testing.T) {
 }
 
 // audit runs Lighthouse on url, writing its report to report, and reads the report.
-func audit(t *testing.T, lighthouse, url, report string) lighthouseReport {
+func audit(t *testing.T, lighthouse *browsertest.Lighthouse, url, report string) lighthouseReport {
 	t.Helper()
-	cmd := exec.Command("node", lighthouse, url, "--output=json", "--output-path="+report, "--quiet",
-		"--only-categories=performance,accessibility,best-practices,seo",
-		"--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-component-update --disable-sync")
-	cmd.Env = append(os.Environ(), "CHROME_PATH="+browsertest.ChromiumPath)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("lighthouse %s: %v\n%s", url, err, out)
-	}
+	lighthouse.Audit(t, url, report)
 	b, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)

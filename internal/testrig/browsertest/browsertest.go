@@ -5,9 +5,13 @@
 package browsertest
 
 import (
+	"bufio"
 	"context"
+	_ "embed"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,23 +200,74 @@ func ScreenShot(name string) chromedp.Action[chromedp.Void] {
 	})
 }
 
-// Lighthouse returns the path of the Lighthouse CLI that `make lighthouse` installs from npm under
-// build/lighthouse, for a test that runs it in Chromium (ChromiumPath). It skips the test without
-// either, or fails it under CI=true.
-func Lighthouse(t *testing.T) string {
+// Lighthouse audits pages with Lighthouse, which `make lighthouse` installs from npm under
+// build/lighthouse, in one Chromium (ChromiumPath) for the whole test (lighthouse.mjs).
+type Lighthouse struct {
+	in      io.WriteCloser
+	answers *bufio.Scanner
+	stderr  *strings.Builder
+}
+
+//go:embed lighthouse.mjs
+var lighthouseDriver []byte
+
+// NewLighthouse starts Lighthouse for a test's audits and stops it when the test ends. It skips the
+// test without Lighthouse or Chromium, or fails it under CI=true.
+func NewLighthouse(t *testing.T) *Lighthouse {
 	testenv.Slow(t, "Lighthouse audits in Chromium")
 	t.Helper()
-	cli := filepath.Join(testenv.Root(t), "build", "lighthouse", "node_modules", "lighthouse", "cli", "index.js")
-	_, errCLI := os.Stat(cli)
+	modules := filepath.Join(testenv.Root(t), "build", "lighthouse", "node_modules")
+	_, errLighthouse := os.Stat(filepath.Join(modules, "lighthouse", "core", "index.js"))
 	_, errChromium := os.Stat(ChromiumPath)
-	if errCLI != nil || errChromium != nil {
+	if errLighthouse != nil || errChromium != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("Lighthouse (make lighthouse) or Chromium missing under CI: %v %v", errCLI, errChromium)
+			t.Fatalf("Lighthouse (make lighthouse) or Chromium missing under CI: %v %v", errLighthouse, errChromium)
 		}
-		t.Skipf("Lighthouse (make lighthouse) or Chromium missing: %v %v", errCLI, errChromium)
+		t.Skipf("Lighthouse (make lighthouse) or Chromium missing: %v %v", errLighthouse, errChromium)
 	}
 	makeArtefactDir(t)
-	return cli
+	driver := filepath.Join(t.TempDir(), "lighthouse.mjs")
+	if err := os.WriteFile(driver, lighthouseDriver, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", driver, modules)
+	cmd.Env = append(os.Environ(), "CHROME_PATH="+ChromiumPath)
+	l := &Lighthouse{stderr: new(strings.Builder)}
+	cmd.Stderr = l.stderr
+	var err error
+	if l.in, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start Lighthouse: %v", err)
+	}
+	l.answers = bufio.NewScanner(out)
+	t.Cleanup(func() {
+		l.in.Close() // the driver stops Chromium and exits at the end of its input
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("Lighthouse: %v\n%s", err, l.stderr)
+		}
+	})
+	return l
+}
+
+// Audit runs Lighthouse's performance, accessibility, best-practices and SEO audits on url and
+// writes the JSON report to report.
+func (l *Lighthouse) Audit(t *testing.T, url, report string) {
+	t.Helper()
+	if _, err := fmt.Fprintf(l.in, "%s\t%s\n", url, report); err != nil {
+		t.Fatalf("lighthouse %s: %v\n%s", url, err, l.stderr)
+	}
+	if !l.answers.Scan() {
+		t.Fatalf("lighthouse %s: no answer: %v\n%s", url, l.answers.Err(), l.stderr)
+	}
+	if answer := l.answers.Text(); answer != "ok" {
+		t.Fatalf("lighthouse %s: %s\n%s", url, answer, l.stderr)
+	}
 }
 
 // makeArtefactDir creates $SCREENSHOT_DIR when it is set, so that a run pointing it at a new
