@@ -11,7 +11,6 @@ package main
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"flag"
 	"fmt"
@@ -24,6 +23,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/hensachi/hensachi/cmd/assemble-models/internal/mxnet"
 	"github.com/hensachi/hensachi/cmd/assemble-models/internal/onnxpb"
