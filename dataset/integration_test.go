@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hensachi/hensachi"
@@ -20,16 +21,42 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// buildReal builds the dataset from the real source files into dir and opens it.
-func buildReal(t testing.TB, dir string) (*dataset.Dataset, *ingest.Result, []byte) {
+// ingestReal ingests and ranks the real source files.
+func ingestReal(t testing.TB) *ingest.Result {
 	t.Helper()
-	raw := testenv.Shared(t, "data/raw")
-	res, err := ingest.Build(raw, quiet)
+	res, err := ingest.Build(testenv.Shared(t, "data/raw"), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	compute.Apply(res.Municipalities, &res.Meta)
 	compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
+	return res
+}
+
+// sharedIngest is the ingest of the real source files that the tests of this binary read and
+// never change: one ingest takes some 15 s under the race detector.
+var sharedIngest struct {
+	sync.Mutex
+	res *ingest.Result
+}
+
+// buildReal writes the real dataset from the shared ingest into dir and opens it.
+func buildReal(t testing.TB, dir string) (*dataset.Dataset, *ingest.Result, []byte) {
+	t.Helper()
+	res := func() *ingest.Result {
+		sharedIngest.Lock()
+		defer sharedIngest.Unlock()
+		if sharedIngest.res == nil {
+			sharedIngest.res = ingestReal(t)
+		}
+		return sharedIngest.res
+	}()
+	return writeReal(t, res, dir)
+}
+
+// writeReal writes the dataset of res into dir and opens it.
+func writeReal(t testing.TB, res *ingest.Result, dir string) (*dataset.Dataset, *ingest.Result, []byte) {
+	t.Helper()
 	path := filepath.Join(dir, "dataset.arrow")
 	version, err := dataset.Write(path, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues))
 	if err != nil {
@@ -54,7 +81,7 @@ func TestRealDataset(t *testing.T) {
 	ds, res, first := buildReal(t, t.TempDir())
 
 	t.Run("deterministic", func(t *testing.T) {
-		again, _, second := buildReal(t, t.TempDir())
+		again, _, second := writeReal(t, ingestReal(t), t.TempDir()) // an ingest of its own
 		if !bytes.Equal(first, second) || again.Version != ds.Version {
 			t.Fatalf("two builds from the same inputs differ (versions %s, %s)", ds.Version, again.Version)
 		}
@@ -219,15 +246,9 @@ func checkAxis(t *testing.T, m hensachi.Municipality, key string, want float64) 
 
 // BenchmarkIngest measures the whole build: parse every source, rank, write the Arrow file.
 func BenchmarkIngest(b *testing.B) {
-	raw := testenv.Shared(b, "data/raw")
 	out := filepath.Join(b.TempDir(), "dataset.arrow")
 	for b.Loop() {
-		res, err := ingest.Build(raw, quiet)
-		if err != nil {
-			b.Fatal(err)
-		}
-		compute.Apply(res.Municipalities, &res.Meta)
-		compute.ApplyIndicators(&res.Indicators, res.IndicatorValues)
+		res := ingestReal(b)
 		if _, err := dataset.Write(out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues)); err != nil {
 			b.Fatal(err)
 		}
