@@ -20,7 +20,8 @@ const checksumKey = "hensachi.checksum"
 
 // contentChecksum hashes the meta document, the indicator catalogue and every column of rec but
 // the boundaries' (hashColumn), in order and by name. Columns are hashed from their buffers, not
-// value by value: Open computes it on every start and swap, over some 2,700 columns.
+// value by value (strings and list lengths, a few thousand, are): Open computes it on every start
+// and swap, over some 2,700 columns.
 func contentChecksum(metaJSON, catJSON string, rec arrow.RecordBatch) string {
 	h := sha256.New()
 	io.WriteString(h, metaJSON)

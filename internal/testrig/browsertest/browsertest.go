@@ -205,7 +205,6 @@ func ScreenShot(name string) chromedp.Action[chromedp.Void] {
 type Lighthouse struct {
 	in      io.WriteCloser
 	answers *bufio.Scanner
-	stderr  *strings.Builder
 }
 
 //go:embed lighthouse.mjs
@@ -232,8 +231,10 @@ func NewLighthouse(t *testing.T) *Lighthouse {
 	}
 	cmd := exec.Command("node", driver, modules)
 	cmd.Env = append(os.Environ(), "CHROME_PATH="+ChromiumPath)
-	l := &Lighthouse{stderr: new(strings.Builder)}
-	cmd.Stderr = l.stderr
+	// read only once the driver has exited: exec copies into it from a goroutine of its own
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	l := &Lighthouse{}
 	var err error
 	if l.in, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -249,24 +250,27 @@ func NewLighthouse(t *testing.T) *Lighthouse {
 	t.Cleanup(func() {
 		l.in.Close() // the driver stops Chromium and exits at the end of its input
 		if err := cmd.Wait(); err != nil {
-			t.Errorf("Lighthouse: %v\n%s", err, l.stderr)
+			t.Errorf("Lighthouse: %v\n%s", err, &stderr)
+		} else if t.Failed() && stderr.Len() > 0 {
+			t.Logf("Lighthouse's output:\n%s", &stderr)
 		}
 	})
 	return l
 }
 
 // Audit runs Lighthouse's performance, accessibility, best-practices and SEO audits on url and
-// writes the JSON report to report.
+// writes the JSON report to report. A failure's details from the driver are logged when the test
+// ends.
 func (l *Lighthouse) Audit(t *testing.T, url, report string) {
 	t.Helper()
 	if _, err := fmt.Fprintf(l.in, "%s\t%s\n", url, report); err != nil {
-		t.Fatalf("lighthouse %s: %v\n%s", url, err, l.stderr)
+		t.Fatalf("lighthouse %s: %v", url, err)
 	}
 	if !l.answers.Scan() {
-		t.Fatalf("lighthouse %s: no answer: %v\n%s", url, l.answers.Err(), l.stderr)
+		t.Fatalf("lighthouse %s: no answer: %v", url, l.answers.Err())
 	}
 	if answer := l.answers.Text(); answer != "ok" {
-		t.Fatalf("lighthouse %s: %s\n%s", url, answer, l.stderr)
+		t.Fatalf("lighthouse %s: %s", url, answer)
 	}
 }
 

@@ -6,8 +6,8 @@ package realdata
 
 import (
 	"io"
-	"os"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
