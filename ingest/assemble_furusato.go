@@ -44,15 +44,23 @@ func newFurusatoTables(man *Manifest, detail, history, deductions *Table, ded De
 	return fs, nil
 }
 
-// receiptsThousandYen takes a year's receipts from the file in yen where it has the year, since it
-// is exact, and from the thousand-yen file otherwise.
-func (fs *furusatoTables) receiptsThousandYen(code string, year int) figure {
+// receiptsYen takes a year's receipts from the file in yen where it has the year, since it is
+// exact, and from the thousand-yen file otherwise.
+func (fs *furusatoTables) receiptsYen(code string, year int) figure {
 	if _, ok := fs.detail.Years[YearColumn(ReceiptsYen, year)]; ok {
-		f := column{t: fs.detail, col: YearColumn(ReceiptsYen, year)}.at(code)
-		f.v = math.Round(f.v / 1000)
-		return f
+		return column{t: fs.detail, col: YearColumn(ReceiptsYen, year)}.at(code)
 	}
-	return column{t: fs.history, col: YearColumn(ReceiptsThousandYen, year)}.at(code)
+	f := column{t: fs.history, col: YearColumn(ReceiptsThousandYen, year)}.at(code)
+	f.v *= 1000
+	return f
+}
+
+// receiptsThousandYen is receiptsYen in the unit of the published history, rounded half away from
+// zero where the source is in yen.
+func (fs *furusatoTables) receiptsThousandYen(code string, year int) figure {
+	f := fs.receiptsYen(code, year)
+	f.v = math.Round(f.v / 1000)
+	return f
 }
 
 const (

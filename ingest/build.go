@@ -418,7 +418,14 @@ func (s fieldTables) axes() []derivation {
 		{field: fieldByKey("inflow"), inputs: []column{in, out, pop}, value: func(code string) figure {
 			return ratio(combine(in.at(code), out.at(code), minus), pop.at(code), 1000)
 		}},
-		s.plain("daytime", daytime),
+		// The portal's ratio is the 2020 census's, but for a municipality without residents in that
+		// census (双葉町) it carries an older census's ratio forward: a 2020 ratio has no denominator.
+		{field: fieldByKey("daytime"), inputs: []column{daytime}, value: func(code string) figure {
+			if p := pop.at(code); p.why == "" && p.v == 0 {
+				return figure{why: "no residents in the 2020 census (" + p.name + " is 0), so no daytime population ratio; the source's figure is an older census's"}
+			}
+			return daytime.at(code)
+		}},
 	}
 }
 

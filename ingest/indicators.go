@@ -23,9 +23,10 @@ import (
 //   - "<source>.<item>" for another source: finance.<header of 全市町村の主要財政指標> (財政力指数,
 //     経常収支比率, 実質公債費比率, 将来負担比率, ラスパイレス指数), one value per fiscal year and file;
 //     portal.C120110 and portal.C120120 (taxable income in thousand yen and taxpayers, e-Stat SSDS,
-//     2010–2023 from the portal's TSDATA); furusato.receipts_thousand_yen and furusato.receipts_count
-//     (hometown-tax receipts and donations per fiscal year, from the detail file where it has the
-//     year, else from the history file).
+//     2010–2023 from the portal's TSDATA); furusato.receipts_thousand_yen, furusato.receipts_yen and
+//     furusato.receipts_count (hometown-tax receipts in thousand yen as published, rounded where the
+//     source is in yen; the same in yen, exact from the detail file; donations; per fiscal year, from
+//     the detail file where it has the year, else from the history file).
 //
 // The year rule: an indicator's survey years are those of its counted items (items, or numerator
 // for a ratio) and of the items it subtracts (minus); items summed or subtracted together must
@@ -40,7 +41,7 @@ var indicatorsJSON []byte
 // indicatorMethod explains the indicators to readers of the catalogue.
 const indicatorMethod = "各指標は式（formula）の項目から計算する。項目は SSDSE-A の項目コード（例：A4101）か、他の出典の「出典.項目」" +
 	"（finance.財政力指数 などの主要財政指標、portal.C120110・portal.C120120 の課税対象所得と納税義務者数、furusato.receipts_thousand_yen・" +
-	"furusato.receipts_count のふるさと納税受入額と受入件数）。値は items の合計、または numerator の合計 ÷ denominator の合計で" +
+	"furusato.receipts_yen・furusato.receipts_count のふるさと納税受入額（千円、円）と受入件数）。値は items の合計、または numerator の合計 ÷ denominator の合計で" +
 	"（minus があればその合計を items または numerator の合計から引く。例：自然増減は出生数 − 死亡数）、" +
 	"それぞれ scale を掛ける。指標の年は items（比率では numerator）の調査年とし、合計する項目は同じ版で同じ調査年である。" +
 	"分母には、その年以前で最も新しい調査年の値を用い（例：2023年の出生数には2020年国勢調査の人口）、それがなければその年より後で最も古い調査年の値を用いる。" +
@@ -57,8 +58,9 @@ const (
 	portalItems   = "portal"
 	furusatoItems = "furusato"
 
-	furusatoReceiptsItem = "receipts_thousand_yen"
-	furusatoCountItem    = "receipts_count"
+	furusatoReceiptsItem    = "receipts_thousand_yen"
+	furusatoReceiptsYenItem = "receipts_yen"
+	furusatoCountItem       = "receipts_count"
 )
 
 // financeColumns are the figures of 全市町村の主要財政指標, by their header.
@@ -67,7 +69,7 @@ var financeColumns = []string{financeFiscal, "経常収支比率", "実質公債
 var sourceItems = map[string][]string{
 	financeItems:  financeColumns,
 	portalItems:   {PortalTaxableIncome, PortalTaxpayers},
-	furusatoItems: {furusatoReceiptsItem, furusatoCountItem},
+	furusatoItems: {furusatoReceiptsItem, furusatoReceiptsYenItem, furusatoCountItem},
 }
 
 var (

@@ -761,6 +761,7 @@ func TestBuildNulls(t *testing.T) {
 		{"income", "C120110: null for 2023 in " + fixtures.PathPortal, "13201"},
 		{"fiscal", `財政力指数: "-" in ` + fixtures.PathFinance, "13307"},
 		{"young", "A1101 is 0", "01345"},
+		{"daytime", "no residents in the 2020 census (A1101 is 0), so no daytime population ratio; the source's figure is an older census's", "01345"},
 		{"recycle", `H5614: "NA" in ` + fixtures.PathSSDS, "13101"},
 	}
 	for _, tc := range tests {

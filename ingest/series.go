@@ -225,21 +225,23 @@ func financeSeries(files []edition) map[string]series {
 	return out
 }
 
-// furusatoSeries are the hometown-tax receipts and donations per fiscal year, from the detail file
-// (exact, in yen) where it has the year and from the history file before.
+// furusatoSeries are the hometown-tax receipts (in thousand yen as published, and in yen for the
+// ratios, which keep the detail file's exact yen) and donations per fiscal year, from the detail
+// file where it has the year and from the history file before.
 func furusatoSeries(fs *furusatoTables) map[string]series {
 	years := func(detailFigure, historyFigure string) []int {
 		ys := append(fs.detail.FiscalYears(detailFigure), fs.history.FiscalYears(historyFigure)...)
 		slices.Sort(ys)
 		return slices.Compact(ys)
 	}
-	var receipts, counts series
+	var receipts, receiptsYen, counts series
 	for _, y := range years(ReceiptsYen, ReceiptsThousandYen) {
 		file := fs.history.File
 		if _, ok := fs.detail.Years[YearColumn(ReceiptsYen, y)]; ok {
 			file = fs.detail.File
 		}
 		receipts = append(receipts, &yearly{year: y, file: file, at: func(code string) figure { return fs.receiptsThousandYen(code, y) }})
+		receiptsYen = append(receiptsYen, &yearly{year: y, file: file, at: func(code string) figure { return fs.receiptsYen(code, y) }})
 	}
 	for _, y := range years(ReceiptsCount, ReceiptsCount) {
 		t := fs.history
@@ -248,5 +250,5 @@ func furusatoSeries(fs *furusatoTables) map[string]series {
 		}
 		counts = append(counts, &yearly{year: y, file: t.File, at: column{t: t, col: YearColumn(ReceiptsCount, y)}.at})
 	}
-	return map[string]series{furusatoReceiptsItem: receipts, furusatoCountItem: counts}
+	return map[string]series{furusatoReceiptsItem: receipts, furusatoReceiptsYenItem: receiptsYen, furusatoCountItem: counts}
 }

@@ -318,3 +318,26 @@ func explain(src *rawfiles.Sources, ind hensachi.Indicator, year int, code strin
 	}
 	return s
 }
+
+// TestHometownTaxIndicatorsInYen pins ratios of the hometown tax to figures worked by hand from
+// the detail file's exact yen (jichitai_detail_multi.csv, 受入額_円 and 受入件数) and the 2020
+// census: receipts rounded to thousand yen first would give 9,041,455, 49,363 and 25,306, which
+// the proof above, reading the catalogue's own formula, cannot tell apart.
+func TestHometownTaxIndicatorsInYen(t *testing.T) {
+	served := catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
+	tests := []struct {
+		key  string
+		year int
+		code string
+		want float64
+	}{
+		{"furusato_average_donation", 2023, "13101", 9041434},  // 千代田区: ¥99,455,775 / 11
+		{"furusato_average_donation", 2024, "13421", 49362},    // 小笠原村: ¥27,988,500 / 567
+		{"furusato_receipts_per_person", 2022, "46303", 25307}, // 三島村: ¥10,249,240 / 405 people
+	}
+	for _, tt := range tests {
+		if got, ok := served.Value(tt.key, tt.year, tt.code); !ok || got != tt.want {
+			t.Errorf("%s %d %s = %v (ok %v), want %v", tt.key, tt.year, tt.code, got, ok, tt.want)
+		}
+	}
+}

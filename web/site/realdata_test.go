@@ -125,7 +125,7 @@ func TestSiteOnRealData(t *testing.T) {
 
 // TestNoResidentsOnRealData: a municipality whose census population is 0 (双葉町, 07546, in the
 // 2020 census: the whole town was under an evacuation order) says why on its page and on a
-// comparison, beside the income and daytime ratio it still has; no other page says so. Compared
+// comparison, beside the income it still has; no other page says so. Compared
 // alone, it offers its prefecture's municipalities to add, having too few values for nearest ones.
 func TestNoResidentsOnRealData(t *testing.T) {
 	s := newRealSite(t, "https://hensachi.example")

@@ -12,10 +12,11 @@ import (
 	"strings"
 )
 
-// Furusato is the hometown-tax series by municipality and fiscal year: receipts in thousand yen
-// and the number of donations.
+// Furusato is the hometown-tax series by municipality and fiscal year: receipts in thousand yen and
+// in yen, and the number of donations.
 type Furusato struct {
 	ReceiptsThousandYen map[string]map[int]float64 // 5-digit code → fiscal year → 千円
+	ReceiptsYen         map[string]map[int]float64 // the same in yen, exact where the detail file has the year
 	Count               map[string]map[int]float64
 }
 
@@ -24,7 +25,7 @@ type Furusato struct {
 // year, the detail file's figures where it has the year: it is the newer source, its amount in yen
 // rounded to thousands (half away from zero), as the history's 千円 are.
 func ReadFurusato(historyPath, detailPath string) (Furusato, error) {
-	fu := Furusato{ReceiptsThousandYen: map[string]map[int]float64{}, Count: map[string]map[int]float64{}}
+	fu := Furusato{ReceiptsThousandYen: map[string]map[int]float64{}, ReceiptsYen: map[string]map[int]float64{}, Count: map[string]map[int]float64{}}
 	put := func(m map[string]map[int]float64, code string, year int, v float64) {
 		if m[code] == nil {
 			m[code] = map[int]float64{}
@@ -55,11 +56,13 @@ func ReadFurusato(historyPath, detailPath string) (Furusato, error) {
 				continue
 			}
 			put(fu.ReceiptsThousandYen, code, year, vals[i])
+			put(fu.ReceiptsYen, code, year, vals[i]*1000)
 			put(fu.Count, code, year, vals[i+1])
 		}
 	}
 	for _, r := range detail {
 		put(fu.ReceiptsThousandYen, r.code, r.year, math.Round(r.yen/1000))
+		put(fu.ReceiptsYen, r.code, r.year, r.yen)
 		put(fu.Count, r.code, r.year, r.count)
 	}
 	return fu, nil

@@ -63,6 +63,8 @@ func TestReadSources(t *testing.T) {
 		{"finance.実質公債費比率", 2012, "01100", 7.6},                    // H24.xls, by code
 		{"furusato.receipts_count", 2024, "01100", 208028},         // detail file
 		{"furusato.receipts_thousand_yen", 2024, "01100", 3904089}, // ¥3,904,088,764
+		{"furusato.receipts_yen", 2024, "01100", 3904088764},       // exact
+		{"furusato.receipts_yen", 2015, "01100", 1000 * s.Furusato.ReceiptsThousandYen["01100"][2015]},
 	}
 	for _, tt := range tests {
 		got, st := s.Value(tt.item, tt.year, tt.code)

@@ -141,6 +141,8 @@ func (s *Sources) furusato(name string) map[string]map[int]float64 {
 	switch name {
 	case "receipts_thousand_yen":
 		return s.Furusato.ReceiptsThousandYen
+	case "receipts_yen":
+		return s.Furusato.ReceiptsYen
 	case "receipts_count":
 		return s.Furusato.Count
 	}
