@@ -82,12 +82,12 @@ func (fs *furusatoTables) municipality(code string, r *Report) hensachi.Furusato
 	f.ReceiptsYen = r.recordInt(reportReceipts, code, receipts)
 	f.ReceiptsCount = r.recordInt(reportCount, code, count)
 	f.DeductionsYen = r.recordInt(reportDeductions, code, deductions)
-	f.DeductionDonors = r.recordInt(reportDonors, code, figure{why: "no source publishes 控除適用者数 per municipality"})
+	f.DeductionDonors = r.recordInt(reportDonors, code, figure{why: "none of the source files has 控除適用者数 per municipality (総務省's workbooks that do could not be obtained)"})
 	f.BalanceYen = r.recordInt(reportBalance, code, combine(receipts, deductions, minus))
 	f.HistoryThousandYen = make([]hensachi.Optional[int64], len(fs.historyYears))
 	for i, y := range fs.historyYears {
 		f.HistoryThousandYen[i] = r.recordInt(fmt.Sprintf("%s[FY%d]", reportHistory, y), code, fs.receiptsThousandYen(code, y))
 	}
-	r.record(reportCorporate, code, figure{why: "no source publishes 企業版ふるさと納税 results per municipality"}, 0)
+	r.record(reportCorporate, code, figure{why: "no obtainable source has 企業版ふるさと納税 results per municipality"}, 0)
 	return f
 }

@@ -232,7 +232,7 @@ type furusatoJSON struct {
 	Deductions  deductionsJSON `json:"deductions"`
 	Balance     balanceJSON    `json:"balance"`
 	History     []historyJSON  `json:"history"`
-	Corporate   *corporateJSON `json:"corporate"` // nil: no source publishes per-municipality results
+	Corporate   *corporateJSON `json:"corporate"` // nil: no obtainable source has per-municipality results
 	DataUpdated string         `json:"data_updated"`
 }
 

@@ -717,7 +717,7 @@ type Furusato struct {
 		Rank      *int `json:"rank"`
 	} `json:"balance"`
 
-	// Corporate null when the municipality has no result; today no source publishes per-municipality results, so it is null everywhere (meta's furusato.corporate says so).
+	// Corporate null when the municipality has no result; today no obtainable source has per-municipality results, so it is null everywhere (meta's furusato.corporate says so).
 	Corporate   *CorporateFurusato `json:"corporate"`
 	DataUpdated openapi_types.Date `json:"data_updated"`
 	Deductions  struct {
