@@ -23,7 +23,7 @@ func keyFromRequest(r *http.Request) (string, error) {
 	for _, v := range r.Header["X-Api-Key"] {
 		if k := strings.TrimSpace(v); k != "" {
 			if key != "" && k != key {
-				return "", ambiguousKey
+				return "", ambiguousKey("X-API-Key")
 			}
 			key = k
 		}
@@ -42,7 +42,7 @@ func keyFromRequest(r *http.Request) (string, error) {
 			return "", hensachi.Errorf(hensachi.EInvalidAPIKey, "the Authorization header must read 'Bearer <API key>'")
 		}
 		if key != "" && token != key {
-			return "", ambiguousKey
+			return "", ambiguousKey("Authorization")
 		}
 		key = token
 	}
@@ -52,9 +52,11 @@ func keyFromRequest(r *http.Request) (string, error) {
 	return key, nil
 }
 
-// ambiguousKey refuses a request with two different API keys.
-var ambiguousKey = hensachi.Errorf(hensachi.EInvalidParameter,
-	"the request carries more than one API key (X-API-Key fields or Authorization: Bearer); send exactly one")
+// ambiguousKey refuses a request with two different API keys, naming in param the header field
+// that brought the second.
+func ambiguousKey(field string) error {
+	return hensachi.ParamError(field, "the request carries more than one API key (X-API-Key fields or Authorization: Bearer); send exactly one")
+}
 
 // KeyCache remembers key lookups for a short time, so a request costs no database read; a
 // revocation or plan change made elsewhere takes effect within the TTL. The web front tells it of

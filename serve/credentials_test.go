@@ -53,24 +53,25 @@ func TestAmbiguousCredentials(t *testing.T) {
 		fields string
 		status int
 		code   string
+		param  string // the header field named
 	}{
-		{"two X-API-Key, valid first", "X-API-Key: " + ts.freeKey + "\r\nX-API-Key: " + other + "\r\n", 400, hensachi.EInvalidParameter},
-		{"two X-API-Key, valid second", "X-API-Key: " + other + "\r\nX-API-Key: " + ts.freeKey + "\r\n", 400, hensachi.EInvalidParameter},
-		{"two valid keys", "X-API-Key: " + ts.freeKey + "\r\nX-API-Key: " + ts.proKey + "\r\n", 400, hensachi.EInvalidParameter},
-		{"X-API-Key and Bearer", "X-API-Key: " + ts.freeKey + "\r\nAuthorization: Bearer " + ts.proKey + "\r\n", 400, hensachi.EInvalidParameter},
-		{"Bearer and X-API-Key", "Authorization: Bearer " + other + "\r\nX-API-Key: " + ts.freeKey + "\r\n", 400, hensachi.EInvalidParameter},
-		{"two Bearer", "Authorization: Bearer " + ts.freeKey + "\r\nAuthorization: Bearer " + ts.proKey + "\r\n", 400, hensachi.EInvalidParameter},
-		{"same key twice", "X-API-Key: " + ts.freeKey + "\r\nX-API-Key: " + ts.freeKey + "\r\n", 200, ""},
-		{"same key as Bearer", "X-API-Key: " + ts.freeKey + "\r\nAuthorization: Bearer " + ts.freeKey + "\r\n", 200, ""},
-		{"X-API-Key beside Basic", "X-API-Key: " + ts.freeKey + "\r\nAuthorization: Basic dXNlcjpwYXNz\r\n", 200, ""},
+		{"two X-API-Key, valid first", "X-API-Key: " + ts.freeKey + "\r\nX-API-Key: " + other + "\r\n", 400, hensachi.EInvalidParameter, "X-API-Key"},
+		{"two X-API-Key, valid second", "X-API-Key: " + other + "\r\nX-API-Key: " + ts.freeKey + "\r\n", 400, hensachi.EInvalidParameter, "X-API-Key"},
+		{"two valid keys", "X-API-Key: " + ts.freeKey + "\r\nX-API-Key: " + ts.proKey + "\r\n", 400, hensachi.EInvalidParameter, "X-API-Key"},
+		{"X-API-Key and Bearer", "X-API-Key: " + ts.freeKey + "\r\nAuthorization: Bearer " + ts.proKey + "\r\n", 400, hensachi.EInvalidParameter, "Authorization"},
+		{"Bearer and X-API-Key", "Authorization: Bearer " + other + "\r\nX-API-Key: " + ts.freeKey + "\r\n", 400, hensachi.EInvalidParameter, "Authorization"},
+		{"two Bearer", "Authorization: Bearer " + ts.freeKey + "\r\nAuthorization: Bearer " + ts.proKey + "\r\n", 400, hensachi.EInvalidParameter, "Authorization"},
+		{"same key twice", "X-API-Key: " + ts.freeKey + "\r\nX-API-Key: " + ts.freeKey + "\r\n", 200, "", ""},
+		{"same key as Bearer", "X-API-Key: " + ts.freeKey + "\r\nAuthorization: Bearer " + ts.freeKey + "\r\n", 200, "", ""},
+		{"X-API-Key beside Basic", "X-API-Key: " + ts.freeKey + "\r\nAuthorization: Basic dXNlcjpwYXNz\r\n", 200, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp, p := rawRequest(t, addr, "GET /town/v1/meta HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"+c.fields+"\r\n")
 			if resp.StatusCode != c.status {
 				t.Fatalf("status %d, want %d: %+v", resp.StatusCode, c.status, p)
 			}
-			if c.status != 200 && (p.Code != c.code || p.RequestID == "" || p.Detail == "") {
-				t.Errorf("problem %+v, want code %s", p, c.code)
+			if c.status != 200 && (p.Code != c.code || p.Param != c.param || p.RequestID == "" || p.Detail == "") {
+				t.Errorf("problem %+v, want code %s, param %s", p, c.code, c.param)
 			}
 		})
 	}

@@ -50,8 +50,11 @@ var errBodyTooLarge = hensachi.Errorf(hensachi.EFileTooLarge, "the request body 
 // readUpload reads the part named file of a multipart body, enforcing the size cap while reading.
 // size is the body's declared length (uploadRequest), the most the image's buffer takes; the
 // buffer starts at held bytes, and hold takes the bytes of the bodies' budget it grows by first.
+// Other parts are skipped, but a second part named file is refused: which image was analysed
+// would otherwise be a guess.
 func readUpload(body io.Reader, boundary string, size, held int64, hold func(int64) error) ([]byte, error) {
 	mr := multipart.NewReader(body, boundary)
+	var data []byte
 	for range maxParts {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -66,21 +69,33 @@ func readUpload(body io.Reader, boundary string, size, held int64, hold func(int
 			}
 			continue
 		}
-		// room for one byte more than the cap, which tells a file over it, or the end of one
-		// that fills the body
-		data, err := uploadbody.ReadAll(io.LimitReader(part, MaxUpload+1), int(held), int(min(size, MaxUpload)+1), hold)
-		if err != nil {
-			return nil, uploadError(err)
+		if data != nil {
+			return nil, hensachi.ParamError("file", "the body has more than one part named file; send one image per call")
 		}
-		switch {
-		case len(data) > MaxUpload:
-			return nil, hensachi.Errorf(hensachi.EFileTooLarge, "the image is larger than %d bytes (10 MiB)", MaxUpload)
-		case len(data) == 0:
-			return nil, hensachi.Errorf(hensachi.EMissingFile, "the part named file is empty")
+		if data, err = readFilePart(part, size, held, hold); err != nil {
+			return nil, err
 		}
-		return data, nil
 	}
-	return nil, hensachi.Errorf(hensachi.EMissingFile, "no part named file in the multipart body")
+	if data == nil {
+		return nil, hensachi.Errorf(hensachi.EMissingFile, "no part named file in the multipart body")
+	}
+	return data, nil
+}
+
+func readFilePart(part io.Reader, size, held int64, hold func(int64) error) ([]byte, error) {
+	// room for one byte more than the cap, which tells a file over it, or the end of one that
+	// fills the body
+	data, err := uploadbody.ReadAll(io.LimitReader(part, MaxUpload+1), int(held), int(min(size, MaxUpload)+1), hold)
+	if err != nil {
+		return nil, uploadError(err)
+	}
+	switch {
+	case len(data) > MaxUpload:
+		return nil, hensachi.Errorf(hensachi.EFileTooLarge, "the image is larger than %d bytes (10 MiB)", MaxUpload)
+	case len(data) == 0:
+		return nil, hensachi.Errorf(hensachi.EMissingFile, "the part named file is empty")
+	}
+	return data, nil
 }
 
 func uploadError(err error) error {

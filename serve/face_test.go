@@ -178,6 +178,7 @@ func TestPredictErrors(t *testing.T) {
 		{"truncated jpeg", "", nil, 400, "invalid_image"},
 		{"too large", "", nil, 413, "file_too_large"},
 		{"bomb png", "", nil, 400, "invalid_image"},
+		{"two files", "", nil, 400, "invalid_parameter"},
 	}
 	bodies := map[string][][2]string{
 		"no file part":   {{"image", string(jpeg)}},
@@ -186,6 +187,7 @@ func TestPredictErrors(t *testing.T) {
 		"truncated jpeg": {{"file", string(jpeg[:len(jpeg)/3])}},
 		"too large":      {{"file", big}},
 		"bomb png":       {{"file", string(pngHeader(30000, 30000))}},
+		"two files":      {{"file", string(jpeg)}, {"note", "ignored"}, {"file", string(jpeg)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
