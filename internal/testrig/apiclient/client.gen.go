@@ -916,7 +916,7 @@ type ListItem struct {
 	// Code 5-digit municipality code (JIS X 0402 without the check digit)
 	Code string `json:"code"`
 
-	// Kana the name's reading in hiragana, as the municipality call gives it (an addition to the specification's list item)
+	// Kana the name's reading in hiragana (an addition to the specification's list item; the search call matches it)
 	Kana       string     `json:"kana"`
 	Name       string     `json:"name"`
 	Prefecture Prefecture `json:"prefecture"`
