@@ -141,7 +141,9 @@ type scatterPlot struct {
 // The page must stay under 300 KB with all 1,741 dots, whichever two measures: one short element
 // per dot, its attributes unquoted (HTML's syntax, the SVG being inline), the link relative to the
 // page's /town/ (municipalities/{code}), coordinates in whole units of a 640-wide view box, and
-// the chart's style inside the SVG.
+// the chart's style inside the SVG. A dot's outline is transparent and ten units wide, a target
+// big enough to tap; only hovering or focusing paints it (thinner than the dot), so that a picked
+// dot shows whole in its colour.
 func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	const (
 		width, height            = 640.0, 480.0
@@ -156,7 +158,7 @@ func scatterChart(x, y measure, dots []scatterDot) scatterPlot {
 	b.Grow(160 * len(dots))
 	fmt.Fprintf(&b, `<svg class="chart scatter" viewBox="0 0 %.0f %.0f" role="group" aria-labelledby="scatter-title">`, width, height)
 	fmt.Fprintf(&b, `<title id="scatter-title">散布図、横軸 %s、縦軸 %s、%s 市区町村</title>`, html.EscapeString(x.name()), html.EscapeString(y.name()), integer(len(dots)))
-	b.WriteString(`<style>svg.scatter{max-width:48rem}svg.scatter circle{fill:#2e6fd1;fill-opacity:.4;stroke:transparent;stroke-width:10}svg.scatter .pick circle{fill:#c2571a;fill-opacity:1;stroke:#fff}` +
+	b.WriteString(`<style>svg.scatter{max-width:48rem}svg.scatter circle{fill:#2e6fd1;fill-opacity:.4;stroke:transparent;stroke-width:10}svg.scatter .pick circle{fill:#c2571a;fill-opacity:1}` +
 		`svg.scatter a:focus circle,svg.scatter a:hover circle{stroke:#1d2433;stroke-width:2}svg.scatter .median{stroke:#1d2433;stroke-dasharray:5 4}svg.scatter .ylab{text-anchor:end}svg.scatter text{font-size:13px}` +
 		`@media (max-width:40rem){svg.scatter text{font-size:19px}}</style>`)
 	for _, t := range sx.ticks() {
