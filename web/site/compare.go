@@ -21,10 +21,14 @@ type compareChart struct {
 	Chart template.HTML
 }
 
+// compareRow is a line of the comparison's table. A value is its pieces, each unbroken
+// (page.Nowrap), that a narrow column may put on lines of their own: 58.2 and （12.89）, an amount
+// and its rank.
 type compareRow struct {
-	Label, Note string
-	Values      []string
-	Median      string
+	Label  string
+	Note   template.HTML
+	Values []template.HTML
+	Median string
 }
 
 type comparePage struct {
@@ -71,14 +75,14 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	p := comparePage{Towns: towns, CSV: "/town/municipalities.csv?codes=" + list,
 		Base: s.base(c, title, strings.Join(names, "、")+"の 6 軸の偏差値と 16 の統計を並べて比べる。", "/town/compare?codes="+list)}
 	for a, axis := range hensachi.Axes {
-		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + axis.Unit + "）", Median: "50（" + withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals}) + "）"}
+		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + page.Nowrap(axis.Unit) + "）", Median: "50（" + withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals}) + "）"}
 		var bars []scoreBar
 		for _, m := range towns {
 			sc := m.Scores[a]
 			bars = append(bars, scoreBar{Label: m.Name, Hensachi: sc.Hensachi, Valid: sc.Value.Valid})
-			v := "—"
+			v := template.HTML("—")
 			if sc.Value.Valid {
-				v = strconv.FormatFloat(sc.Hensachi, 'f', 1, 64) + "（" + number(sc.Value.V, axis.Decimals) + "）"
+				v = page.Nowrap(strconv.FormatFloat(sc.Hensachi, 'f', 1, 64)) + page.Nowrap("（"+number(sc.Value.V, axis.Decimals)+"）")
 			}
 			row.Values = append(row.Values, v)
 		}
@@ -88,7 +92,7 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	for st, stat := range hensachi.Stats {
 		row := compareRow{Label: stat.Label, Median: withUnit(c.StatMedian(st), stat)}
 		for _, m := range towns {
-			row.Values = append(row.Values, withUnit(m.Stats[st], stat))
+			row.Values = append(row.Values, page.Nowrap(withUnit(m.Stats[st], stat)))
 		}
 		p.Stats = append(p.Stats, row)
 	}
@@ -107,19 +111,19 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareRow {
 	f := c.Meta.Furusato
 	rows := []compareRow{
-		{Label: "ふるさと納税の受入額", Note: f.Receipts.FiscalYear + "・全国順位"},
-		{Label: "ふるさと納税の受入件数", Note: f.Receipts.FiscalYear},
-		{Label: "ふるさと納税の収支", Note: "受入額 − 住民の寄附による控除額（" + f.Deductions.TaxYear + "）"},
+		{Label: "ふるさと納税の受入額", Note: template.HTML(template.HTMLEscapeString(f.Receipts.FiscalYear)) + "・全国順位"},
+		{Label: "ふるさと納税の受入件数", Note: template.HTML(template.HTMLEscapeString(f.Receipts.FiscalYear))},
+		{Label: "ふるさと納税の収支", Note: "受入額 − 住民の寄附による控除額（" + template.HTML(template.HTMLEscapeString(f.Deductions.TaxYear)) + "）"},
 	}
 	for _, m := range towns {
 		mf := m.Furusato
-		receipts := yen(mf.ReceiptsYen)
+		receipts := page.Nowrap(yen(mf.ReceiptsYen))
 		if mf.ReceiptsYen.Valid {
-			receipts += "（" + integer(mf.ReceiptsRank) + " 位）"
+			receipts += page.Nowrap("（" + integer(mf.ReceiptsRank) + " 位）")
 		}
 		rows[0].Values = append(rows[0].Values, receipts)
-		rows[1].Values = append(rows[1].Values, count(mf.ReceiptsCount, "件"))
-		rows[2].Values = append(rows[2].Values, yen(mf.BalanceYen))
+		rows[1].Values = append(rows[1].Values, page.Nowrap(count(mf.ReceiptsCount, "件")))
+		rows[2].Values = append(rows[2].Values, page.Nowrap(yen(mf.BalanceYen)))
 	}
 	return rows
 }
