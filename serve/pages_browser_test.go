@@ -32,10 +32,11 @@ const layoutProblems = `(() => {
 		if ((r.right > vw + 1 || r.left < -1) && !scrolls(el)) out.push(name(el) + " spans " + Math.round(r.left) + "–" + Math.round(r.right) + " px");
 		if (el.tagName === "TD" || el.tagName === "TH") {
 			// a cell's text on more lines than it has pairs of characters: a character or two a line
+			// (lines its own line breaks make, 値 over its unit, are not squeezed)
 			const range = document.createRange(); range.selectNodeContents(el);
 			const lines = new Set([...range.getClientRects()].map(q => Math.round(q.top))).size;
 			const text = el.textContent.replace(/\s+/g, "");
-			if (lines >= 2 && text.length / lines < 2.5) out.push(name(el) + " squeezed to " + lines + " lines: " + text.slice(0, 20));
+			if (lines - el.querySelectorAll("br").length >= 2 && text.length / lines < 2.5) out.push(name(el) + " squeezed to " + lines + " lines: " + text.slice(0, 20));
 		}
 	}
 	return out.slice(0, 12);

@@ -13,8 +13,8 @@ import (
 	"github.com/hensachi/hensachi/internal/testrig/towntest"
 )
 
-// TestUnitsKeptTogether: wherever a page prints a value with its unit, or a unit alone in
-// brackets, as text a line may break (not an SVG label, a title or an attribute), it is one
+// TestUnitsKeptTogether: wherever a page prints a value with its unit, or a unit alone (in
+// brackets, or as the whole of a text, as under a ranking's heading 値), as text a line may break (not an SVG label, a title or an attribute), it is one
 // unbreakable piece (page.Nowrap's span), so that no phone shows 3.2 店/1 at a line's end and 万人
 // on the next.
 func TestUnitsKeptTogether(t *testing.T) {
@@ -35,7 +35,7 @@ func TestUnitsKeptTogether(t *testing.T) {
 			long = append(long, regexp.QuoteMeta(u))
 		}
 	}
-	valueWithUnit := regexp.MustCompile(`[0-9][0-9,.]* (?:` + strings.Join(alternatives, "|") + `)|（(?:` + strings.Join(long, "|") + `)）`)
+	valueWithUnit := regexp.MustCompile(`[0-9][0-9,.]* (?:` + strings.Join(alternatives, "|") + `)|（(?:` + strings.Join(long, "|") + `)）|^\s*(?:` + strings.Join(long, "|") + `)\s*$`)
 	// a value and its unit as withUnit, yen and count write them: prose (1人当たり, 1% ずつ) has no space
 	for _, path := range []string{"/town/municipalities/13101", "/town/municipalities/01345", "/town/compare?codes=13101,01100,01345",
 		"/town/prefectures", "/town/indicators", "/town/indicators/births_per_1000", "/town/scatter?x=shops&y=doctor&pref=13",

@@ -109,10 +109,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	if err != nil {
 		return "", nil, err
 	}
-	list.ValueHeading = "値"
-	if ind.Unit != "" {
-		list.ValueHeading = "値（" + ind.Unit + "）"
-	}
+	list.ValueUnit = ind.Unit
 	p := indicatorPage{rankingList: list, Indicator: ind, Year: year.Year, Formula: formulaText(ind.Formula), Method: c.IndicatorMethod(),
 		Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
 	for kk, y := range ind.Years {

@@ -39,7 +39,7 @@ type rankingList struct {
 	Pref             *hensachi.Prefecture
 	PrefQuery        string // ?pref=, to keep the prefecture on links to other rankings
 	Prefectures      []prefOption
-	ValueHeading     string
+	ValueUnit        string // the values' unit, under the heading 値
 	Items            []rankingRow
 	Total, From, To  int
 	PageSize         int
@@ -188,7 +188,7 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 	if err != nil {
 		return "", nil, err
 	}
-	list.ValueHeading = "値（" + axis.Unit + "）"
+	list.ValueUnit = axis.Unit
 	p := rankingPage{rankingList: list, Axis: axis}
 	for _, x := range hensachi.Axes {
 		p.Axes = append(p.Axes, axisLink{Key: x.Key, Label: x.Label, Current: x.Key == axis.Key})
