@@ -15,7 +15,12 @@ import (
 	"github.com/hensachi/hensachi/web/page"
 )
 
-type scoreRow struct{ Label, Description, Hensachi, Value, Rank string }
+// scoreRow is an axis of the score table; its rank breaks, when the column is narrow, before the
+// number ranked (358 / 1,741 位).
+type scoreRow struct {
+	Label, Description, Hensachi, Value string
+	Rank                                template.HTML
+}
 
 type statRow struct{ Label, Value, Median string }
 
@@ -27,7 +32,12 @@ type furusatoBlock struct {
 	Chart                                       template.HTML
 }
 
-type similarRow struct{ Code, Name, Pref, Distance, Differences string }
+// similarRow is a municipality like the page's; its differences are each an axis and its
+// difference in one piece (若さ -4.6), that a line breaks only between.
+type similarRow struct {
+	Code, Name, Pref, Distance string
+	Differences                template.HTML
+}
 
 type municipalityPage struct {
 	page.Base
@@ -87,7 +97,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		if s.Value.Valid {
 			row.Hensachi = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
 			row.Value = withUnit(s.Value, axis)
-			row.Rank = integer(s.Rank) + " / " + integer(c.RankTotal(a)) + " 位"
+			row.Rank = page.Nowrap(integer(s.Rank)) + " " + page.Nowrap("/ "+integer(c.RankTotal(a))+" 位")
 		}
 		p.Scores = append(p.Scores, row)
 		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
@@ -149,15 +159,18 @@ func similarOf(c *town.Catalog, m *hensachi.Municipality, p *municipalityPage) e
 	}
 	codes := []string{m.Code}
 	for _, n := range near {
-		var diffs []string
-		for _, d := range n.Differences {
-			diffs = append(diffs, fmt.Sprintf("%s %+.1f", hensachi.Axes[d.Axis].Label, d.Difference))
+		var diffs template.HTML
+		for k, d := range n.Differences {
+			if k > 0 {
+				diffs += "、"
+			}
+			diffs += page.Nowrap(fmt.Sprintf("%s %+.1f", hensachi.Axes[d.Axis].Label, d.Difference))
 		}
 		if len(codes) < param.MaxCompared {
 			codes = append(codes, n.Municipality.Code)
 		}
 		p.Similar = append(p.Similar, similarRow{Code: n.Municipality.Code, Name: n.Municipality.Name, Pref: n.Municipality.Prefecture.Name,
-			Distance: strconv.FormatFloat(n.Distance, 'f', 1, 64), Differences: strings.Join(diffs, "、")})
+			Distance: strconv.FormatFloat(n.Distance, 'f', 1, 64), Differences: diffs})
 	}
 	if len(codes) > 1 {
 		p.CompareAll, p.CompareN = "/town/compare?codes="+strings.Join(codes, ","), len(codes)-1

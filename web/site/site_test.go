@@ -51,7 +51,7 @@ func TestPublicPages(t *testing.T) {
 		{"/search?q=東京都+ちゅうおう", 200, []string{"/town/municipalities/13102", "1 件"}, nil},
 		{"/search?q=<script>", 200, []string{"&lt;script&gt;", "0 件", `id="search-hint"`, `href="/town/prefectures"`}, []string{"<script>"}},
 		{"/search?q=sapporo", 200, []string{"/town/municipalities/01100", "1 件"}, []string{`id="search-hint"`}},
-		{"/town/municipalities/13101", 200, []string{"千代田区", "ちよだく", "<svg", "偏差値（50が全国の真ん中）", "2 / 4 位", "全国中央値",
+		{"/town/municipalities/13101", 200, []string{"千代田区", "ちよだく", "<svg", "偏差値（50が全国の真ん中）", "2 <span class=nb>/ 4 位</span>", "全国中央値",
 			"1,234,567,000 円", "4,321 件", "全国 2 位", "R5", "R6", "12.3億", `rel="next"`, "/town/municipalities/13102", "国勢調査（2020年）", "受入の調査", "テスト統計",
 			`<link rel="canonical" href="https://hensachi.example/town/municipalities/13101">`, "受入額の推移（単位：円）",
 			// the link preview's fields and the icon
