@@ -37,9 +37,13 @@ func mapClass(h float64) int {
 	return c
 }
 
+// legendClass is a line of the map's legend: a class, its deviation scores (35〜40), the values it
+// holds (its lowest and its highest, each an unbroken piece, a narrow column putting them on lines
+// of their own) and how many municipalities.
 type legendClass struct {
 	Class          int
-	Range, Values  string
+	Range          string
+	Values         template.HTML
 	Municipalities int
 }
 
@@ -157,9 +161,9 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 		}
 		classes[k].Values = "—"
 		if classes[k].Municipalities > 0 {
-			classes[k].Values = withUnit(hensachi.Some(lo[k]), f)
+			classes[k].Values = page.Nowrap(withUnit(hensachi.Some(lo[k]), f))
 			if hi[k] != lo[k] {
-				classes[k].Values = number(lo[k], f.Decimals) + " 〜 " + withUnit(hensachi.Some(hi[k]), f)
+				classes[k].Values = page.Nowrap(number(lo[k], f.Decimals)) + " 〜 " + page.Nowrap(withUnit(hensachi.Some(hi[k]), f))
 			}
 		}
 	}
