@@ -172,7 +172,7 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 
 // mapStyle is the maps' style: a colour per class, diverging from grey at 50 (ColorBrewer's RdBu,
 // orange-red below, blue above, as the site's charts), hatching for no value.
-const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh;contain:content}svg.map path{stroke:#fff;stroke-width:.5}` +
+const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh;contain:content}svg.map path{stroke:#fff;stroke-width:.5}svg.map .t path,svg.map path.t{stroke:none}` +
 	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{font-size:13px;fill:#4a5366}` +
 	`.c0{fill:#b2182b;background:#b2182b}.c1{fill:#ef8a62;background:#ef8a62}.c2{fill:#fddbc7;background:#fddbc7}.c3{fill:#e4e4e4;background:#e4e4e4}` +
 	`.c4{fill:#d1e5f0;background:#d1e5f0}.c5{fill:#67a9cf;background:#67a9cf}.c6{fill:#2166ac;background:#2166ac}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +
@@ -193,6 +193,9 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 		if v := st.values[i]; v.Valid {
 			class = "c" + strconv.Itoa(mapClass(st.Hensachi[i]))
 			label = withUnit(v, m.Field) + "、全国 " + integer(st.Rank[i]) + " 位"
+		}
+		if d.Thin[n] {
+			class = `"` + class + ` t"`
 		}
 		fmt.Fprintf(&b, `<a href=municipalities/%s class=%s><path d="%s"><title>%s（%s）%s</title></path></a>`,
 			t.Code, class, d.Paths[n], html.EscapeString(t.Name), html.EscapeString(t.Prefecture.Name), html.EscapeString(label))
@@ -249,16 +252,20 @@ func miniMap(c *town.Catalog, m *hensachi.Municipality) template.HTML {
 	}
 	d := set.mini[m.Prefecture.Code]()
 	var rest, pick strings.Builder
+	pickClass := "pick"
 	for n, i := range d.Rows {
 		if c.Row(i).Code == m.Code {
 			pick.WriteString(d.Paths[n])
+			if d.Thin[n] {
+				pickClass = `"pick t"`
+			}
 		} else {
 			rest.WriteString(d.Paths[n])
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="map mini" viewBox="0 0 %d %d" role=img aria-labelledby=mini-title><title id=mini-title>%sの中の%sの位置</title>%s<path class=rest d="%s"/><path class=pick d="%s"/>`,
-		d.W, d.H, html.EscapeString(m.Prefecture.Name), html.EscapeString(m.Name), mapStyle, rest.String(), pick.String())
+	fmt.Fprintf(&b, `<svg class="map mini" viewBox="0 0 %d %d" role=img aria-labelledby=mini-title><title id=mini-title>%sの中の%sの位置</title>%s<path class=rest d="%s"/><path class=%s d="%s"/>`,
+		d.W, d.H, html.EscapeString(m.Prefecture.Name), html.EscapeString(m.Name), mapStyle, rest.String(), pickClass, pick.String())
 	for _, f := range d.Frames {
 		fmt.Fprintf(&b, `<rect class=frame x=%d y=%d width=%d height=%d />`, f.X, f.Y, f.W, f.H)
 	}

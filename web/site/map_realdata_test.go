@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// mapPath matches one municipality of a map: its link, colour class, path and title.
-var mapPath = regexp.MustCompile(`<a href=municipalities/(\d{5}) class=(c[0-6]|nv)><path d="M[-0-9 Mlz]+"><title>([^<]+)</title></path></a>`)
+// mapPath matches one municipality of a map: its link, colour class (c0–c6, or nv: no value;
+// quoted with t beside it for a shape drawn without outline, thin), path and title.
+var mapPath = regexp.MustCompile(`<a href=municipalities/(\d{5}) class="?(c[0-6]|nv)(?: t")?><path d="M[-0-9 Mlz]+"><title>([^<]+)</title></path></a>`)
 
 // TestMapPagesOnRealData draws the real maps within their budgets: the national map under 400 KB
 // and every prefecture's under 200 KB, uncompressed, each municipality of the country or the

@@ -17,7 +17,7 @@ import (
 // refused as on every page.
 func TestMapPage(t *testing.T) {
 	router := siteRouter(t)
-	drawn := regexp.MustCompile(`<a href=municipalities/(\d{5}) class=(c[0-6]|nv)><path d="M[-0-9 Mlz]+"><title>([^<]+)</title></path></a>`)
+	drawn := regexp.MustCompile(`<a href=municipalities/(\d{5}) class="?(c[0-6]|nv)(?: t")?><path d="M[-0-9 Mlz]+"><title>([^<]+)</title></path></a>`)
 	for _, tc := range []struct {
 		path         string
 		status       int
@@ -144,13 +144,43 @@ func TestMapLinks(t *testing.T) {
 }
 
 // TestPathData: rings become a move and relative lines in whole units, corners that round onto
-// the one before or lie on a straight line dropped, and a shape too small to draw a square.
+// the one before or lie on a straight line dropped, a shape too small to draw a square, and an
+// inset's small island a diamond.
 func TestPathData(t *testing.T) {
 	square := [][][][2]float64{{{{0, 0}, {0.2, 0}, {10, 0}, {10, 5}, {10, 10}, {0, 10}, {0, 0}}}}
-	if got := pathData(square, 1, 100, 200); got != "M100 200l10 0 0 10-10 0z" {
+	if got := pathData(square, 1, 100, 200, 0); got != "M100 200l10 0 0 10-10 0z" {
 		t.Errorf("square: %q", got)
 	}
-	if got := pathData(square, 0.01, 100, 200); got != "M98 198l4 0 0 4-4 0z" {
+	if got := pathData(square, 0.01, 100, 200, 0); got != "M98 198l4 0 0 4-4 0z" {
 		t.Errorf("speck: %q", got)
+	}
+	// in an inset, an island under 6 units across is a diamond 6 across; a larger one is itself
+	if got := pathData(square, 0.1, 100, 200, 6); got != "M101 198l3 3-3 3-3-3z" {
+		t.Errorf("island of an inset: %q", got)
+	}
+	if got := pathData(square, 1, 100, 200, 6); got != "M100 200l10 0 0 10-10 0z" {
+		t.Errorf("square in an inset: %q", got)
+	}
+}
+
+// TestThin: a shape is drawn without outline when the outline is as long as its area or longer,
+// whatever the rings' direction and however many islands it has.
+func TestThin(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"M100 200l10 0 0 10-10 0z", false},                                   // 10 × 10: 100 units² in 40 units of outline
+		{"M100 200l0 10 10 0 0-10z", false},                                   // the same, drawn the other way round
+		{"M100 200l5 0 0 5-5 0z", false},                                      // 25 units² in 20
+		{"M100 200l4 0 0 4-4 0z", false},                                      // 16 in 16: a quarter under the outline
+		{"M100 200l3 0 0 3-3 0z", true},                                       // 9 in 12
+		{"M100 200l40 0 0 2-40 0z", true},                                     // a strip 2 units wide: 80 in 84
+		{"M990 734l0 1-1 0zM556 636l1 0 0 1-1 0zM510 614l2 0 0 2-2 0z", true}, // 小笠原村's islands
+		{"M0 0l100 0 0 100-100 0zM20 20l0 60 60 0 0-60z", false},              // a square with a hole: 6,400 in 640
+	} {
+		if got := thin(tc.path); got != tc.want {
+			t.Errorf("thin(%q) = %v, want %v", tc.path, got, tc.want)
+		}
 	}
 }

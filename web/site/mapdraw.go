@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hensachi/hensachi"
@@ -23,9 +24,11 @@ const mapWidth = 1000
 // drawnMap is one map's geometry: a path per municipality drawn and the frames of its insets.
 type drawnMap struct {
 	W, H int
-	// Rows are the catalog rows drawn, in code order; Paths[i] is the path data of Rows[i].
+	// Rows are the catalog rows drawn, in code order; Paths[i] is the path data of Rows[i], and
+	// Thin[i] says that it is too small or too thin for an outline (thin).
 	Rows   []int
 	Paths  []string
+	Thin   []bool
 	Frames []mapFrame
 }
 
@@ -222,10 +225,49 @@ func (p projected) draw(d *drawnMap, rows []int, frame rect, label string) {
 		x0, y0 := box.X0*scale+offX-pad, box.Y0*scale+offY-pad-labelH
 		d.Frames = append(d.Frames, mapFrame{X: int(x0), Y: int(y0), W: int(box.w()*scale + 2*pad), H: int(box.h()*scale + 2*pad + labelH), Label: label})
 	}
-	for _, i := range rows {
-		d.Rows = append(d.Rows, i)
-		d.Paths = append(d.Paths, pathData(p[i], scale, offX, offY))
+	least := 0.0
+	if label != "" {
+		least = insetIsland
 	}
+	for _, i := range rows {
+		path := pathData(p[i], scale, offX, offY, least)
+		d.Rows = append(d.Rows, i)
+		d.Paths = append(d.Paths, path)
+		d.Thin = append(d.Thin, thin(path))
+	}
+}
+
+// thin says whether a shape's outline would hide it: the half-unit line between municipalities
+// paints a quarter of a unit inside a shape all along its outline, which covers a quarter of a
+// shape whose outline is as long as its area (a square of 4 units), and the whole of an island
+// of a unit or two, as the small islands of an inset are (小笠原村, 伊豆諸島). Such a shape is drawn
+// without the outline, in its colour only; its neighbours' outlines still mark it off. path is
+// pathData's: per ring M x y, then l and relative pairs, then z.
+func thin(path string) bool {
+	var twice, perimeter float64 // twice the area: the shoelace's sum
+	for ring := range strings.SplitSeq(path, "M") {
+		if ring == "" {
+			continue
+		}
+		nums := strings.FieldsFunc(strings.NewReplacer("l", " ", "z", " ", "-", " -").Replace(ring), func(r rune) bool { return r == ' ' })
+		var pts [][2]float64
+		var x, y float64
+		for k := 0; k+1 < len(nums); k += 2 {
+			dx, _ := strconv.ParseFloat(nums[k], 64)
+			dy, _ := strconv.ParseFloat(nums[k+1], 64)
+			x, y = x+dx, y+dy
+			if k == 0 {
+				x, y = dx, dy
+			}
+			pts = append(pts, [2]float64{x, y})
+		}
+		for k, p := range pts {
+			q := pts[(k+1)%len(pts)]
+			twice += p[0]*q[1] - q[0]*p[1]
+			perimeter += math.Hypot(q[0]-p[0], q[1]-p[1])
+		}
+	}
+	return perimeter > math.Abs(twice)/2
 }
 
 // sort puts the rows in code order (the catalog's), their paths with them.
@@ -235,21 +277,44 @@ func (d *drawnMap) sort() {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int { return d.Rows[a] - d.Rows[b] })
-	rows, paths := make([]int, len(idx)), make([]string, len(idx))
+	rows, paths, thin := make([]int, len(idx)), make([]string, len(idx)), make([]bool, len(idx))
 	for n, i := range idx {
-		rows[n], paths[n] = d.Rows[i], d.Paths[i]
+		rows[n], paths[n], thin[n] = d.Rows[i], d.Paths[i], d.Thin[i]
 	}
-	d.Rows, d.Paths = rows, paths
+	d.Rows, d.Paths, d.Thin = rows, paths, thin
 }
+
+// insetIsland is the least an island of an inset is drawn across, in map units: 小笠原村's islands,
+// a unit or two at the scale that fits 南鳥島 and 沖ノ鳥島 in, show as diamonds of this size rather
+// than specks (at a phone's width, 2 px).
+const insetIsland = 6
 
 // pathData writes a shape as SVG path data in whole map units: per ring a move, then relative
 // lines, positions that round onto the one before left out, and rings left with fewer than three
 // corners dropped. A shape that leaves nothing (a small island far from the scale) is drawn as a
-// small square per polygon, so that no municipality disappears.
-func pathData(shape [][][][2]float64, scale, offX, offY float64) string {
+// small square per polygon, so that no municipality disappears. A polygon less than least units
+// across is drawn as a diamond least units across around its middle (an inset's islands; 0: none).
+func pathData(shape [][][][2]float64, scale, offX, offY, least float64) string {
 	var b []byte
 	var pts [][2]int
+	seen := map[[2]int]bool{}
 	for _, poly := range shape {
+		if least > 0 {
+			x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+			for _, pt := range poly[0] {
+				x, y := pt[0]*scale+offX, pt[1]*scale+offY
+				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+			}
+			if x1-x0 < least && y1-y0 < least {
+				r := int(math.Round(least / 2))
+				q := [2]int{int(math.Round((x0 + x1) / 2)), int(math.Round((y0 + y1) / 2))}
+				if !seen[q] {
+					seen[q] = true
+					b = appendRing(b, [][2]int{{q[0], q[1] - r}, {q[0] + r, q[1]}, {q[0], q[1] + r}, {q[0] - r, q[1]}})
+				}
+				continue
+			}
+		}
 		for _, ring := range poly {
 			pts = pts[:0]
 			for _, pt := range ring {
@@ -268,7 +333,6 @@ func pathData(shape [][][][2]float64, scale, offX, offY float64) string {
 		}
 	}
 	if len(b) == 0 {
-		seen := map[[2]int]bool{}
 		for _, poly := range shape {
 			var cx, cy float64
 			for _, pt := range poly[0] {
