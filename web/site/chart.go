@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hensachi/hensachi"
 )
@@ -29,9 +30,14 @@ const scoreLo, scoreHi = 10.0, 90.0
 
 // scoreChart draws deviation scores as bars from the national middle (50): a municipality's six
 // axes, or one axis of several municipalities. id names the chart's title element, unique on its
-// page.
+// page. The labels' column is as wide as the longest label on a phone's type (18 units a
+// character: つくばみらい市 takes 126), at least 120.
 func scoreChart(id, title string, bars []scoreBar) template.HTML {
-	const labelW, plotW, rowH, top = 120.0, 420.0, 34.0, 24.0
+	const plotW, rowH, top = 420.0, 34.0, 24.0
+	labelW := 120.0
+	for _, bar := range bars {
+		labelW = max(labelW, 18*float64(utf8.RuneCountInString(bar.Label))+14)
+	}
 	x := func(v float64) float64 {
 		return labelW + (min(max(v, scoreLo), scoreHi)-scoreLo)/(scoreHi-scoreLo)*plotW
 	}

@@ -123,8 +123,8 @@ const histogramBins = 24
 // the rest into a bar or two. A dashed line marks the national median.
 func histogram(f hensachi.Field, year int, values []float64, median hensachi.Optional[float64]) template.HTML {
 	const (
-		width, height            = 640.0, 260.0
-		left, right, top, bottom = 48.0, 16.0, 24.0, 46.0
+		width, height            = 640.0, 268.0
+		left, right, top, bottom = 48.0, 16.0, 32.0, 46.0
 	)
 	if len(values) == 0 {
 		return ""
@@ -178,7 +178,7 @@ func histogram(f hensachi.Field, year int, values []float64, median hensachi.Opt
 	if sx.log {
 		name += "、対数目盛"
 	}
-	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">%s →</text><text x="4" y="14">↑ 市区町村数</text></svg>`,
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="middle">%s →</text><text x="4" y="20">↑ 市区町村数</text></svg>`,
 		(left+width-right)/2, height-8, html.EscapeString(name))
 	return template.HTML(b.String())
 }
