@@ -145,14 +145,17 @@ type messagePage struct {
 	Base
 	Message, RequestID string
 	Again              bool // offer to log in again
-	Search             bool // offer the search box: the reader looked for something not there
+	// Search offers the search box and the way back to the top: the reader looked for something
+	// not there (404) or asked in a way the site does not read (400: a page number of abc), but not
+	// in the middle of logging in, where the way on is to log in again
+	Search bool
 }
 
 // message renders a short page with the request id, for failures: the log has the cause. again
 // offers to log in again.
 func message(w http.ResponseWriter, r *http.Request, status int, heading, msg string, again bool) {
 	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: heading}, Message: msg,
-		RequestID: reqinfo.ID(r.Context()), Again: again, Search: status == http.StatusNotFound})
+		RequestID: reqinfo.ID(r.Context()), Again: again, Search: status == http.StatusNotFound || status == http.StatusBadRequest && !again})
 }
 
 // Failure gives a failed page words of its own where its code's would say less: a heading in place

@@ -51,6 +51,8 @@ func TestPublicPages(t *testing.T) {
 		{"/search?q=東京都+ちゅうおう", 200, []string{"/town/municipalities/13102", "1 件"}, nil},
 		{"/search?q=<script>", 200, []string{"&lt;script&gt;", "0 件", `id="search-hint"`, `href="/town/prefectures"`}, []string{"<script>"}},
 		{"/search?q=sapporo", 200, []string{"/town/municipalities/01100", "1 件"}, []string{`id="search-hint"`}},
+		{"/search?q=", 200, []string{`id="search-hint"`, `href="/town/prefectures"`}, []string{`id="result-count"`}}, // nothing asked yet: how to ask
+		{"/search", 200, []string{`id="search-hint"`}, []string{`id="result-count"`}},
 		{"/town/municipalities/13101", 200, []string{"千代田区", "ちよだく", "<svg", "偏差値（50が全国の真ん中）", "2 <span class=nb>/ 4 位</span>", "全国中央値",
 			"1,234,567,000 円", "4,321 件", "全国 2 位", "R5", "R6", "12.3億", `rel="next"`, "/town/municipalities/13102", "国勢調査（2020年）", "受入の調査", "テスト統計",
 			`<link rel="canonical" href="https://hensachi.example/town/municipalities/13101">`, "受入額の推移（単位：円）",
@@ -66,10 +68,10 @@ func TestPublicPages(t *testing.T) {
 			`<th scope="col" class="n">東京都内</th>`, `<td class="n">2</td><td class="n">1</td><td class="name"><a href="/town/municipalities/13101">`, // national 2nd, Tokyo's 1st
 			`href="/town/scatter?pref=13&amp;x=young&amp;y=income" id="scatter-link"`}, []string{"札幌市"}},
 		{"/town/rankings/young?page=2", 404, nil, nil},
-		{"/town/rankings/nope", 404, nil, nil},
+		{"/town/rankings/nope", 404, []string{`action="/search"`, `<a href="/">トップページへ</a>`}, nil},
 		{"/town/rankings/young?pref=99", 400, []string{"都道府県コード 99 はありません"}, nil},
 		{"/town/rankings/young?pref=%zz", 400, nil, nil},
-		{"/town/rankings/young?page=abc", 400, []string{"page には 1 から 100 までの整数"}, nil},
+		{"/town/rankings/young?page=abc", 400, []string{"page には 1 から 100 までの整数", `action="/search"`, `<a href="/">トップページへ</a>`}, nil}, // the way on, as a 404's
 		{"/town/rankings/young?page=1&page=2", 400, nil, nil},
 		{"/town/rankings/young?pref=&utm_source=x", 200, []string{"4 市区町村中 1〜4 位"}, nil}, // a form's empty option, a link's tag
 		{"/town/municipalities/1310", 400, []string{"市区町村コード（5 桁の数字"}, nil},
