@@ -75,10 +75,17 @@ func (c *Chromium) Do(step string, steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+//go:embed layout.js
+var layoutChecks string
+
 // Widths keeps the page as screenshots at 1280 and 390 px (a phone) and checks that at both,
 // with every collapsed section and example opened, the page is no wider than the screen: wide
 // tables and examples scroll in their box, keeping their label column in view, and charts scale;
-// and that every field's placeholder shows whole and every select stays beside its label.
+// that every field's placeholder shows whole and every select stays beside its label; and what
+// layout.js checks: a box that scrolls sideways shows it (the shadow of class scroll), a wide
+// table shows a column of figures beside its labels, a short cell or label is on one line, a
+// chart's text is inside the chart, check boxes are 24 px to tap, and a dot's or a map shape's
+// outline leaves its colour to be seen.
 func (c *Chromium) Widths(name string) {
 	c.t.Helper()
 	opened, err := chromedp.Run(c.Ctx, chromedp.Evaluate[float64](`document.querySelectorAll("details").forEach(d => d.open = true); document.querySelectorAll("details").length`))
@@ -144,6 +151,10 @@ func (c *Chromium) Widths(name string) {
 			return out.join(" | "); })()`))
 		if err != nil || apart != "" {
 			c.t.Errorf("%s at %d px: labels on another line than their select: %s (%v)", name, w.px, apart, err)
+		}
+		problems, err := chromedp.Run(c.Ctx, chromedp.Evaluate[[]string](layoutChecks))
+		if err != nil || len(problems) > 0 {
+			c.t.Errorf("%s at %d px reads badly (%v):\n  %s", name, w.px, err, strings.Join(problems, "\n  "))
 		}
 	}
 	c.Do(name+" back to the desktop", chromedp.EmulateViewport(1000, 900))
