@@ -22,11 +22,11 @@ func TestScatterPage(t *testing.T) {
 		want, absent []string
 	}{
 		// 札内町 (01345) has no value on the first axis (young) and the first statistic (pop)
-		{"/town/scatter", 200, 4, 0, []string{"所得（万円） →", "↑ 若さ（%）", "中央値", `<option value="income" selected>`, "1 市区町村を除く",
+		{"/town/scatter", 200, 4, 0, []string{"所得（万円） →", "↑ 若さ（%）", "中央値", `<option value="income" selected>`, `どちらかの値がない <a href="municipalities/01345">札内町（北海道）</a>を除く`,
 			"札幌市（北海道） ", `<link rel="canonical" href="https://hensachi.example/town/scatter?x=income&amp;y=young">`}, []string{`<g class="pick">`}},
 		{"/town/scatter?x=income&y=young&pref=13", 200, 4, 2, []string{"東京都を強調", "千代田区（東京都）", `<option value="13" selected>`, `id="pref-towns"`},
 			nil},
-		{"/town/scatter?x=shops&y=fiscal&pref=01", 200, 5, 3, []string{"札内町（北海道）", "↑ 財政力指数<"}, []string{"1 市区町村を除く"}},
+		{"/town/scatter?x=shops&y=fiscal&pref=01", 200, 5, 3, []string{"札内町（北海道）", "↑ 財政力指数<"}, []string{"を除く"}},
 		{"/town/scatter?x=pop&y=area", 200, 4, 0, []string{"総人口（人）", "面積（km²）"}, nil},
 		{"/town/scatter?x=pop", 200, 4, 0, []string{"総人口（人）", "若さ（%）"}, nil}, // y defaults as x does
 		{"/town/scatter?x=income&y=nope", 400, 0, 0, []string{"y には 6 軸か 16 の統計のキー"}, nil},

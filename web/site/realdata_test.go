@@ -187,3 +187,17 @@ func TestCountsGroupedOnRealData(t *testing.T) {
 		}
 	}
 }
+
+// TestScatterMissedOnRealData: a scatter names the few municipalities it leaves out for want of a
+// value, and counts them when they are many (the 23 wards have no recycling rate).
+func TestScatterMissedOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	for path, want := range map[string]string{
+		"/town/scatter":                    `どちらかの値がない <a href="municipalities/07546">双葉町（福島県）</a>を除く`,
+		"/town/scatter?x=recycle&y=income": "どちらかの値がない 23 市区町村を除く",
+	} {
+		if status, body := s.get(t, path); status != 200 || !strings.Contains(body, want) {
+			t.Errorf("%s: status %d, no %q", path, status, want)
+		}
+	}
+}

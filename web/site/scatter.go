@@ -71,6 +71,15 @@ const defaultX, defaultY = "income", "young"
 
 type scatterRow struct{ Code, Name, X, Y string }
 
+// missedTowns are the municipalities a scatter leaves out for want of a value: named when they are
+// few (双葉町 on a per-person figure), so that a reader looking for one knows why it is not there.
+type missedTowns struct {
+	Count string
+	Named []scatterRow // empty when there are more than namedMissed
+}
+
+const namedMissed = 5
+
 type scatterPage struct {
 	page.Base
 	X, Y             measure
@@ -78,7 +87,8 @@ type scatterPage struct {
 	Prefectures      []prefOption
 	Pref             *hensachi.Prefecture
 	Chart            template.HTML
-	Plotted, Missed  string // counts of municipalities
+	Plotted          string // the count of municipalities drawn
+	Missed           *missedTowns
 	XMedian, YMedian string
 	Log              []string // the measures drawn on a logarithmic scale
 	PrefRows         []scatterRow
@@ -103,10 +113,12 @@ func (s *Site) scatter(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	}
 	p.Pref = pref
 	var dots []scatterDot
+	var missed []scatterRow
 	all := allTowns(c)
 	for _, m := range all {
 		x, y := p.X.Value(m), p.Y.Value(m)
 		if !x.Valid || !y.Valid {
+			missed = append(missed, scatterRow{Code: m.Code, Name: m.Name + "（" + m.Prefecture.Name + "）"})
 			continue
 		}
 		picked := pref != nil && m.Prefecture.Code == pref.Code
@@ -115,8 +127,11 @@ func (s *Site) scatter(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 			p.PrefRows = append(p.PrefRows, scatterRow{Code: m.Code, Name: m.Name, X: withUnit(x, p.X.Field), Y: withUnit(y, p.Y.Field)})
 		}
 	}
-	if len(dots) < len(all) {
-		p.Missed = integer(len(all) - len(dots))
+	if len(missed) > 0 {
+		p.Missed = &missedTowns{Count: integer(len(missed))}
+		if len(missed) <= namedMissed {
+			p.Missed.Named = missed
+		}
 	}
 	p.Plotted = integer(len(dots))
 	p.XMedian, p.YMedian = withUnit(p.X.Median, p.X.Field), withUnit(p.Y.Median, p.Y.Field)
