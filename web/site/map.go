@@ -208,14 +208,25 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 }
 
 // mapMeasureGroups lists the axes, the statistics and the indicators (by group, latest year) for
-// the map's select, the key selected marked: an indicator in any of its years.
+// the map's select, the key selected marked: an indicator in any of its years. An indicator named
+// as a statistic is (総人口, 財政力指数) says so and gives its years, so that no name shows twice.
 func mapMeasureGroups(c *town.Catalog, selected string) []measureGroup {
 	groups := measureGroups(selected)
+	taken := map[string]bool{}
+	for _, g := range groups {
+		for _, o := range g.Options {
+			taken[o.Label] = true
+		}
+	}
 	undated, _, _ := strings.Cut(selected, "@")
 	for _, g := range hensachi.IndicatorGroups {
 		group := measureGroup{Label: "指標：" + g}
 		for _, ind := range c.Indicators(g) {
-			group.Options = append(group.Options, measureOption{Key: ind.Key, Label: ind.Label, Selected: ind.Key == undated})
+			label := ind.Label
+			if taken[label] && len(ind.Years) > 0 {
+				label += "（指標、" + yearSpan(ind) + "）"
+			}
+			group.Options = append(group.Options, measureOption{Key: ind.Key, Label: label, Selected: ind.Key == undated})
 		}
 		if len(group.Options) > 0 {
 			groups = append(groups, group)
@@ -271,4 +282,13 @@ func miniMap(c *town.Catalog, m *hensachi.Municipality) template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// yearSpan is an indicator's survey years, 2015〜2020 or 2020.
+func yearSpan(ind *hensachi.Indicator) string {
+	first, last := ind.Years[0].Year, ind.Years[len(ind.Years)-1].Year
+	if first == last {
+		return strconv.Itoa(first)
+	}
+	return strconv.Itoa(first) + "〜" + strconv.Itoa(last)
 }

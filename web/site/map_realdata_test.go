@@ -89,3 +89,30 @@ func BenchmarkMapPages(b *testing.B) {
 		{"hyogo", "/town/map?m=income&pref=28"},
 	})
 }
+
+// TestMapSelectNamesOnRealData: the map's select never shows one name twice: the indicators named
+// as a statistic (総人口, 単独世帯の割合, 完全失業率, 第1次産業就業者の割合, 財政力指数) say they are
+// indicators, with their years.
+func TestMapSelectNamesOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	status, body := s.get(t, "/town/map")
+	if status != 200 {
+		t.Fatalf("/town/map: %d", status)
+	}
+	option := regexp.MustCompile(`<option value="?[a-z0-9_@]+"?(?: selected)?>([^<]+)`)
+	seen := map[string]int{}
+	for _, m := range option.FindAllStringSubmatch(body, -1) {
+		seen[m[1]]++
+	}
+	if len(seen) < 300 {
+		t.Fatalf("%d names in the select: the pattern misses the options", len(seen))
+	}
+	for name, n := range seen {
+		if n > 1 {
+			t.Errorf("%q shown %d times", name, n)
+		}
+	}
+	if seen["総人口（指標、2015〜2020）"] != 1 {
+		t.Error("the indicator 総人口 does not say it is one, with its census years")
+	}
+}
