@@ -148,17 +148,17 @@ func TestMapLinks(t *testing.T) {
 // inset's small island a diamond.
 func TestPathData(t *testing.T) {
 	square := [][][][2]float64{{{{0, 0}, {0.2, 0}, {10, 0}, {10, 5}, {10, 10}, {0, 10}, {0, 0}}}}
-	if got := pathData(square, 1, 100, 200, 0); got != "M100 200l10 0 0 10-10 0z" {
+	if got := string(pathData(square, 1, 100, 200, 0).data); got != "M100 200l10 0 0 10-10 0z" {
 		t.Errorf("square: %q", got)
 	}
-	if got := pathData(square, 0.01, 100, 200, 0); got != "M98 198l4 0 0 4-4 0z" {
+	if got := string(pathData(square, 0.01, 100, 200, 0).data); got != "M98 198l4 0 0 4-4 0z" {
 		t.Errorf("speck: %q", got)
 	}
 	// in an inset, an island under 6 units across is a diamond 6 across; a larger one is itself
-	if got := pathData(square, 0.1, 100, 200, 6); got != "M101 198l3 3-3 3-3-3z" {
+	if got := string(pathData(square, 0.1, 100, 200, 6).data); got != "M101 198l3 3-3 3-3-3z" {
 		t.Errorf("island of an inset: %q", got)
 	}
-	if got := pathData(square, 1, 100, 200, 6); got != "M100 200l10 0 0 10-10 0z" {
+	if got := string(pathData(square, 1, 100, 200, 6).data); got != "M100 200l10 0 0 10-10 0z" {
 		t.Errorf("square in an inset: %q", got)
 	}
 }
@@ -167,20 +167,25 @@ func TestPathData(t *testing.T) {
 // whatever the rings' direction and however many islands it has.
 func TestThin(t *testing.T) {
 	for _, tc := range []struct {
-		path string
-		want bool
+		name  string
+		rings [][][2]int
+		want  bool
 	}{
-		{"M100 200l10 0 0 10-10 0z", false},                                   // 10 × 10: 100 units² in 40 units of outline
-		{"M100 200l0 10 10 0 0-10z", false},                                   // the same, drawn the other way round
-		{"M100 200l5 0 0 5-5 0z", false},                                      // 25 units² in 20
-		{"M100 200l4 0 0 4-4 0z", false},                                      // 16 in 16: a quarter under the outline
-		{"M100 200l3 0 0 3-3 0z", true},                                       // 9 in 12
-		{"M100 200l40 0 0 2-40 0z", true},                                     // a strip 2 units wide: 80 in 84
-		{"M990 734l0 1-1 0zM556 636l1 0 0 1-1 0zM510 614l2 0 0 2-2 0z", true}, // 小笠原村's islands
-		{"M0 0l100 0 0 100-100 0zM20 20l0 60 60 0 0-60z", false},              // a square with a hole: 6,400 in 640
+		{"10 × 10: 100 units² in 40 units of outline", [][][2]int{{{100, 200}, {110, 200}, {110, 210}, {100, 210}}}, false},
+		{"the same, drawn the other way round", [][][2]int{{{100, 200}, {100, 210}, {110, 210}, {110, 200}}}, false},
+		{"25 units² in 20", [][][2]int{{{100, 200}, {105, 200}, {105, 205}, {100, 205}}}, false},
+		{"16 in 16: a quarter under the outline", [][][2]int{{{100, 200}, {104, 200}, {104, 204}, {100, 204}}}, false},
+		{"9 in 12", [][][2]int{{{100, 200}, {103, 200}, {103, 203}, {100, 203}}}, true},
+		{"a strip 2 units wide: 80 in 84", [][][2]int{{{100, 200}, {140, 200}, {140, 202}, {100, 202}}}, true},
+		{"小笠原村's islands", [][][2]int{{{990, 734}, {990, 735}, {989, 735}}, {{556, 636}, {557, 636}, {557, 637}, {556, 637}}, {{510, 614}, {512, 614}, {512, 616}, {510, 616}}}, true},
+		{"a square with a hole: 6,400 in 640", [][][2]int{{{0, 0}, {100, 0}, {100, 100}, {0, 100}}, {{20, 20}, {20, 80}, {80, 80}, {80, 20}}}, false},
 	} {
-		if got := thin(tc.path); got != tc.want {
-			t.Errorf("thin(%q) = %v, want %v", tc.path, got, tc.want)
+		var s shapePath
+		for _, r := range tc.rings {
+			s.ring(r)
+		}
+		if got := s.thin(); got != tc.want {
+			t.Errorf("%s (%s): thin = %v, want %v", tc.name, s.data, got, tc.want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/hensachi/hensachi"
@@ -232,8 +231,24 @@ func (p projected) draw(d *drawnMap, rows []int, frame rect, label string) {
 	for _, i := range rows {
 		path := pathData(p[i], scale, offX, offY, least)
 		d.Rows = append(d.Rows, i)
-		d.Paths = append(d.Paths, path)
-		d.Thin = append(d.Thin, thin(path))
+		d.Paths = append(d.Paths, string(path.data))
+		d.Thin = append(d.Thin, path.thin())
+	}
+}
+
+// shapePath is a shape's SVG path data as pathData writes it, ring by ring, with the sums thin
+// reads: twice the area (the shoelace's sum, holes turning the other way) and the outline's length.
+type shapePath struct {
+	data             []byte
+	twice, perimeter float64
+}
+
+func (s *shapePath) ring(pts [][2]int) {
+	s.data = appendRing(s.data, pts)
+	for k, p := range pts {
+		q := pts[(k+1)%len(pts)]
+		s.twice += float64(p[0]*q[1] - q[0]*p[1])
+		s.perimeter += math.Hypot(float64(q[0]-p[0]), float64(q[1]-p[1]))
 	}
 }
 
@@ -241,34 +256,8 @@ func (p projected) draw(d *drawnMap, rows []int, frame rect, label string) {
 // paints a quarter of a unit inside a shape all along its outline, which covers a quarter of a
 // shape whose outline is as long as its area (a square of 4 units), and the whole of an island
 // of a unit or two, as the small islands of an inset are (小笠原村, 伊豆諸島). Such a shape is drawn
-// without the outline, in its colour only; its neighbours' outlines still mark it off. path is
-// pathData's: per ring M x y, then l and relative pairs, then z.
-func thin(path string) bool {
-	var twice, perimeter float64 // twice the area: the shoelace's sum
-	for ring := range strings.SplitSeq(path, "M") {
-		if ring == "" {
-			continue
-		}
-		nums := strings.FieldsFunc(strings.NewReplacer("l", " ", "z", " ", "-", " -").Replace(ring), func(r rune) bool { return r == ' ' })
-		var pts [][2]float64
-		var x, y float64
-		for k := 0; k+1 < len(nums); k += 2 {
-			dx, _ := strconv.ParseFloat(nums[k], 64)
-			dy, _ := strconv.ParseFloat(nums[k+1], 64)
-			x, y = x+dx, y+dy
-			if k == 0 {
-				x, y = dx, dy
-			}
-			pts = append(pts, [2]float64{x, y})
-		}
-		for k, p := range pts {
-			q := pts[(k+1)%len(pts)]
-			twice += p[0]*q[1] - q[0]*p[1]
-			perimeter += math.Hypot(q[0]-p[0], q[1]-p[1])
-		}
-	}
-	return perimeter > math.Abs(twice)/2
-}
+// without the outline, in its colour only; its neighbours' outlines still mark it off.
+func (s *shapePath) thin() bool { return s.perimeter > math.Abs(s.twice)/2 }
 
 // sort puts the rows in code order (the catalog's), their paths with them.
 func (d *drawnMap) sort() {
@@ -294,8 +283,8 @@ const insetIsland = 6
 // corners dropped. A shape that leaves nothing (a small island far from the scale) is drawn as a
 // small square per polygon, so that no municipality disappears. A polygon less than least units
 // across is drawn as a diamond least units across around its middle (an inset's islands; 0: none).
-func pathData(shape [][][][2]float64, scale, offX, offY, least float64) string {
-	var b []byte
+func pathData(shape [][][][2]float64, scale, offX, offY, least float64) *shapePath {
+	var b shapePath
 	var pts [][2]int
 	seen := map[[2]int]bool{}
 	for _, poly := range shape {
@@ -310,7 +299,7 @@ func pathData(shape [][][][2]float64, scale, offX, offY, least float64) string {
 				q := [2]int{int(math.Round((x0 + x1) / 2)), int(math.Round((y0 + y1) / 2))}
 				if !seen[q] {
 					seen[q] = true
-					b = appendRing(b, [][2]int{{q[0], q[1] - r}, {q[0] + r, q[1]}, {q[0], q[1] + r}, {q[0] - r, q[1]}})
+					b.ring([][2]int{{q[0], q[1] - r}, {q[0] + r, q[1]}, {q[0], q[1] + r}, {q[0] - r, q[1]}})
 				}
 				continue
 			}
@@ -329,10 +318,10 @@ func pathData(shape [][][][2]float64, scale, offX, offY, least float64) string {
 			if pts = simplify(pts); len(pts) < 3 {
 				continue
 			}
-			b = appendRing(b, pts)
+			b.ring(pts)
 		}
 	}
-	if len(b) == 0 {
+	if len(b.data) == 0 {
 		for _, poly := range shape {
 			var cx, cy float64
 			for _, pt := range poly[0] {
@@ -342,11 +331,11 @@ func pathData(shape [][][][2]float64, scale, offX, offY, least float64) string {
 			q := [2]int{int(math.Round(cx/n*scale+offX)) - 2, int(math.Round(cy/n*scale+offY)) - 2}
 			if !seen[q] {
 				seen[q] = true
-				b = appendRing(b, [][2]int{q, {q[0] + 4, q[1]}, {q[0] + 4, q[1] + 4}, {q[0], q[1] + 4}})
+				b.ring([][2]int{q, {q[0] + 4, q[1]}, {q[0] + 4, q[1] + 4}, {q[0], q[1] + 4}})
 			}
 		}
 	}
-	return string(b)
+	return &b
 }
 
 // tolerance is how far, in map units, simplify may move a ring's outline: under a screen pixel
