@@ -4,13 +4,24 @@ package hensachi
 // for each survey year its sources carry. The catalogue is declared in ingest/indicators.json; the
 // ingest step adds the years it found and their national summaries.
 type Indicator struct {
-	Key         string  `json:"key"`
-	Label       string  `json:"label"` // Japanese
-	Unit        string  `json:"unit"`
-	Group       string  `json:"group"` // one of IndicatorGroups
-	Description string  `json:"description"`
-	Source      string  `json:"source"` // survey and publisher
-	Formula     Formula `json:"formula"`
+	Key         string `json:"key"`
+	Label       string `json:"label"` // Japanese
+	Unit        string `json:"unit"`
+	Group       string `json:"group"` // one of IndicatorGroups
+	Description string `json:"description"`
+	Source      string `json:"source"` // survey and publisher
+	// Direction says which way is better (DirectionHigherBetter, DirectionLowerBetter) or that
+	// neither is (DirectionNeutral); ranks and deviation scores are oriented by it, so that rank 1
+	// and a high score are the best. DirectionNote, when a reader could disagree, says why.
+	Direction     string `json:"direction"`
+	DirectionNote string `json:"direction_note,omitempty"`
+	// Kind is what the figure is: KindCount measures size, KindRate a share or a rate, KindPerCapita
+	// an amount per person (or per household, per school…), KindIndex an index or a published ratio.
+	Kind    string  `json:"kind"`
+	Formula Formula `json:"formula"`
+	// DenominatorSource names where a ratio's denominator comes from and which date of it divides
+	// the numerator's year (one of DenominatorSources); empty for a formula without a denominator.
+	DenominatorSource string `json:"denominator_source,omitempty"`
 	// Decimals is the number of decimal places a value is rounded to before it is ranked, so that
 	// two municipalities showing the same figure share a rank.
 	Decimals int `json:"decimals"`
@@ -27,6 +38,54 @@ type Indicator struct {
 	// Years are the survey years with values, oldest first, each with its national summary.
 	Years []IndicatorYear `json:"years,omitempty"`
 }
+
+// The directions of an indicator.
+const (
+	DirectionHigherBetter = "higher_better"
+	DirectionLowerBetter  = "lower_better"
+	DirectionNeutral      = "neutral"
+)
+
+// IndicatorDirections are the values Indicator.Direction may take.
+var IndicatorDirections = []string{DirectionHigherBetter, DirectionLowerBetter, DirectionNeutral}
+
+// The kinds of an indicator.
+const (
+	KindCount     = "count"
+	KindRate      = "rate"
+	KindPerCapita = "per_capita"
+	KindIndex     = "index"
+)
+
+// IndicatorKinds are the values Indicator.Kind may take.
+var IndicatorKinds = []string{KindCount, KindRate, KindPerCapita, KindIndex}
+
+// LowerIsBetter reports whether the indicator ranks its lowest value first.
+func (ind *Indicator) LowerIsBetter() bool { return ind.Direction == DirectionLowerBetter }
+
+// The denominator sources of a ratio: which figures divide, and of which date.
+const (
+	// DenominatorSameYear: the denominator's items of the numerator's own survey year (the same
+	// survey, as teachers for pupils, or the same fiscal year of another source).
+	DenominatorSameYear = "same_year"
+	// DenominatorCensus: the census's population figures of the numerator's census year (a census
+	// stock divided by the census of its own year: 2010, 2015, 2020).
+	DenominatorCensus = "census"
+	// DenominatorCensusJapanese: the census's Japanese population (日本人人口) of the nearest census
+	// year, for counts of Japanese nationals only (人口動態統計, 住民基本台帳人口移動報告).
+	DenominatorCensusJapanese = "census_japanese"
+	// DenominatorJuminNextJanuary: the 住民基本台帳 population of 1 January Y+1, for amounts of
+	// fiscal year Y, flows of calendar year Y and stocks counted during year Y.
+	DenominatorJuminNextJanuary = "jumin_next_january"
+	// DenominatorJuminJanuary: the 住民基本台帳 population of 1 January Y, for stocks of that date.
+	DenominatorJuminJanuary = "jumin_january"
+	// DenominatorArea: the area survey of the latest year not after Y (else the earliest).
+	DenominatorArea = "area"
+)
+
+// DenominatorSources are the values Indicator.DenominatorSource may take.
+var DenominatorSources = []string{DenominatorSameYear, DenominatorCensus, DenominatorCensusJapanese,
+	DenominatorJuminNextJanuary, DenominatorJuminJanuary, DenominatorArea}
 
 // Formula states an indicator in its sources' item codes, so that anyone can recompute it:
 // Scale × (the sum of Items − the sum of Minus) (a count or a published ratio), or
