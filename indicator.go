@@ -63,6 +63,12 @@ var IndicatorKinds = []string{KindCount, KindRate, KindPerCapita, KindIndex}
 // LowerIsBetter reports whether the indicator ranks its lowest value first.
 func (ind *Indicator) LowerIsBetter() bool { return ind.Direction == DirectionLowerBetter }
 
+// Field is the indicator as a measure the pages show and map.
+func (ind *Indicator) Field() Field {
+	return Field{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Description: ind.Description, Decimals: ind.Decimals,
+		Direction: ind.Direction, Kind: ind.Kind}
+}
+
 // The denominator sources of a ratio: which figures divide, and of which date.
 const (
 	// DenominatorSameYear: the denominator's items of the numerator's own survey year (the same

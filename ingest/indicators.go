@@ -183,6 +183,19 @@ func checkIndicator(ind hensachi.Indicator) error {
 			return manifestErr(key, f.name, "empty")
 		}
 	}
+	if !slices.Contains(hensachi.IndicatorDirections, ind.Direction) {
+		return manifestErr(key, "direction", "%q is not one of %s", ind.Direction, strings.Join(hensachi.IndicatorDirections, ", "))
+	}
+	if !slices.Contains(hensachi.IndicatorKinds, ind.Kind) {
+		return manifestErr(key, "kind", "%q is not one of %s", ind.Kind, strings.Join(hensachi.IndicatorKinds, ", "))
+	}
+	// a count measures a municipality's size, which is neither good nor bad
+	if ind.Kind == hensachi.KindCount && ind.Direction != hensachi.DirectionNeutral {
+		return manifestErr(key, "direction", "a count is %s, not %s", hensachi.DirectionNeutral, ind.Direction)
+	}
+	if ind.DirectionNote != "" && strings.TrimSpace(ind.DirectionNote) == "" {
+		return manifestErr(key, "direction_note", "blank")
+	}
 	if !slices.Contains(hensachi.IndicatorGroups, ind.Group) {
 		return manifestErr(key, "group", "%q is not one of %s", ind.Group, strings.Join(hensachi.IndicatorGroups, ", "))
 	}
