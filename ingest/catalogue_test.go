@@ -309,8 +309,11 @@ func TestDefinitionBreaks(t *testing.T) {
 		{"marked", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2016}, "2015年は日本人のみ。" }), []fixtures.Option{changed}, ""},
 		{"kept to one definition", births(func(ind *hensachi.Indicator) { ind.FromYear = 2016 }), []fixtures.Option{changed}, ""},
 		{"a width change is no change", births(func(*hensachi.Indicator) {}), []fixtures.Option{renameItem(2018, "A4101", "出生数")}, ""},
-		{"a break marked where there is none", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2016}, "n" }), nil,
-			"no item of the formula changes its definition in 2016"},
+		{"a break the sources document without a rename", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2016}, "n" }), nil, ""},
+		{"a break in a year the indicator does not have", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2030}, "n" }), nil,
+			"2030 is not a survey year after the first"},
+		{"a break in the first year", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2015}, "n" }), nil,
+			"2015 is not a survey year after the first"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
