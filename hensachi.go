@@ -36,6 +36,8 @@ type Field struct {
 	// Direction and Kind are an indicator's (Indicator.Direction, Indicator.Kind): which way is
 	// better, which the maps colour by, and whether the figure is a count, which measures size.
 	Direction, Kind string
+	// ZeroLabel is an indicator's (Indicator.ZeroLabel): what a 0 means, shown beside it.
+	ZeroLabel string
 }
 
 // LowerIsBetter reports whether the field's best values are its lowest.

@@ -107,6 +107,9 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 		for j, it := range ranking.Items {
 			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(it.Hensachi, 'f', 1, 64), Value: number(it.Value.V, ind.Decimals)}
+			if it.Value.V == 0 && ind.ZeroLabel != "" {
+				rows[j].Value += "（" + ind.ZeroLabel + "）"
+			}
 		}
 		return rows, ranking.Total
 	})
