@@ -63,7 +63,7 @@ var Axes = []Field{
 var Stats = []Field{
 	{Key: "pop", Label: "総人口", Unit: "人", Direction: DirectionNeutral, Kind: KindCount},
 	{Key: "area", Label: "面積", Unit: "km²", Decimals: 2, Direction: DirectionNeutral, Kind: KindCount},
-	{Key: "density", Label: "人口密度", Unit: "人/km²", Decimals: 1, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "density", Label: "人口密度（最新の面積による）", Unit: "人/km²", Decimals: 1, Direction: DirectionNeutral, Kind: KindRate},
 	{Key: "old", Label: "高齢化率", Unit: "%", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
 	{Key: "single", Label: "単独世帯の割合", Unit: "%", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
 	{Key: "fiscal", Label: "財政力指数", Unit: "", Decimals: 2, Direction: DirectionHigherBetter, Kind: KindIndex},

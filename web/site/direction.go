@@ -1,6 +1,11 @@
 package site
 
-import "github.com/hensachi/hensachi"
+import (
+	"slices"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/town"
+)
 
 // How the pages say which way a measure is better, in one sentence each: on the indicator's page
 // (what rank 1 and the deviation score mean) and on its map (what the colours mean). A count is
@@ -45,4 +50,22 @@ func directionLabel(direction string) string {
 		return "小さいほど良い"
 	}
 	return "向きなし"
+}
+
+// comparableFirst orders a group's indicators (positions in the catalogue) as the pages offer
+// them: those that compare municipalities of any size (rates, amounts per person, indices) first,
+// then the counts, which measure size; each part in catalogue order. The API keeps catalogue order.
+func comparableFirst(c *town.Catalog, idx []int) []int {
+	out := slices.Clone(idx)
+	slices.SortStableFunc(out, func(a, b int) int {
+		return isCount(c.Indicator(a)) - isCount(c.Indicator(b))
+	})
+	return out
+}
+
+func isCount(ind *hensachi.Indicator) int {
+	if ind.Kind == hensachi.KindCount {
+		return 1
+	}
+	return 0
 }

@@ -36,7 +36,8 @@ func (s *Site) indicatorCatalogue(c *town.Catalog, _ param.Query, _ httprouter.P
 	p := cataloguePage{Method: c.IndicatorMethod()}
 	for g, name := range hensachi.IndicatorGroups {
 		group := catalogueGroup{ID: "group-" + strconv.Itoa(g+1), Name: name}
-		for _, ind := range c.Indicators(name) {
+		for _, i := range comparableFirst(c, c.IndicatorGroupIndexes(name)) {
+			ind := c.Indicator(i)
 			latest := ind.Years[len(ind.Years)-1]
 			row := catalogueRow{Key: ind.Key, Label: ind.Label, Year: strconv.Itoa(latest.Year), Median: "—", Direction: directionLabel(ind.Direction)}
 			if ind.Kind == hensachi.KindCount {
@@ -197,7 +198,7 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 	var out []indicatorGroup
 	var b []byte
 	for _, name := range hensachi.IndicatorGroups {
-		standings := c.MunicipalityIndicators(m, c.IndicatorGroupIndexes(name))
+		standings := c.MunicipalityIndicators(m, comparableFirst(c, c.IndicatorGroupIndexes(name)))
 		if len(standings) == 0 {
 			continue
 		}

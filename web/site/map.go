@@ -241,16 +241,24 @@ func mapMeasureGroups(c *town.Catalog, selected string) []measureGroup {
 	}
 	undated, _, _ := strings.Cut(selected, "@")
 	for _, g := range hensachi.IndicatorGroups {
-		group := measureGroup{Label: "指標：" + g}
-		for _, ind := range c.Indicators(g) {
+		// a group's counts follow it in a group of their own, named for what they measure
+		group, counts := measureGroup{Label: "指標：" + g}, measureGroup{Label: "指標：" + g + "（数・規模）"}
+		for _, i := range c.IndicatorGroupIndexes(g) {
+			ind := c.Indicator(i)
 			label := ind.Label
 			if taken[label] && len(ind.Years) > 0 {
 				label += "（指標、" + yearSpan(ind) + "）"
 			}
-			group.Options = append(group.Options, measureOption{Key: ind.Key, Label: label, Selected: ind.Key == undated})
+			into := &group
+			if ind.Kind == hensachi.KindCount {
+				into = &counts
+			}
+			into.Options = append(into.Options, measureOption{Key: ind.Key, Label: label, Selected: ind.Key == undated})
 		}
-		if len(group.Options) > 0 {
-			groups = append(groups, group)
+		for _, gr := range []measureGroup{group, counts} {
+			if len(gr.Options) > 0 {
+				groups = append(groups, gr)
+			}
 		}
 	}
 	return groups
