@@ -58,8 +58,8 @@ type mapPage struct {
 	Legend      []legendClass
 	// Reading says what the colours mean (mapReading); Palette is the legend's palette class, as the map's.
 	Reading, Palette string
-	Drawn       string // how many municipalities the map draws, written as the pages write counts
-	Missing     []*hensachi.Municipality
+	Drawn            string // how many municipalities the map draws, written as the pages write counts
+	Missing          []*hensachi.Municipality
 	// Credits are the boundaries' and the measure's sources, shown under the map.
 	BoundaryCredit, BoundarySource, MeasureSource, StatsCredit string
 	Note                                                       string
