@@ -80,7 +80,10 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 		if format == jsonFormat {
 			c.jsonExport = c.bodies().jsonExport(param.PrefectureCode(pref))
 		} else {
-			c.file, _ = export.WithIndicators(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref), sel)
+			var err error
+			if c.file, err = export.WithIndicators(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref), sel); err != nil {
+				return nil, err
+			}
 		}
 		return nil, nil
 	})
@@ -131,8 +134,9 @@ func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
 		c.gzip = negotiate.AcceptsGzip(c.r.Header)
 	}
 	return c.serve(func() ([]byte, error) {
-		c.file, _ = export.Series(c.catalog, f, param.PrefectureCode(pref), idx)
-		return nil, nil
+		var err error
+		c.file, err = export.Series(c.r.Context(), c.catalog, f, param.PrefectureCode(pref), idx)
+		return nil, err
 	})
 }
 

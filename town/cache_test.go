@@ -1,6 +1,7 @@
 package town_test
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,8 @@ func TestCache(t *testing.T) {
 	cache := town.NewCache[string, []byte](10, func(b []byte) int64 { return int64(len(b)) })
 	builds := map[string]int{}
 	get := func(c *town.Catalog, key string, size int) []byte {
-		return cache.Get(c, key, func() []byte { builds[key]++; return make([]byte, size) })
+		v, _ := cache.Get(context.Background(), c, key, func() ([]byte, error) { builds[key]++; return make([]byte, size), nil })
+		return v
 	}
 	get(c, "a", 4)
 	get(c, "b", 4)
@@ -44,7 +46,7 @@ func TestCache(t *testing.T) {
 
 	func() {
 		replaced := towntest.Catalog()
-		cache.Get(replaced, "old", func() []byte { return make([]byte, 3) })
+		cache.Get(context.Background(), replaced, "old", func() ([]byte, error) { return make([]byte, 3), nil })
 	}()
 	used := cache.Used()
 	runtime.GC()
@@ -57,7 +59,9 @@ func TestCache(t *testing.T) {
 	var n atomic.Int32
 	var wg sync.WaitGroup
 	for range 8 {
-		wg.Go(func() { cache.Get(c, "shared", func() []byte { n.Add(1); return make([]byte, 1) }) })
+		wg.Go(func() {
+			cache.Get(context.Background(), c, "shared", func() ([]byte, error) { n.Add(1); return make([]byte, 1), nil })
+		})
 	}
 	wg.Wait()
 	if n.Load() != 1 {
