@@ -2,6 +2,7 @@ package town_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -66,5 +67,57 @@ func TestCache(t *testing.T) {
 	wg.Wait()
 	if n.Load() != 1 {
 		t.Errorf("%d builds of one key requested at once", n.Load())
+	}
+}
+
+// TestCacheFailure: a build that fails is the error of the calls that waited for it and is kept
+// by no one: the next call builds again, and its success is kept. A call that waits for another's
+// build gives up when its context ends. (TestCache shows that callers share one build.)
+func TestCacheFailure(t *testing.T) {
+	c := towntest.Catalog()
+	cache := town.NewCache[string, []byte](10, func(b []byte) int64 { return int64(len(b)) })
+	failed := errors.New("disk full")
+	release := make(chan struct{})
+	var builds atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			_, err := cache.Get(context.Background(), c, "k", func() ([]byte, error) {
+				builds.Add(1)
+				<-release
+				return nil, failed
+			})
+			errs <- err
+		})
+	}
+	for builds.Load() == 0 {
+		runtime.Gosched()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := cache.Get(ctx, c, "k", nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("a waiter whose context ended: %v", err)
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, failed) {
+			t.Errorf("a caller of the failed build got %v", err)
+		}
+	}
+	if cache.Used() != 0 {
+		t.Errorf("%d bytes kept after a failure", cache.Used())
+	}
+	failedBuilds := builds.Load()
+	for range 2 {
+		v, err := cache.Get(context.Background(), c, "k", func() ([]byte, error) { builds.Add(1); return []byte("ok"), nil })
+		if err != nil || string(v) != "ok" {
+			t.Fatalf("after the failure: %q %v", v, err)
+		}
+	}
+	if builds.Load() != failedBuilds+1 || cache.Used() != 2 {
+		t.Errorf("%d builds, %d bytes kept once the build succeeds", builds.Load(), cache.Used())
 	}
 }
