@@ -27,7 +27,7 @@ func (s *Server) listIndicators(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return indicatorBodies.Of(c.catalog).lists[group], nil })
+	return c.serve(func() ([]byte, error) { return c.keptBody(indicatorBodies.Of(c.catalog).lists[group]), nil })
 }
 
 func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, error) {
