@@ -189,8 +189,8 @@ func TestIndicatorYears(t *testing.T) {
 	// FY2013 per person over the population of 1 January 2014, FY2024 over that of 1 January 2025
 	check("furusato_per_person", 2013, hensachi.Round(math.Round(float64(aoba.Receipts[2013].Yen)/1000)*1000/fixtures.JuminFigures(48000, 2014, 1).Population, 0))
 	check("furusato_per_person", 2024, 26059) // ¥1,234,568,000 / 47,376 (48,000 × 0.987)
-	check("jumin_population", 2014, 48960)     // 48,000 × 1.02
-	check("jumin_change_1y", 2015, -0.29)      // (48,816 − 48,960) / 48,960 × 100
+	check("jumin_population", 2014, 48960)    // 48,000 × 1.02
+	check("jumin_change_1y", 2015, -0.29)     // (48,816 − 48,960) / 48,960 × 100
 }
 
 // TestIndicatorNulls: a zero or missing denominator and a missing figure are nulls, each with its
