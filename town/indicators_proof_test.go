@@ -305,14 +305,8 @@ func explain(src *rawfiles.Sources, ind hensachi.Indicator, year int, code strin
 		v, st := src.Value(it, year, code)
 		s += fmt.Sprintf("%s@%d=%v/%d ", it, year, v, st)
 	}
+	at, _ := src.DenominatorYear(ind, year)
 	for _, it := range f.Denominator {
-		y := src.Years(it)
-		at := y[0]
-		for _, yy := range y {
-			if yy <= year {
-				at = yy
-			}
-		}
 		v, st := src.Value(it, at, code)
 		s += fmt.Sprintf("%s@%d=%v/%d ", it, at, v, st)
 	}
