@@ -2351,7 +2351,7 @@ type ClientInterface interface {
 
 	// ListIndicators The indicator catalogue: every indicator's definition, survey years and national summaries
 	//
-	// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+	// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 	//
 	// Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
 	ListIndicators(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3157,7 +3157,7 @@ func (c *Client) PreflightExportIndicatorSeries(ctx context.Context, params *Pre
 
 // ListIndicators The indicator catalogue: every indicator's definition, survey years and national summaries
 //
-// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 //
 // Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
 func (c *Client) ListIndicators(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6836,7 +6836,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListIndicatorsWithResponse The indicator catalogue: every indicator's definition, survey years and national summaries
 	//
-	// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+	// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13369,7 +13369,7 @@ func (c *ClientWithResponses) PreflightExportIndicatorSeriesWithResponse(ctx con
 
 // ListIndicatorsWithResponse The indicator catalogue: every indicator's definition, survey years and national summaries
 //
-// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 //
 // Returns a wrapper object for the known response body format(s).
 //
