@@ -803,7 +803,7 @@ type Indicator struct {
 	Decimals    int    `json:"decimals"`
 	Description string `json:"description"`
 
-	// Formula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
+	// Formula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator, or, with change_over N, scale × (Σ items of the year − Σ items N years before) / Σ items N years before; scale is 1 when absent
 	Formula IndicatorFormula `json:"formula"`
 	Group   IndicatorGroup   `json:"group"`
 
@@ -839,8 +839,10 @@ type IndicatorCatalogueResponse struct {
 // IndicatorCatalogueResponseSuccess defines model for IndicatorCatalogueResponse.Success.
 type IndicatorCatalogueResponseSuccess bool
 
-// IndicatorFormula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
+// IndicatorFormula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator, or, with change_over N, scale × (Σ items of the year − Σ items N years before) / Σ items N years before; scale is 1 when absent
 type IndicatorFormula struct {
+	// ChangeOver when present, the formula is the change of its items over this many years, relative to the earlier year
+	ChangeOver  *int      `json:"change_over,omitempty"`
 	Denominator *[]string `json:"denominator,omitempty"`
 	Items       *[]string `json:"items,omitempty"`
 	Minus       *[]string `json:"minus,omitempty"`
