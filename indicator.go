@@ -72,21 +72,29 @@ func (ind *Indicator) Field() Field {
 		Direction: ind.Direction, Kind: ind.Kind, ZeroLabel: ind.ZeroLabel}
 }
 
-// The denominator sources of a ratio: which figures divide, and of which date.
+// The denominator sources of a ratio: which figures divide, and of which date. A numerator year
+// whose denominator year the source does not have is not computed.
 const (
-	// DenominatorSameYear: the denominator's items of the numerator's own survey year (the same
-	// survey, as teachers for pupils, or the same fiscal year of another source).
+	// DenominatorSameYear: the denominator's items of the numerator's own year (the same survey,
+	// as teachers for pupils or the workforce for the unemployed, or the same fiscal year of
+	// another source, as revenue for hometown-tax receipts).
 	DenominatorSameYear = "same_year"
-	// DenominatorCensus: the census's population figures of the numerator's census year (a census
-	// stock divided by the census of its own year: 2010, 2015, 2020).
+	// DenominatorCensus: the census's count of the residents (population, its sexes and age groups,
+	// households) of the census year nearest the numerator's among those the data has (ties to the
+	// earlier); for a census stock that is its own year (2015, 2020). Where a municipality's census
+	// population is under half its 住民基本台帳 population of the next 1 January (the evacuated
+	// towns of Fukushima), the census does not describe it and the rate is null.
 	DenominatorCensus = "census"
-	// DenominatorCensusJapanese: the census's Japanese population (日本人人口) of the nearest census
-	// year, for counts of Japanese nationals only (人口動態統計, 住民基本台帳人口移動報告).
+	// DenominatorCensusJapanese: the census's Japanese population (日本人人口 A1102, or its sexes) of
+	// the nearest census year as for DenominatorCensus, for counts of Japanese nationals only
+	// (人口動態統計, 住民基本台帳人口移動報告); the same evacuation rule applies.
 	DenominatorCensusJapanese = "census_japanese"
 	// DenominatorJuminNextJanuary: the 住民基本台帳 population of 1 January Y+1, for amounts of
-	// fiscal year Y, flows of calendar year Y and stocks counted during year Y.
+	// fiscal year Y, flows of calendar year Y and stocks counted during year Y: the registered
+	// population at the end of the year the numerator covers.
 	DenominatorJuminNextJanuary = "jumin_next_january"
-	// DenominatorJuminJanuary: the 住民基本台帳 population of 1 January Y, for stocks of that date.
+	// DenominatorJuminJanuary: the 住民基本台帳 figures (population, households) of 1 January Y,
+	// for stocks of that date.
 	DenominatorJuminJanuary = "jumin_january"
 	// DenominatorArea: the area survey of the latest year not after Y (else the earliest).
 	DenominatorArea = "area"
@@ -97,18 +105,24 @@ var DenominatorSources = []string{DenominatorSameYear, DenominatorCensus, Denomi
 	DenominatorJuminNextJanuary, DenominatorJuminJanuary, DenominatorArea}
 
 // Formula states an indicator in its sources' item codes, so that anyone can recompute it:
-// Scale × (the sum of Items − the sum of Minus) (a count or a published ratio), or
-// Scale × (sum(Numerator) − sum(Minus)) / sum(Denominator). Scale is 1 when it is not given. An
-// item is an SSDSE-A item code (A1101) or, for another source, that source's manifest id and its
-// item, joined by a dot (finance.財政力指数, portal.C120110, furusato.receipts_thousand_yen).
+// Scale × (the sum of Items − the sum of Minus) (a count or a published ratio),
+// Scale × (sum(Numerator) − sum(Minus)) / sum(Denominator), or, with ChangeOver N,
+// Scale × (sum(Items) of Y − sum(Items) of Y−N) / sum(Items) of Y−N (a change over N years).
+// Scale is 1 when it is not given. An item is an SSDSE-A item code (A1101) or, for another source,
+// that source's manifest id and its item, joined by a dot (finance.財政力指数, portal.C120110,
+// furusato.receipts_thousand_yen, jumin.population).
 type Formula struct {
 	Items     []string `json:"items,omitempty"`
 	Numerator []string `json:"numerator,omitempty"`
 	// Minus are subtracted from Items or Numerator, in the same survey year: natural increase is
-	// births minus deaths, net migration movers in minus movers out.
+	// births minus deaths, net moves movers in minus movers out.
 	Minus       []string `json:"minus,omitempty"`
 	Denominator []string `json:"denominator,omitempty"`
 	Scale       float64  `json:"scale,omitempty"`
+	// ChangeOver, when not 0, makes the formula the change of Items over that many years, relative
+	// to the earlier year: a year has a value only where the items have both it and the year
+	// ChangeOver before.
+	ChangeOver int `json:"change_over,omitempty"`
 }
 
 // Factor is the scale the formula multiplies by: Scale, or 1 when it is not given.

@@ -124,9 +124,9 @@ type parsedSources struct {
 	fields                                              fieldTables
 	furusatoDetail, furusatoHistory, furusatoDeductions *Table
 	deductionSource                                     DeductionSource
-	// ssdse and finance are the files of the two series, oldest first; fields.ssdse and
+	// ssdse, finance and jumin are the files of the three series, oldest first; fields.ssdse and
 	// fields.finance are among them.
-	ssdse, finance []edition
+	ssdse, finance, jumin []edition
 	// financeMatches say how the rows of each finance list of FY2005–FY2015 (.xls) were matched,
 	// in the order of finance; nil for the others.
 	financeMatches []*FinanceMatch
@@ -181,6 +181,11 @@ func parseSources(rawDir string, man *Manifest, log *slog.Logger) (*parsedSource
 		return func(file string, r io.Reader, cl *CodeList) (t *Table, err error) {
 			t, *match, err = ParseFinanceXLS(file, r, cl, src.Year)
 			return t, err
+		}
+	})
+	series("jumin", &p.jumin, func(src Source) tableParser {
+		return func(file string, r io.Reader, cl *CodeList) (*Table, error) {
+			return ParseJumin(file, r, cl, src.Year)
 		}
 	})
 	for _, t := range []struct {
@@ -287,7 +292,7 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 			report.finance = append(report.finance, financeReport{match: m, file: parsed.finance[i].source.Path})
 		}
 	}
-	panel := newItemPanel(ssdse, parsed.ssdse, breaks, financeSeries(parsed.finance), parsed.fields.portal, furusatoSeries(fu))
+	panel := newItemPanel(ssdse, parsed.ssdse, breaks, financeSeries(parsed.finance), parsed.fields.portal, furusatoSeries(fu), juminSeries(parsed.jumin))
 	if res.Indicators, res.IndicatorValues, err = buildIndicators(inds, panel, parsed.codeList, report); err != nil {
 		return nil, err
 	}

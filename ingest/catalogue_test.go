@@ -28,7 +28,7 @@ func TestLoadIndicators(t *testing.T) {
 // TestIndicatorManifestErrors: every fault of an entry names the entry and the field.
 func TestIndicatorManifestErrors(t *testing.T) {
 	const good = `{"key": "births", "label": "出生率", "unit": "‰", "group": "人口・世帯", "description": "d", "source": "s",
-		"direction": "higher_better", "kind": "rate", "formula": {"numerator": ["A4101"], "denominator": ["A1101"], "scale": 1000}, "decimals": 2}`
+		"direction": "higher_better", "kind": "rate", "formula": {"numerator": ["A4101"], "denominator": ["A1101"], "scale": 1000}, "denominator_source": "census", "decimals": 2}`
 	with := func(replace ...string) string {
 		return `{"indicators": [` + strings.NewReplacer(replace...).Replace(good) + `]}`
 	}
@@ -119,8 +119,9 @@ func fixtureColumn(code string) fixtures.SSDSEColumn {
 }
 
 // TestIndicatorYears checks the year rule on the fixtures: an indicator's years are its counted
-// items' survey years, a denominator takes the latest year not after (or the earliest after), and
-// each source gives the years it has.
+// items' survey years, a denominator takes the year its denominator_source says (the nearest
+// census, the 住民基本台帳 of the next 1 January, which leaves out the years before its first
+// release), a change over a year needs the year before, and each source gives the years it has.
 func TestIndicatorYears(t *testing.T) {
 	res, err := indicatorResult(t, fixtures.Default(), nil)
 	if err != nil {
@@ -145,7 +146,9 @@ func TestIndicatorYears(t *testing.T) {
 		"income_per_taxpayer": fixtures.IncomeYears,
 		"furusato_receipts":   years(2008, 2024),
 		"furusato_count":      years(2008, 2024),
-		"furusato_per_person": years(2008, 2024),
+		"furusato_per_person": years(2013, 2024), // over the population of 1 January 2014 on
+		"jumin_population":    fixtures.JuminYears,
+		"jumin_change_1y":     years(2015, 2025),
 	}
 	for _, ind := range res.Indicators.Indicators {
 		var got []int
@@ -166,11 +169,10 @@ func TestIndicatorYears(t *testing.T) {
 			t.Errorf("%s %d = %+v, want %v", key, year, got, want)
 		}
 	}
-	// 2023 births over the 2020 census; 2019 and 2017 births over the 2015 census, the latest
-	// not after them.
-	for _, y := range []int{2023, 2019, 2017} {
+	// births over the nearest census: 2023 and 2018 over the 2020 census, 2017 over the 2015 one
+	for _, y := range []int{2023, 2018, 2017} {
 		census := 2020
-		if y < 2020 {
+		if y < 2018 {
 			census = 2015
 		}
 		check("births_per_1000", y, hensachi.Round(aoba.SSDSEValue(births, y)/aoba.SSDSEValue(pop, census)*1000, 2))
@@ -188,9 +190,11 @@ func TestIndicatorYears(t *testing.T) {
 	check("furusato_receipts", 2024, math.Round(1234567890.0/1000))
 	check("furusato_count", 2024, 45678)
 	check("furusato_count", 2015, 4321)
-	// FY2008 per person takes the earliest census after it, 2015
-	check("furusato_per_person", 2008, hensachi.Round(math.Round(float64(aoba.Receipts[2008].Yen)/1000)*1000/aoba.SSDSEValue(pop, 2015), 0))
-	check("furusato_per_person", 2024, hensachi.Round(math.Round(1234567890.0/1000)*1000/48000, 0))
+	// FY2013 per person over the population of 1 January 2014, FY2024 over that of 1 January 2025
+	check("furusato_per_person", 2013, hensachi.Round(math.Round(float64(aoba.Receipts[2013].Yen)/1000)*1000/fixtures.JuminFigures(48000, 2014, 1).Population, 0))
+	check("furusato_per_person", 2024, 26059) // ¥1,234,568,000 / 47,376 (48,000 × 0.987)
+	check("jumin_population", 2014, 48960)    // 48,000 × 1.02
+	check("jumin_change_1y", 2015, -0.29)     // (48,816 − 48,960) / 48,960 × 100
 }
 
 // TestIndicatorNulls: a zero or missing denominator and a missing figure are nulls, each with its

@@ -66,6 +66,8 @@ var nonNumericColumn = map[string]string{
 	fixtures.PathFinanceYear(2011):  financeFiscal,
 	fixtures.PathSSDS:               SSDSCommutersOut,
 	fixtures.PathFurusatoDetail:     ReceiptsYen,
+	fixtures.PathJumin(2020):        "出生者数",
+	fixtures.PathJumin(2025):        "出生者数",
 }
 
 // storedZip rewrites a workbook without compression and with CRC 0, which archive/zip does not

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -20,7 +21,7 @@ type itemPanel struct {
 
 // newItemPanel gathers the series of every source's items.
 func newItemPanel(ssdse map[string]series, editions []edition, breaks map[string][]definitionBreak,
-	finance map[string]series, portal *Table, furusato map[string]series) *itemPanel {
+	finance map[string]series, portal *Table, furusato map[string]series, jumin map[string]series) *itemPanel {
 	p := &itemPanel{series: map[item]series{}, editions: editions, breaks: breaks}
 	for name, s := range ssdse {
 		p.series[item{name: name}] = s
@@ -34,6 +35,9 @@ func newItemPanel(ssdse map[string]series, editions []edition, breaks map[string
 	for name, s := range furusato {
 		p.series[item{source: furusatoItems, name: name}] = s
 	}
+	for name, s := range jumin {
+		p.series[item{source: juminItems, name: name}] = s
+	}
 	return p
 }
 
@@ -44,8 +48,13 @@ type plannedIndicator struct {
 }
 
 type plannedYear struct {
-	year                             int
+	year int
+	// denominatorYear is the year the denominator's figures are of (by the entry's
+	// denominator_source), 0 without a denominator.
+	denominatorYear                  int
 	counted, subtracted, denominator []*yearly
+	// base are the counted items of the year change_over before, for a change over years.
+	base []*yearly
 }
 
 // formulaPart is the items of one part of a formula with the field they are written in.
@@ -107,21 +116,91 @@ func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
 	if err := checkDeclaredBreaks(ind, years); err != nil {
 		return plannedIndicator{}, err
 	}
+	var denYears []int // the years every denominator item has
+	for k, it := range den.items {
+		ys := p.series[it].years()
+		if k == 0 {
+			denYears = ys
+		}
+		denYears = slices.DeleteFunc(denYears, func(y int) bool { return !slices.Contains(ys, y) })
+	}
+	if isCensusRule(ind.DenominatorSource) {
+		if y := slices.IndexFunc(denYears, func(y int) bool { return y%5 != 0 }); y >= 0 {
+			return plannedIndicator{}, manifestErr(ind.Key, "denominator_source", "%s takes census years, and the denominator has %d", ind.DenominatorSource, denYears[y])
+		}
+	}
 	plan := plannedIndicator{ind: ind}
 	for _, y := range years {
 		py := plannedYear{year: y}
+		if f.ChangeOver > 0 {
+			if !slices.Contains(years, y-f.ChangeOver) {
+				continue
+			}
+			for _, it := range counted.items {
+				py.base = append(py.base, p.series[it].at(y-f.ChangeOver))
+			}
+		}
+		if len(den.items) > 0 {
+			dy, ok := denominatorYear(ind.DenominatorSource, y, denYears)
+			if !ok {
+				continue
+			}
+			py.denominatorYear = dy
+			for _, it := range den.items {
+				py.denominator = append(py.denominator, p.series[it].at(dy))
+			}
+		}
 		for _, it := range counted.items {
 			py.counted = append(py.counted, p.series[it].at(y))
 		}
 		for _, it := range subtracted.items {
 			py.subtracted = append(py.subtracted, p.series[it].at(y))
 		}
-		for _, it := range den.items {
-			py.denominator = append(py.denominator, p.series[it].nearest(y))
-		}
 		plan.years = append(plan.years, py)
 	}
+	if len(plan.years) == 0 {
+		return plannedIndicator{}, manifestErr(ind.Key, "denominator_source", "no survey year of its items (%s) has a denominator by %s (the denominator has %s)",
+			intList(years), cmp.Or(ind.DenominatorSource, "change_over"), intList(denYears))
+	}
 	return plan, nil
+}
+
+// denominatorYear is the year of the denominator's figures for a numerator of year y by a
+// denominator_source (see hensachi.DenominatorSources), among the years the denominator has; ok is
+// false when it has not that year.
+func denominatorYear(rule string, y int, have []int) (int, bool) {
+	if len(have) == 0 {
+		return 0, false
+	}
+	switch rule {
+	case hensachi.DenominatorSameYear, hensachi.DenominatorJuminJanuary:
+		return y, slices.Contains(have, y)
+	case hensachi.DenominatorJuminNextJanuary:
+		return y + 1, slices.Contains(have, y+1)
+	case hensachi.DenominatorCensus, hensachi.DenominatorCensusJapanese:
+		best := have[0]
+		for _, c := range have[1:] { // ascending, so a tie keeps the earlier
+			if abs(c-y) < abs(best-y) {
+				best = c
+			}
+		}
+		return best, true
+	case hensachi.DenominatorArea:
+		i, _ := slices.BinarySearch(have, y+1)
+		if i > 0 {
+			return have[i-1], true
+		}
+		return have[0], true
+	}
+	return 0, false
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// isCensusRule reports whether a denominator_source divides by a census count, which the
+// evacuation rule covers.
+func isCensusRule(rule string) bool {
+	return rule == hensachi.DenominatorCensus || rule == hensachi.DenominatorCensusJapanese
 }
 
 // shareYears checks that the SSDSE-A items of a part that every edition holds are of one survey
@@ -184,14 +263,21 @@ func checkDeclaredBreaks(ind hensachi.Indicator, years []int) error {
 }
 
 // values computes the indicator for every municipality of cl in every planned year, rounded to its
-// decimals in exact decimal arithmetic (roundHalfAway), recording each null and why in the report. A year where no municipality has a value is
-// left out (and reported).
-func (pi plannedIndicator) values(cl *CodeList, r *Report) (hensachi.Indicator, [][]hensachi.Optional[float64]) {
+// decimals in exact decimal arithmetic (roundHalfAway), recording each null and why in the
+// report. A year where no municipality has a value is left out (and reported). A census or
+// census_japanese rate is null where ev says the census does not describe the municipality, and
+// the entry's note says so once per census year.
+func (pi plannedIndicator) values(cl *CodeList, r *Report, ev evacuation) (hensachi.Indicator, [][]hensachi.Optional[float64]) {
 	ind := pi.ind
 	scale := ind.Formula.Factor()
 	var out [][]hensachi.Optional[float64]
+	var censusYears []int // the census years whose evacuation nulled a value
 	for _, py := range pi.years {
-		counted, subtracted, den := columnsOf(py.counted, cl), columnsOf(py.subtracted, cl), columnsOf(py.denominator, cl)
+		counted, subtracted, den, base := columnsOf(py.counted, cl), columnsOf(py.subtracted, cl), columnsOf(py.denominator, cl), columnsOf(py.base, cl)
+		var evacuated map[string]string
+		if isCensusRule(ind.DenominatorSource) {
+			evacuated = ev[py.denominatorYear]
+		}
 		vals := make([]hensachi.Optional[float64], len(cl.Entries))
 		valid := 0
 		for i, e := range cl.Entries {
@@ -199,13 +285,26 @@ func (pi plannedIndicator) values(cl *CodeList, r *Report) (hensachi.Indicator, 
 			if len(subtracted) > 0 {
 				f = combine(f, sumAt(subtracted, i), minus)
 			}
-			if len(den) > 0 {
+			switch {
+			case len(base) > 0:
+				earlier := sumAt(base, i)
+				change := combine(f, earlier, minus)
+				if f = ratio(change, earlier, scale); f.why == "" {
+					f.v = roundHalfAway(change.v, earlier.v, scale, ind.Decimals)
+				}
+			case len(den) > 0:
 				num, d := f, sumAt(den, i)
 				if f = ratio(num, d, scale); f.why == "" {
 					f.v = roundHalfAway(num.v, d.v, scale, ind.Decimals)
 				}
-			} else if f.why == "" {
+			case f.why == "":
 				f.v = roundHalfAway(f.v, 1, scale, ind.Decimals)
+			}
+			if why, ok := evacuated[e.Code]; ok && f.why == "" {
+				f = figure{why: why}
+				if !slices.Contains(censusYears, py.denominatorYear) {
+					censusYears = append(censusYears, py.denominatorYear)
+				}
 			}
 			if vals[i] = r.recordIndicator(ind.Key, py.year, e.Code, f, ind.Decimals); vals[i].Valid {
 				valid++
@@ -218,10 +317,18 @@ func (pi plannedIndicator) values(cl *CodeList, r *Report) (hensachi.Indicator, 
 		ind.Years = append(ind.Years, hensachi.IndicatorYear{Year: py.year})
 		out = append(out, vals)
 	}
+	slices.Sort(censusYears)
+	for _, c := range censusYears {
+		ind.Note += ev.sentence(c, cl)
+	}
 	return ind, out
 }
 
+// columnsOf returns the figures of each yearly, nil for none.
 func columnsOf(ys []*yearly, cl *CodeList) [][]figure {
+	if len(ys) == 0 {
+		return nil
+	}
 	out := make([][]figure, len(ys))
 	for k, y := range ys {
 		out[k] = y.values(cl)
@@ -242,12 +349,13 @@ func sumAt(cols [][]figure, i int) figure {
 func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *Report) (hensachi.IndicatorCatalogue, hensachi.IndicatorValues, error) {
 	cat := hensachi.IndicatorCatalogue{Method: indicatorMethod}
 	var values hensachi.IndicatorValues
+	ev := p.evacuation(cl)
 	for _, ind := range inds {
 		plan, err := p.plan(ind)
 		if err != nil {
 			return cat, nil, err
 		}
-		withYears, v := plan.values(cl, r)
+		withYears, v := plan.values(cl, r, ev)
 		if len(v) == 0 {
 			return cat, nil, manifestErr(ind.Key, "formula", "no municipality has a value in any survey year (%s)", yearList(plan.years))
 		}
@@ -258,9 +366,17 @@ func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *R
 }
 
 func yearList(ys []plannedYear) string {
-	s := make([]string, len(ys))
+	years := make([]int, len(ys))
 	for i, y := range ys {
-		s[i] = strconv.Itoa(y.year)
+		years[i] = y.year
+	}
+	return intList(years)
+}
+
+func intList(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ", ")
 }

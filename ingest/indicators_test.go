@@ -62,6 +62,7 @@ var otherSourceItems = map[string][]string{
 	"finance":  {"財政力指数", "経常収支比率", "実質公債費比率", "将来負担比率", "ラスパイレス指数"},
 	"portal":   {"C120110", "C120120"},
 	"furusato": {"receipts_thousand_yen", "receipts_yen", "receipts_count"},
+	"jumin":    {"population", "households", "births", "deaths", "moves_in", "moves_out"},
 }
 
 func isOtherSourceItem(item string) bool {

@@ -29,9 +29,11 @@ type Source struct {
 	SHA256     string `json:"sha256"`
 	Credit     string `json:"credit"`
 	// Series names the family of files a file belongs to when there are several of one source:
-	// "ssdse" for the editions of SSDSE-A, "finance" for the years of 全市町村の主要財政指標.
+	// "ssdse" for the editions of SSDSE-A, "finance" for the years of 全市町村の主要財政指標, "jumin"
+	// for the releases of 住民基本台帳に基づく人口、人口動態及び世帯数.
 	Series string `json:"series,omitempty"`
-	// Year orders a series: the edition of an SSDSE-A file, the fiscal year of a finance file.
+	// Year orders a series: the edition of an SSDSE-A file, the fiscal year of a finance file, the
+	// year of a jumin release's 1 January.
 	Year int `json:"year,omitempty"`
 }
 

@@ -46,16 +46,6 @@ func (s series) at(year int) *yearly {
 	return s[i]
 }
 
-// nearest returns the figures of the latest survey year not after year, or, when there is none,
-// of the earliest after it: what a denominator takes.
-func (s series) nearest(year int) *yearly {
-	i, _ := slices.BinarySearchFunc(s, year+1, func(y *yearly, year int) int { return cmp.Compare(y.year, year) })
-	if i > 0 {
-		return s[i-1]
-	}
-	return s[0]
-}
-
 func (s series) years() []int {
 	out := make([]int, len(s))
 	for i, y := range s {

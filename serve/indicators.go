@@ -16,7 +16,7 @@ import (
 // is encoded once per dataset version (indicatorBodies): every entry of the catalogue, the
 // catalogue of each group, and the head of each indicator's item in a municipality's answer; a
 // call writes the numbers of its municipality with strconv, which keeps the whole catalogue of one
-// municipality (302 indicators, their series) within the budget of a cached call.
+// municipality (319 indicators, their series) within the budget of a cached call.
 
 func (s *Server) listIndicators(c *call, _ httprouter.Params) ([]byte, error) {
 	q, err := param.ParseAPI(c.r.URL.RawQuery, "group")

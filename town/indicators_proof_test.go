@@ -310,14 +310,8 @@ func explain(src *rawfiles.Sources, ind hensachi.Indicator, year int, code strin
 		v, st := src.Value(it, year, code)
 		s += fmt.Sprintf("%s@%d=%v/%d ", it, year, v, st)
 	}
+	at, _ := src.DenominatorYear(ind, year)
 	for _, it := range f.Denominator {
-		y := src.Years(it)
-		at := y[0]
-		for _, yy := range y {
-			if yy <= year {
-				at = yy
-			}
-		}
 		v, st := src.Value(it, at, code)
 		s += fmt.Sprintf("%s@%d=%v/%d ", it, at, v, st)
 	}
@@ -325,8 +319,8 @@ func explain(src *rawfiles.Sources, ind hensachi.Indicator, year int, code strin
 }
 
 // TestHometownTaxIndicatorsInYen pins ratios of the hometown tax to figures worked by hand from
-// the detail file's exact yen (jichitai_detail_multi.csv, 受入額_円 and 受入件数) and the 2020
-// census: receipts rounded to thousand yen first would give 9,041,455, 49,363 and 25,306, which
+// the detail file's exact yen (jichitai_detail_multi.csv, 受入額_円 and 受入件数) and the
+// 住民基本台帳 population of the next 1 January: receipts rounded to thousand yen first would give 9,041,455, 49,363 and 25,306, which
 // the proof above, reading the catalogue's own formula, cannot tell apart.
 func TestHometownTaxIndicatorsInYen(t *testing.T) {
 	served := catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
@@ -338,11 +332,81 @@ func TestHometownTaxIndicatorsInYen(t *testing.T) {
 	}{
 		{"furusato_average_donation", 2023, "13101", 9041434},  // 千代田区: ¥99,455,775 / 11
 		{"furusato_average_donation", 2024, "13421", 49362},    // 小笠原村: ¥27,988,500 / 567
-		{"furusato_receipts_per_person", 2022, "46303", 25307}, // 三島村: ¥10,249,240 / 405 people
+		{"furusato_receipts_per_person", 2022, "46303", 27776}, // 三島村: ¥10,249,240 / 369 registered on 1 January 2023 (jumin-2023.xlsx row 2207)
 	}
 	for _, tt := range tests {
 		if got, ok := served.Value(tt.key, tt.year, tt.code); !ok || got != tt.want {
 			t.Errorf("%s %d %s = %v (ok %v), want %v", tt.key, tt.year, tt.code, got, ok, tt.want)
 		}
+	}
+}
+
+// TestDenominatorsByHand pins figures worked by hand from the raw files, one per denominator rule
+// the issue 「Figures a journalist can print」 was about.
+func TestDenominatorsByHand(t *testing.T) {
+	served := catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
+	tests := []struct {
+		key  string
+		year int
+		code string
+		want float64
+	}{
+		// 飯舘村: 57 births in 2016 over the 6,128 registered on 1 January 2017 (jumin-2017.xls row 494)
+		{"jumin_births_per_1000", 2016, "07564", 9.30},
+		// 大泉町: 195 births of Japanese children in 2023 over the 34,140 Japanese of the 2020 census
+		// (SSDSE-A-2026 A4101, A1102), not 4.63 over all 42,089 residents
+		{"births_per_1000", 2023, "10524", 5.71},
+		// 夕張市: taxable income of FY2023, ¥6,597,274 thousand (portal C120110), over the 6,411
+		// registered on 1 January 2024 (jumin-2024.xlsx row 27)
+		{"taxable_income_per_capita", 2023, "01209", 1029.1},
+		// 那珂川市: 50,420 on 1 January 2019 over the 50,030 of 2014, when it was 那珂川町 (40305)
+		{"jumin_population_change_5y", 2019, "40231", 0.78},
+	}
+	for _, tt := range tests {
+		if got, ok := served.Value(tt.key, tt.year, tt.code); !ok || got != tt.want {
+			t.Errorf("%s %d %s = %v (ok %v), want %v", tt.key, tt.year, tt.code, got, ok, tt.want)
+		}
+	}
+	// 飯舘村's 2016 births over its 41 residents of the 2015 census would be 1,317 per 1,000: the
+	// census does not describe it, so the rate is null, and the note says why.
+	if got, ok := served.Value("births_per_1000", 2016, "07564"); ok {
+		t.Errorf("births_per_1000 2016 07564 = %v, want null under the evacuation rule", got)
+	}
+	for _, ind := range served.Catalogue() {
+		if ind.Key == "births_per_1000" && !strings.Contains(ind.Note, "2015年国勢調査の人口が2016年1月1日の住民基本台帳人口の半分未満の市町村（福島県") {
+			t.Errorf("births_per_1000's note %q does not name the municipalities the evacuation rule nulls", ind.Note)
+		}
+	}
+}
+
+// TestIndicatorBounds holds every served value to what its kind allows: a share in % is at most
+// 100, and births, deaths and natural increase per 1,000 residents are within ±50 (a rate past that
+// divides by the wrong people, as births over a census that counted 41 of 6,000 registered). No
+// entry needs an exception; one that did would have to explain it in its note and be named here.
+func TestIndicatorBounds(t *testing.T) {
+	served := catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
+	vital := []string{"A4101", "A4200", "jumin.births", "jumin.deaths"}
+	population := []string{"A1101", "A1102", "jumin.population"}
+	checked := 0
+	for _, ind := range served.Catalogue() {
+		share := ind.Unit == "%" && (strings.HasSuffix(ind.Key, "_share") || strings.Contains(ind.Label, "割合"))
+		f := ind.Formula
+		perPopulation := ind.Unit == "‰" && len(f.Denominator) == 1 && slices.Contains(population, f.Denominator[0]) &&
+			slices.ContainsFunc(f.Numerator, func(it string) bool { return slices.Contains(vital, it) })
+		if !share && !perPopulation {
+			continue
+		}
+		checked++
+		for _, y := range ind.Years {
+			switch {
+			case share && y.Max > 100:
+				t.Errorf("%s %d: a share of %v%%", ind.Key, y.Year, y.Max)
+			case perPopulation && (y.Max > 50 || y.Min < -50):
+				t.Errorf("%s %d: %v to %v per 1,000 residents", ind.Key, y.Year, y.Min, y.Max)
+			}
+		}
+	}
+	if checked < 40 {
+		t.Errorf("checked %d indicators, expected the shares and the vital rates (40 or more)", checked)
 	}
 }

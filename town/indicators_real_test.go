@@ -31,9 +31,9 @@ func TestRealIndicators(t *testing.T) {
 		want float64
 		why  string
 	}{
-		{"births_per_1000", 2023, "01100", 5.25, "SSDSE-A-2026: A4101 10352 (2023) / A1101 1973395 (2020) × 1000 = 5.2458"},
-		{"births_per_1000", 2016, "01100", 7.18, "SSDSE-A-2018: A4101 14021 (2016) / A1101 1952356 (2015) × 1000 = 7.1816"},
-		{"births_per_1000", 2016, "40231", 9.86, "SSDSE-A-2018 lists 那珂川町 as R40305: 493 / 50004 × 1000 = 9.8592"},
+		{"births_per_1000", 2023, "01100", 5.36, "SSDSE-A-2026: A4101 10352 (2023) / A1102 日本人人口 1933094 (2020) × 1000 = 5.3551"},
+		{"births_per_1000", 2016, "01100", 7.24, "SSDSE-A-2018: A4101 14021 (2016) / A1102 1937785 (2015) × 1000 = 7.2356"},
+		{"births_per_1000", 2016, "40231", 9.91, "SSDSE-A-2018 lists 那珂川町 as R40305: 493 / A1102 49736 × 1000 = 9.9123"},
 		{"population", 2015, "40231", 50004, "the 2015 census, SSDSE-A-2021 (the newest edition with it), R40231"},
 		{"population", 2020, "01100", 1973395, "SSDSE-A-2026 A1101"},
 		{"fiscal_strength", 2016, "01100", 0.73, "finance H28.xlsx, 札幌市 財政力指数"},
@@ -47,11 +47,12 @@ func TestRealIndicators(t *testing.T) {
 			t.Errorf("%s %d %s = %v, want %v (%s)", tc.key, tc.year, tc.code, got.Value, tc.want, tc.why)
 		}
 	}
-	// Sapporo's 2023 birth rate ranks 623rd of the 1,740 municipalities with residents, six others
-	// at the same 5.25 (recomputed from SSDSE-A-2026 with half-away-from-zero rounding).
+	// Sapporo's 2023 birth rate over the Japanese population ranks 624th of 1,735: the 1,741 less
+	// 双葉町 (no residents in 2020) and the five towns the evacuation rule nulls (富岡町, 大熊町,
+	// 浪江町, 葛尾村, 飯舘村: under half their registered residents counted in 2020).
 	ind, i, k, m := point("births_per_1000", 2023, "01100")
-	if p := c.IndicatorPoint(i, k, m); p.Rank != 623 || ind.Years[k].Count != 1740 {
-		t.Errorf("札幌市 births 2023 rank %d of %d, want 623 of 1740", p.Rank, ind.Years[k].Count)
+	if p := c.IndicatorPoint(i, k, m); p.Rank != 624 || ind.Years[k].Count != 1735 {
+		t.Errorf("札幌市 births 2023 rank %d of %d, want 624 of 1735", p.Rank, ind.Years[k].Count)
 	}
 	// 双葉町 had no residents in the 2020 census: no per-person figure from 2020 on, a count all the same.
 	ind, i, k, m = point("births_per_1000", 2023, "07546")

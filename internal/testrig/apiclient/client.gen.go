@@ -893,7 +893,7 @@ type Indicator struct {
 	// DirectionNote why that way is better, where a reader could disagree; empty otherwise
 	DirectionNote string `json:"direction_note"`
 
-	// Formula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
+	// Formula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator, or, with change_over N, scale × (Σ items of the year − Σ items N years before) / Σ items N years before; scale is 1 when absent
 	Formula IndicatorFormula `json:"formula"`
 	Group   IndicatorGroup   `json:"group"`
 
@@ -938,8 +938,10 @@ type IndicatorCatalogueResponseSuccess bool
 // IndicatorDirection Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
 type IndicatorDirection string
 
-// IndicatorFormula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
+// IndicatorFormula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator, or, with change_over N, scale × (Σ items of the year − Σ items N years before) / Σ items N years before; scale is 1 when absent
 type IndicatorFormula struct {
+	// ChangeOver when present, the formula is the change of its items over this many years, relative to the earlier year
+	ChangeOver  *int      `json:"change_over,omitempty"`
 	Denominator *[]string `json:"denominator,omitempty"`
 	Items       *[]string `json:"items,omitempty"`
 	Minus       *[]string `json:"minus,omitempty"`
@@ -2458,7 +2460,7 @@ type ClientInterface interface {
 
 	// ListIndicators The indicator catalogue: every indicator's definition, survey years and national summaries
 	//
-	// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+	// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 	//
 	// Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
 	ListIndicators(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3264,7 +3266,7 @@ func (c *Client) PreflightExportIndicatorSeries(ctx context.Context, params *Pre
 
 // ListIndicators The indicator catalogue: every indicator's definition, survey years and national summaries
 //
-// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 //
 // Corresponds with GET /town/v1/indicators (the `ListIndicators` operationId).
 func (c *Client) ListIndicators(ctx context.Context, params *ListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6943,7 +6945,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListIndicatorsWithResponse The indicator catalogue: every indicator's definition, survey years and national summaries
 	//
-	// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+	// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13476,7 +13478,7 @@ func (c *ClientWithResponses) PreflightExportIndicatorSeriesWithResponse(ctx con
 
 // ListIndicatorsWithResponse The indicator catalogue: every indicator's definition, survey years and national summaries
 //
-// The 302 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
+// The 319 indicators of the dataset by group, in catalogue order, each with its formula in the sources' item codes, its survey years (`years`, oldest first) with their national count, median, mean, minimum and maximum, and `latest`, the last of them. `method` says how values are computed and ranked.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 )
 
@@ -86,8 +87,83 @@ func TestReadSources(t *testing.T) {
 	if _, st := s.Value("finance.財政力指数", 2005, "01100"); st != Unknown {
 		t.Errorf("札幌's FY2005 財政力指数 has status %d, want Unknown: 北海道 changed after FY2005", st)
 	}
+	jumin := []struct {
+		item string
+		year int
+		code string
+		want float64
+	}{
+		{"jumin.population", 2017, "07564", 6128},  // jumin-2017.xls: 飯舘村 on 1 January 2017
+		{"jumin.births", 2016, "07564", 57},        // its births of 2016, in the same release
+		{"jumin.population", 2021, "07564", 5246},  // jumin-2021.xlsx
+		{"jumin.population", 2018, "40231", 50341}, // written as 403059 那珂川町
+		{"jumin.population", 2019, "40231", 50420},
+	}
+	for _, tt := range jumin {
+		if got, st := s.Value(tt.item, tt.year, tt.code); st != Have || got != tt.want {
+			t.Errorf("%s %d %s = %v (status %d), want %v", tt.item, tt.year, tt.code, got, st, tt.want)
+		}
+	}
+	if ys := s.Years("jumin.births"); len(ys) != 12 || ys[0] != 2013 || ys[11] != 2024 {
+		t.Errorf("jumin.births years %v, want 2013–2024", ys)
+	}
+	if _, st := s.Value("jumin.population", 2014, "09203"); st != None {
+		t.Errorf("栃木市 on 1 January 2014 has status %d, want None: 岩舟町 merged into it on 2014-04-05", st)
+	}
 	if _, st := s.Value("A1101", 2015, "40231"); st != Have {
 		t.Errorf("那珂川市's 2015 population has status %d; the 2018/2019 editions list it as 40305", st)
+	}
+}
+
+// TestDenominatorYear holds each denominator_source's date rule, and the years left out where the
+// denominator has no figure of its year.
+func TestDenominatorYear(t *testing.T) {
+	s := readSources(t)
+	ratio := func(den, source string) hensachi.Indicator {
+		return hensachi.Indicator{DenominatorSource: source, Formula: hensachi.Formula{Numerator: []string{"A4101"}, Denominator: []string{den}}}
+	}
+	tests := []struct {
+		ind       hensachi.Indicator
+		year, got int
+		ok        bool
+	}{
+		{ratio("A1102", hensachi.DenominatorCensusJapanese), 2017, 2015, true},
+		{ratio("A1102", hensachi.DenominatorCensusJapanese), 2018, 2020, true}, // nearer 2020 than 2015
+		{ratio("A1102", hensachi.DenominatorCensusJapanese), 2023, 2020, true},
+		{ratio("jumin.population", hensachi.DenominatorJuminNextJanuary), 2016, 2017, true},
+		{ratio("jumin.population", hensachi.DenominatorJuminNextJanuary), 2012, 2013, false}, // the first release is of 2014
+		{ratio("jumin.population", hensachi.DenominatorJuminNextJanuary), 2025, 2026, false},
+		{ratio("jumin.households", hensachi.DenominatorJuminJanuary), 2014, 2014, true},
+		{ratio("B1101", hensachi.DenominatorArea), 2015, 2016, true}, // none before: the earliest
+		{ratio("B1101", hensachi.DenominatorArea), 2030, 2024, true},
+	}
+	for _, tt := range tests {
+		if got, ok := s.DenominatorYear(tt.ind, tt.year); got != tt.got || ok != tt.ok {
+			t.Errorf("%s over %v, year %d: %d (%t), want %d (%t)", tt.ind.DenominatorSource, tt.ind.Formula.Denominator, tt.year, got, ok, tt.got, tt.ok)
+		}
+	}
+}
+
+// TestEvacuated: the census describes a municipality unless it counted under half the registered
+// residents of the next 1 January.
+func TestEvacuated(t *testing.T) {
+	s := readSources(t)
+	tests := []struct {
+		census int
+		code   string
+		want   bool
+	}{
+		{2015, "07564", true},  // 飯舘村: 41 counted, 6,250 registered
+		{2020, "07564", true},  // 1,318 counted, 5,246 registered
+		{2015, "07546", true},  // 双葉町: none counted
+		{2020, "07542", false}, // 楢葉町 after its return
+		{2015, "10524", false}, // 大泉町
+		{2010, "07564", false}, // no census of 2010 is read, nor a release of 2011
+	}
+	for _, tt := range tests {
+		if got := s.Evacuated(tt.census, tt.code); got != tt.want {
+			t.Errorf("Evacuated(%d, %s) = %t, want %t", tt.census, tt.code, got, tt.want)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ type Sources struct {
 	Finance  map[int]FinanceYear // fiscal year → list
 	Portal   Portal
 	Furusato Furusato
+	Jumin    map[int]JuminRelease // the year of its 1 January → release
 
 	// ssdse: item → survey year → where the newest edition holding it has it
 	ssdse map[string]map[int]ssdseCell
@@ -45,7 +46,8 @@ func surveyYear(code string, written int) int {
 
 // ReadSources reads the sources under the raw directory (../shared/data/raw): the code list, every
 // SSDSE-A edition, the portal's series, the hometown-tax files, and the lists of financial
-// indicators named in finance (paths under raw; xls or xlsx, one fiscal year each).
+// indicators named in finance (paths under raw; xls or xlsx, one fiscal year each), and the
+// 住民基本台帳 releases.
 func ReadSources(raw string, finance []string) (*Sources, error) {
 	s := &Sources{Finance: map[int]FinanceYear{}, ssdse: map[string]map[int]ssdseCell{}}
 	var err error
@@ -83,6 +85,9 @@ func ReadSources(raw string, finance []string) (*Sources, error) {
 		return nil, err
 	}
 	if s.Furusato, err = ReadFurusato(filepath.Join(raw, "furusato", "data.json"), filepath.Join(raw, "furusato", "jichitai_detail_multi.csv")); err != nil {
+		return nil, err
+	}
+	if s.Jumin, err = ReadJumin(filepath.Join(raw, "jumin"), s.Codes); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -126,6 +131,13 @@ func (s *Sources) findYears(item string) []int {
 		}
 	case src == "portal":
 		years = slices.Clone(s.Portal.Years[name])
+	case src == "jumin":
+		for y := range s.Jumin {
+			if !juminStocks[name] {
+				y-- // a flow's year is the one before its release's
+			}
+			years = append(years, y)
+		}
 	case src == "furusato":
 		seen := map[int]bool{}
 		for _, byYear := range s.furusato(name) {
@@ -207,6 +219,16 @@ func (s *Sources) Value(item string, year int, code string) (float64, Status) {
 		v, ok := s.furusato(name)[code][year]
 		if !ok {
 			return 0, None
+		}
+		return v, Have
+	case src == "jumin":
+		rel, ok := s.Jumin[juminRelease(name, year)]
+		if !ok || juminChanged(code, year) {
+			return 0, None
+		}
+		v, ok := rel.Values[code][name]
+		if !ok {
+			return 0, Unknown
 		}
 		return v, Have
 	}
