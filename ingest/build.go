@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,7 @@ type Result struct {
 // SSDSE-A item codes the fields are computed from.
 const (
 	colPopulation = "A1101"
+	colJapanese   = "A1102"
 	colUnder15    = "A1301"
 	colOver65     = "A1303"
 	colForeigners = "A1700"
@@ -58,7 +60,7 @@ const (
 
 // ssdseSurveys names the survey behind each SSDSE-A column used.
 var ssdseSurveys = map[string]string{
-	colPopulation: "国勢調査", colUnder15: "国勢調査", colOver65: "国勢調査", colForeigners: "国勢調査",
+	colPopulation: "国勢調査", colJapanese: "国勢調査", colUnder15: "国勢調査", colOver65: "国勢調査", colForeigners: "国勢調査",
 	colHouseholds: "国勢調査", colSingles: "国勢調査", colWorkers: "国勢調査", colUnemployed: "国勢調査",
 	colPrimary: "国勢調査", colBirths: "人口動態統計", colMarriages: "人口動態統計",
 	colInMovers: "住民基本台帳人口移動報告", colOutMovers: "住民基本台帳人口移動報告",
@@ -255,7 +257,6 @@ func parseSource[T any](rawDir string, s Source, log *slog.Logger, parse func(fi
 // assemble derives every municipality's axes, statistics and hometown-tax figures from the parsed
 // sources, recording each null and why in the report, and writes the meta document.
 func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, log *slog.Logger) (*Result, error) {
-	start := time.Now()
 	axes, stats := parsed.fields.axes(), parsed.fields.stats()
 	fu, err := newFurusatoTables(man, parsed.furusatoDetail, parsed.furusatoHistory, parsed.furusatoDeductions, parsed.deductionSource)
 	if err != nil {
@@ -263,25 +264,7 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 	}
 	report := newReport(parsed.codeList)
 	res := &Result{Report: report}
-	for _, e := range parsed.codeList.Entries {
-		m := hensachi.Municipality{
-			Code: e.Code, Name: e.Name, Kana: e.Kana, Prefecture: e.Prefecture,
-			Scores: make([]hensachi.Score, len(axes)),
-			Stats:  make([]hensachi.Optional[float64], len(stats)),
-		}
-		for i, d := range axes {
-			m.Scores[i].Value = report.record(d.field.Key, e.Code, d.value(e.Code), d.field.Decimals)
-		}
-		for i, d := range stats {
-			m.Stats[i] = report.record(d.field.Key, e.Code, d.value(e.Code), d.field.Decimals)
-		}
-		m.Furusato = fu.municipality(e.Code, report)
-		res.Municipalities = append(res.Municipalities, m)
-	}
-	res.Meta = meta(man, parsed.codeList, axes, stats, fu)
-	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(start))
-
-	start = time.Now()
+	start := time.Now()
 	ssdse, disagreements, breaks, err := ssdseSeries(parsed.ssdse, parsed.codeList, man)
 	if err != nil {
 		return nil, err
@@ -297,7 +280,66 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 		return nil, err
 	}
 	log.Info("assembled indicators", "count", len(res.Indicators.Indicators), "disagreements", len(disagreements), "took", since(start))
+
+	start = time.Now()
+	fromIndicators := statsOfIndicators(stats, res, len(parsed.codeList.Entries))
+	for row, e := range parsed.codeList.Entries {
+		m := hensachi.Municipality{
+			Code: e.Code, Name: e.Name, Kana: e.Kana, Prefecture: e.Prefecture,
+			Scores: make([]hensachi.Score, len(axes)),
+			Stats:  make([]hensachi.Optional[float64], len(stats)),
+		}
+		for i, d := range axes {
+			m.Scores[i].Value = report.record(d.field.Key, e.Code, d.value(e.Code), d.field.Decimals)
+		}
+		for i, d := range stats {
+			var f figure
+			if values := fromIndicators[i]; values != nil {
+				f = values[row]
+			} else {
+				f = d.value(e.Code)
+			}
+			m.Stats[i] = report.record(d.field.Key, e.Code, f, d.field.Decimals)
+		}
+		m.Furusato = fu.municipality(e.Code, report)
+		res.Municipalities = append(res.Municipalities, m)
+	}
+	res.Meta = meta(man, parsed.codeList, axes, stats, fu)
+	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(start))
+
 	return res, nil
+}
+
+// statsOfIndicators returns, for each statistic that is an indicator's value (derivation.indicator),
+// that indicator's column in the statistic's survey year, as figures (a null with its reason); nil
+// for the others. A catalogue without the indicator (a test's) leaves the statistic null, saying so.
+func statsOfIndicators(stats []derivation, res *Result, rows int) [][]figure {
+	out := make([][]figure, len(stats))
+	for i, d := range stats {
+		if d.indicator == "" {
+			continue
+		}
+		out[i] = make([]figure, rows)
+		in := d.inputs[0]
+		year, _ := strconv.Atoi(in.t.Years[in.col])
+		why := fmt.Sprintf("the catalogue has no indicator %s in %d", d.indicator, year)
+		k := slices.IndexFunc(res.Indicators.Indicators, func(ind hensachi.Indicator) bool { return ind.Key == d.indicator })
+		y := -1
+		if k >= 0 {
+			y = res.Indicators.Indicators[k].YearIndex(year)
+		}
+		for m := range out[i] {
+			switch {
+			case y < 0:
+				out[i][m] = figure{why: why}
+			case res.IndicatorValues[k][y][m].Valid:
+				out[i][m] = figure{v: res.IndicatorValues[k][y][m].V}
+			default:
+				out[i][m] = figure{why: fmt.Sprintf("no value of indicator %s in %d (the ingest report says why)", d.indicator, year)}
+			}
+		}
+	}
+	return out
 }
 
 func since(t time.Time) string { return time.Since(t).Round(time.Millisecond).String() }
@@ -363,6 +405,10 @@ type derivation struct {
 	field  hensachi.Field
 	inputs []column
 	value  func(code string) figure
+	// indicator, when set, is the key of the indicator whose value in the survey year of the first
+	// input the statistic is, computed by the catalogue's rules (its denominator, the evacuation
+	// rule), so that one name never shows two figures; value is then unused.
+	indicator string
 }
 
 // source describes where a field comes from: each survey with its year, then the published files.
@@ -397,6 +443,16 @@ func (s fieldTables) per(key string, num, den string, scale float64) derivation 
 	return derivation{field: fieldByKey(key), inputs: []column{n, d}, value: func(code string) figure {
 		return ratio(n.at(code), d.at(code), scale)
 	}}
+}
+
+// ofIndicator is a statistic that is an indicator's value in the survey year of the first of the
+// SSDSE columns it is computed from (which name its sources in the meta).
+func (s fieldTables) ofIndicator(key, indicator string, cols ...string) derivation {
+	d := derivation{field: fieldByKey(key), indicator: indicator}
+	for _, c := range cols {
+		d.inputs = append(d.inputs, s.ssdseCol(c))
+	}
+	return d
 }
 
 func (s fieldTables) plain(key string, c column) derivation {
@@ -454,8 +510,8 @@ func (s fieldTables) stats() []derivation {
 		s.per("single", colSingles, colHouseholds, 100),
 		s.plain("fiscal", fiscal),
 		s.per("foreign", colForeigners, colPopulation, 100),
-		s.per("birth", colBirths, colPopulation, 1000),
-		s.per("marry", colMarriages, colPopulation, 1000),
+		s.ofIndicator("birth", "births_per_1000", colBirths, colJapanese),
+		s.ofIndicator("marry", "marriages_per_1000", colMarriages, colJapanese),
 		s.plain("nursery", s.ssdseCol(colNurseries)),
 		s.plain("library", s.ssdseCol(colLibraries)),
 		s.plain("hospital", s.ssdseCol(colHospitals)),

@@ -149,6 +149,7 @@ func TestIndicatorYears(t *testing.T) {
 		"furusato_per_person": years(2013, 2024), // over the population of 1 January 2014 on
 		"jumin_population":    fixtures.JuminYears,
 		"jumin_change_1y":     years(2015, 2025),
+		"marriages_per_1000":  years(2015, 2023),
 	}
 	for _, ind := range res.Indicators.Indicators {
 		var got []int

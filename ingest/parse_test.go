@@ -302,7 +302,7 @@ func TestParseSSDSEMalformed(t *testing.T) {
 		{name: "unknown code", opts: fault(fixtures.UnknownCode, "01999", ""), row: 10, column: codeCol, reason: "unknown municipality code 01999"},
 		{name: "malformed code", opts: fault(fixtures.MalformedCode, "13101", ""), row: 7, column: codeCol, reason: "R + 5 digits"},
 		{name: "missing column", opts: fault(fixtures.MissingColumn, "", "A1303"), row: 1, column: "A1303", reason: "missing from the header"},
-		{name: "short row", opts: fault(fixtures.ShortRow, "13201", "B1101"), row: 8, column: "B1101", reason: "row has 14 fields"},
+		{name: "short row", opts: fault(fixtures.ShortRow, "13201", "B1101"), row: 8, column: "B1101", reason: "row has 15 fields"},
 		{name: "unterminated quote", data: unterminated, row: 6, reason: "malformed CSV"},
 		{name: "header rows only", opts: mutate(func(_ string, rows [][]any) [][]any { return rows[:2] }), reason: "expected 3 header rows"},
 	}, func(r io.Reader) error {

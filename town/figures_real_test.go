@@ -81,14 +81,19 @@ func TestRealFiguresReadAsMeant(t *testing.T) {
 func TestRealOneFigureAName(t *testing.T) {
 	c := realdata.Catalog(t, "https://hensachi.example")
 	brackets := regexp.MustCompile(`（([^）]*)）`)
-	// a label's names: itself, what its brackets hold (65歳以上人口の割合（高齢化率）), and the
-	// label without brackets that only say per what (出生率（人口千人当たり）)
+	// a label's names: itself, another name its brackets hold (65歳以上人口の割合（高齢化率）), and the
+	// label without brackets that say no more than per how many people (出生率（人口千人当たり）),
+	// not whose or from where (出生率（日本人人口千人当たり）, 出生率（住民基本台帳、人口千人当たり）)
+	perPeople := regexp.MustCompile(`^人口[0-9,千万百十]*人当たり$`)
+	figureName := regexp.MustCompile(`^[^、]*(率|割合)$`) // another name of the figure, not a qualifier
 	names := func(label string) []string {
 		out := []string{label}
 		per := true
 		for _, m := range brackets.FindAllStringSubmatch(label, -1) {
-			out = append(out, m[1])
-			per = per && strings.Contains(m[1], "当たり")
+			if figureName.MatchString(m[1]) {
+				out = append(out, m[1])
+			}
+			per = per && perPeople.MatchString(m[1])
 		}
 		if per {
 			out = append(out, brackets.ReplaceAllString(label, ""))
