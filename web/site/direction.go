@@ -41,7 +41,7 @@ func mapReading(f hensachi.Field) string {
 	return s
 }
 
-// directionLabel is a measure's direction in a word or two, for lists.
+// directionLabel is a measure's direction in a few words for lists, "" for a neutral one.
 func directionLabel(direction string) string {
 	switch direction {
 	case hensachi.DirectionHigherBetter:
@@ -49,7 +49,7 @@ func directionLabel(direction string) string {
 	case hensachi.DirectionLowerBetter:
 		return "小さいほど良い"
 	}
-	return "向きなし"
+	return ""
 }
 
 // comparableFirst orders a group's indicators (positions in the catalogue) as the pages offer

@@ -24,7 +24,7 @@ func TestDirectionOnRealData(t *testing.T) {
 		{"/town/map?m=unemployment_rate", []string{`<svg class="map" `, "良い方（値の小さい方）を青、悪い方を赤で塗ります。"}},
 		{"/town/map?m=population", []string{`<svg class="map seq" `, `<table id="legend-table" class="seq">`, "数そのものは市区町村の規模を示し"}},
 		{"/town/map?m=jobless", []string{`<svg class="map" `, "良い方（値の小さい方）を青"}},
-		{"/town/indicators", []string{"完全失業率</a> 中央値", "・小さいほど良い", "・数（規模）"}},
+		{"/town/indicators", []string{"完全失業率</a> 中央値", "・小さいほど良い", "<h3>数（市区町村の規模を示す）</h3>"}},
 	} {
 		status, body := s.render(t, tc.path)
 		if status != 200 {

@@ -20,9 +20,11 @@ import (
 
 type catalogueRow struct{ Key, Label, Year, Median, Direction string }
 
+// catalogueGroup is a group of the catalogue: the indicators that compare municipalities of any
+// size, then the counts, which measure size, in a list of their own.
 type catalogueGroup struct {
-	ID, Name string
-	Rows     []catalogueRow
+	ID, Name     string
+	Rows, Counts []catalogueRow
 }
 
 type cataloguePage struct {
@@ -36,20 +38,21 @@ func (s *Site) indicatorCatalogue(c *town.Catalog, _ param.Query, _ httprouter.P
 	p := cataloguePage{Method: c.IndicatorMethod()}
 	for g, name := range hensachi.IndicatorGroups {
 		group := catalogueGroup{ID: "group-" + strconv.Itoa(g+1), Name: name}
-		for _, i := range comparableFirst(c, c.IndicatorGroupIndexes(name)) {
+		for _, i := range c.IndicatorGroupIndexes(name) {
 			ind := c.Indicator(i)
 			latest := ind.Years[len(ind.Years)-1]
 			row := catalogueRow{Key: ind.Key, Label: ind.Label, Year: strconv.Itoa(latest.Year), Median: "—", Direction: directionLabel(ind.Direction)}
-			if ind.Kind == hensachi.KindCount {
-				row.Direction = "数（規模）"
-			}
 			if latest.Count > 0 {
 				row.Median = withUnit(hensachi.Some(latest.Median), ind.Field())
 			}
-			group.Rows = append(group.Rows, row)
+			if ind.Kind == hensachi.KindCount {
+				group.Counts = append(group.Counts, row)
+			} else {
+				group.Rows = append(group.Rows, row)
+			}
 		}
-		p.Count += len(group.Rows)
-		if len(group.Rows) > 0 {
+		p.Count += len(group.Rows) + len(group.Counts)
+		if len(group.Rows)+len(group.Counts) > 0 {
 			p.Groups = append(p.Groups, group)
 		}
 	}
