@@ -102,7 +102,7 @@ func parse(raw string) (Query, error) {
 		switch {
 		case err != nil:
 			return Query{}, invalid(Truncate(name), fmt.Sprintf("%s is malformed: %q has a %% not followed by two hex digits (escape %% as %%25)", Truncate(name), sent),
-				Truncate(name)+" の値の % の使い方が正しくありません。")
+				Truncate(name)+" の値の形が正しくありません（% の後には 16 進数 2 桁が続きます）。")
 		case !utf8.ValidString(value):
 			return Query{}, invalid(Truncate(name), Truncate(name)+" is not UTF-8 text", Truncate(name)+" が UTF-8 の文字列ではありません。")
 		}
