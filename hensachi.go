@@ -33,42 +33,50 @@ type Field struct {
 	// Decimals is the number of decimal places a derived value is rounded to; ranks are computed on
 	// the rounded value so that two municipalities showing the same figure share a rank.
 	Decimals int
+	// Direction and Kind are an indicator's (Indicator.Direction, Indicator.Kind): which way is
+	// better, which the maps colour by, and whether the figure is a count, which measures size.
+	Direction, Kind string
+	// ZeroLabel is an indicator's (Indicator.ZeroLabel): what a 0 means, shown beside it.
+	ZeroLabel string
 }
+
+// LowerIsBetter reports whether the field's best values are its lowest.
+func (f Field) LowerIsBetter() bool { return f.Direction == DirectionLowerBetter }
 
 // Axes are the six ranked axes, in the order the API, the dataset and the pages list them.
 var Axes = []Field{
-	{Key: "young", Label: "若さ", Unit: "%", Decimals: 2,
+	{Key: "young", Label: "若さ", Unit: "%", Decimals: 2, Direction: DirectionHigherBetter, Kind: KindRate,
 		Description: "総人口に占める15歳未満人口の割合"},
-	{Key: "shops", Label: "買い物・飲食", Unit: "店/1万人", Decimals: 2,
+	{Key: "shops", Label: "買い物・飲食", Unit: "店/1万人", Decimals: 2, Direction: DirectionHigherBetter, Kind: KindRate,
 		Description: "人口1万人当たりの小売店数と飲食店数の合計"},
-	{Key: "doctor", Label: "医療", Unit: "人/10万人", Decimals: 1,
+	{Key: "doctor", Label: "医療", Unit: "人/10万人", Decimals: 1, Direction: DirectionHigherBetter, Kind: KindRate,
 		Description: "人口10万人当たりの医師数"},
-	{Key: "income", Label: "所得", Unit: "万円", Decimals: 1,
+	{Key: "income", Label: "所得", Unit: "万円", Decimals: 1, Direction: DirectionHigherBetter, Kind: KindRate,
 		Description: "納税義務者（所得割）1人当たりの課税対象所得"},
-	{Key: "inflow", Label: "人口の流入", Unit: "‰", Decimals: 2,
+	{Key: "inflow", Label: "人口の流入", Unit: "‰", Decimals: 2, Direction: DirectionHigherBetter, Kind: KindRate,
 		Description: "人口千人当たりの転入超過数（転入者数−転出者数、日本人移動者）"},
-	{Key: "daytime", Label: "昼間人口", Unit: "%", Decimals: 1,
+	{Key: "daytime", Label: "昼間人口", Unit: "%", Decimals: 1, Direction: DirectionHigherBetter, Kind: KindRate,
 		Description: "夜間人口（常住人口）100に対する昼間人口の比率"},
 }
 
 // Stats are the sixteen statistics, in the order the API, the dataset and the pages list them.
 var Stats = []Field{
-	{Key: "pop", Label: "総人口", Unit: "人"},
-	{Key: "area", Label: "面積", Unit: "km²", Decimals: 2},
-	{Key: "density", Label: "人口密度", Unit: "人/km²", Decimals: 1},
-	{Key: "old", Label: "高齢化率", Unit: "%", Decimals: 2},
-	{Key: "single", Label: "単独世帯の割合", Unit: "%", Decimals: 2},
-	{Key: "fiscal", Label: "財政力指数", Unit: "", Decimals: 2},
-	{Key: "foreign", Label: "外国人の割合", Unit: "%", Decimals: 2},
-	{Key: "birth", Label: "出生率", Unit: "‰", Decimals: 2},
-	{Key: "marry", Label: "婚姻率", Unit: "‰", Decimals: 2},
-	{Key: "nursery", Label: "保育所等の数", Unit: "施設"},
-	{Key: "library", Label: "図書館の数", Unit: "館"},
-	{Key: "hospital", Label: "一般病院の数", Unit: "施設"},
-	{Key: "primary", Label: "第1次産業就業者の割合", Unit: "%", Decimals: 2},
-	{Key: "jobless", Label: "完全失業率", Unit: "%", Decimals: 2},
-	{Key: "commute", Label: "他市区町村への通勤者の割合", Unit: "%", Decimals: 2},
-	{Key: "recycle", Label: "ごみのリサイクル率", Unit: "%", Decimals: 1},
+	{Key: "pop", Label: "総人口", Unit: "人", Direction: DirectionNeutral, Kind: KindCount},
+	{Key: "area", Label: "面積", Unit: "km²", Decimals: 2, Direction: DirectionNeutral, Kind: KindCount},
+	{Key: "density", Label: "人口密度（最新の面積による）", Unit: "人/km²", Decimals: 1, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "old", Label: "高齢化率", Unit: "%", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "single", Label: "単独世帯の割合", Unit: "%", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "fiscal", Label: "財政力指数", Unit: "", Decimals: 2, Direction: DirectionHigherBetter, Kind: KindIndex},
+	{Key: "foreign", Label: "外国人の割合", Unit: "%", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "birth", Label: "出生率", Unit: "‰", Decimals: 2, Direction: DirectionHigherBetter, Kind: KindRate},
+	{Key: "marry", Label: "婚姻率", Unit: "‰", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "nursery", Label: "保育所等の数", Unit: "施設", Direction: DirectionNeutral, Kind: KindCount},
+	{Key: "library", Label: "図書館の数", Unit: "館", Direction: DirectionNeutral, Kind: KindCount},
+	{Key: "hospital", Label: "一般病院の数", Unit: "施設", Direction: DirectionNeutral, Kind: KindCount},
+	{Key: "primary", Label: "第1次産業就業者の割合", Unit: "%", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "jobless", Label: "完全失業率", Unit: "%", Decimals: 2, Direction: DirectionLowerBetter, Kind: KindRate},
+	{Key: "commute", Label: "他市区町村への通勤者の割合", Unit: "%", Decimals: 2, Direction: DirectionNeutral, Kind: KindRate},
+	{Key: "recycle", Label: "ごみのリサイクル率", Unit: "%", Decimals: 1, Direction: DirectionHigherBetter, Kind: KindRate},
 }
 
 // AxisIndex returns the position of an axis key in Axes, or -1.

@@ -35,6 +35,9 @@ type Indicator struct {
 	Breaks []int `json:"breaks,omitempty"`
 	// Note explains a break in the series or anything a reader must know to compare its years.
 	Note string `json:"note,omitempty"`
+	// ZeroLabel says what a value of 0 means where the source writes it as a word or a dash
+	// (将来負担比率's 「－」: 将来負担なし), for the pages to show beside the 0.
+	ZeroLabel string `json:"zero_label,omitempty"`
 	// Years are the survey years with values, oldest first, each with its national summary.
 	Years []IndicatorYear `json:"years,omitempty"`
 }
@@ -62,6 +65,12 @@ var IndicatorKinds = []string{KindCount, KindRate, KindPerCapita, KindIndex}
 
 // LowerIsBetter reports whether the indicator ranks its lowest value first.
 func (ind *Indicator) LowerIsBetter() bool { return ind.Direction == DirectionLowerBetter }
+
+// Field is the indicator as a measure the pages show and map.
+func (ind *Indicator) Field() Field {
+	return Field{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Description: ind.Description, Decimals: ind.Decimals,
+		Direction: ind.Direction, Kind: ind.Kind, ZeroLabel: ind.ZeroLabel}
+}
 
 // The denominator sources of a ratio: which figures divide, and of which date.
 const (

@@ -16,7 +16,7 @@ func BenchmarkBuild(b *testing.B) {
 		b.Run(f.Name, func(b *testing.B) {
 			var file *File
 			for b.Loop() {
-				file = build(f, c, list.Items, Selection{}, "bench")
+				file, _ = build(f, c, list.Items, Selection{}, "bench")
 			}
 			b.ReportMetric(float64(len(file.Body)), "bytes")
 			if f.Gzip {

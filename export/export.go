@@ -10,8 +10,9 @@ package export
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -105,25 +106,24 @@ func FormatNamed(name string) *Format {
 // File is one file of the export.
 type File struct {
 	Format *Format
-	// Body is the file; nil for one kept on disk (the indicators' long table, tens of MB, which
-	// the garbage collector would otherwise count as live heap and let the heap grow by several
-	// times that).
+	// Body is the file held in memory; nil for a file of the national long table, whose sections
+	// are read from disk as it is written (plain), tens of MB that the garbage collector would
+	// otherwise count as live heap and let the heap grow by several times that.
 	Body []byte
 	// Filename names the download, e.g. hensachi-municipalities-13-2026-01-01.csv.
 	Filename string
 	gzipOnce sync.Once
 	gzip     []byte
-	// disk holds a file kept on disk: its body, gzipped when the format is gzipped (WriteBody
-	// then gunzips it as it writes), in a temporary file already unlinked, closed by its finalizer
-	// once no call reads it; size is the body's length, diskSize the bytes on disk.
-	disk           *os.File
-	size, diskSize int64
+	// plain and zipped are the file and its gzip stream as sections of the long table's disk file
+	// and bytes made for the call, for a file of the national long table (zipped nil for a format
+	// that is not gzipped).
+	plain, zipped sections
 }
 
 // Gzipped returns the body gzipped, compressed on the first call and kept; nil for a format that
-// is not gzipped, and for a file kept on disk (WriteGzipped writes it).
+// is not gzipped, and for a file of the national long table (WriteGzipped writes it).
 func (f *File) Gzipped() []byte {
-	if !f.Format.Gzip || f.disk != nil {
+	if !f.Format.Gzip || f.Body == nil {
 		return nil
 	}
 	f.gzipOnce.Do(func() { f.gzip = gzipped(f.Body) })
@@ -132,71 +132,101 @@ func (f *File) Gzipped() []byte {
 
 // Len is the body's length.
 func (f *File) Len() int64 {
-	if f.disk != nil {
-		return f.size
+	if f.plain != nil {
+		return f.plain.len()
 	}
 	return int64(len(f.Body))
 }
 
 // GzipLen is the gzipped body's length, for a format that is gzipped.
 func (f *File) GzipLen() int64 {
-	if f.disk != nil {
-		return f.diskSize
+	if f.zipped != nil {
+		return f.zipped.len()
 	}
 	return int64(len(f.Gzipped()))
 }
 
-// WriteBody writes the body to w, gunzipping a gzipped file on disk as it goes.
+// WriteBody writes the body to w.
 func (f *File) WriteBody(w io.Writer) error {
-	if f.disk == nil {
-		_, err := w.Write(f.Body)
-		return err
+	if f.plain != nil {
+		return f.plain.writeTo(w)
 	}
-	r := io.NewSectionReader(f.disk, 0, f.diskSize)
-	if !f.Format.Gzip {
-		_, err := io.Copy(w, r)
-		return err
-	}
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(w, zr)
+	_, err := w.Write(f.Body)
 	return err
 }
 
 // WriteGzipped writes the gzipped body to w, for a format that is gzipped.
 func (f *File) WriteGzipped(w io.Writer) error {
-	if f.disk == nil {
-		_, err := w.Write(f.Gzipped())
-		return err
+	if f.zipped != nil {
+		return f.zipped.writeTo(w)
 	}
-	_, err := io.Copy(w, io.NewSectionReader(f.disk, 0, f.diskSize))
+	_, err := w.Write(f.Gzipped())
 	return err
 }
 
-// held is the bytes the file holds, in memory or on disk.
-func (f *File) held() int64 { return int64(len(f.Body)+len(f.gzip)) + f.diskSize }
+// held is the bytes the file holds in memory.
+func (f *File) held() int64 { return int64(len(f.Body) + len(f.gzip)) }
+
+// section is a part of a file: bytes, or n bytes at off in a file on disk.
+type section struct {
+	bytes  []byte
+	disk   io.ReaderAt
+	off, n int64
+}
+
+// sections are a file's parts in order.
+type sections []section
+
+func (s sections) len() int64 {
+	var n int64
+	for _, p := range s {
+		n += int64(len(p.bytes)) + p.n
+	}
+	return n
+}
+
+func (s sections) writeTo(w io.Writer) error {
+	for _, p := range s {
+		var err error
+		if p.disk != nil {
+			_, err = io.Copy(w, io.NewSectionReader(p.disk, p.off, p.n))
+		} else {
+			_, err = w.Write(p.bytes)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Of returns the file of a prefecture ("" for the whole country) in a format Available for c,
-// built on its first request and kept for the catalog's version, and gzipped alike; ok is false
-// for an unknown prefecture.
-func Of(c *town.Catalog, f *Format, pref string) (file *File, ok bool) {
+// built on its first request and kept for the catalog's version, and gzipped alike; an unknown
+// prefecture is not_found.
+func Of(c *town.Catalog, f *Format, pref string) (*File, error) {
 	l, ok := files.Of(c)[fileKey{f, pref}]
 	if !ok {
-		return nil, false
+		return nil, unknownPrefecture(pref)
 	}
-	l.once.Do(func() {
+	return l.Get(context.Background(), func() (*File, error) {
 		list, _ := c.List(pref)
-		l.file = build(f, c, list.Items, Selection{}, Filename(&c.Meta, pref, f.Name))
-		l.file.Gzipped() // the file is kept: compress it now, once
+		file, err := build(f, c, list.Items, Selection{}, Filename(&c.Meta, pref, f.Name))
+		if err != nil {
+			return nil, err
+		}
+		file.Gzipped() // the file is kept: compress it now, once
+		return file, nil
 	})
-	return l.file, true
+}
+
+// unknownPrefecture is the error of a prefecture code the dataset does not have.
+func unknownPrefecture(pref string) error {
+	return &hensachi.Error{Code: hensachi.ENotFound, Message: "no prefecture " + pref, Japanese: "この都道府県コードはありません。"}
 }
 
 // Compared returns the file of municipalities of c in the order given (a comparison's, see
 // town.Catalog.Lookup) in a format Available for c, made for the call.
-func Compared(c *town.Catalog, f *Format, rows []*hensachi.Municipality) *File {
+func Compared(c *town.Catalog, f *Format, rows []*hensachi.Municipality) (*File, error) {
 	return build(f, c, rows, Selection{}, "hensachi-compare-"+c.Meta.DataUpdated+"."+f.Name)
 }
 
@@ -212,29 +242,32 @@ func Filename(meta *hensachi.Meta, pref, format string) string {
 
 // build makes the file of rows with the indicator columns of sel: the one path from the table to
 // a file of any format.
-func build(f *Format, c *town.Catalog, rows []*hensachi.Municipality, sel Selection, filename string) *File {
+func build(f *Format, c *town.Catalog, rows []*hensachi.Municipality, sel Selection, filename string) (*File, error) {
 	t := table{columns: Table(c, rows, sel)}
 	if f.Boundaries {
-		t.shape, t.credits = boundaries(c, rows)
+		var err error
+		if t.shape, t.credits, err = boundaries(c, rows); err != nil {
+			return nil, err
+		}
 	}
 	var b bytes.Buffer
 	if err := f.write(&b, t); err != nil {
-		panic(err) // the columns are made to the writers' rules, in memory
+		return nil, fmt.Errorf("export: writing %s: %w", filename, err)
 	}
-	return &File{Format: f, Body: b.Bytes(), Filename: filename}
+	return &File{Format: f, Body: b.Bytes(), Filename: filename}, nil
 }
 
 // boundaries returns the boundaries of rows in degrees, one at a time, and the credits the file
 // must carry: the boundaries' (MLIT's wording) and the statistics'. It uses the finer level of
 // the dataset's, where every municipality has its shape, however small its island.
-func boundaries(c *town.Catalog, rows []*hensachi.Municipality) (shape func(r int) geo.Shape, credits []string) {
+func boundaries(c *town.Catalog, rows []*hensachi.Municipality) (shape func(r int) geo.Shape, credits []string, err error) {
 	b, err := c.Boundaries()
 	if err != nil {
-		panic(err) // the callers serve only an Available format
+		return nil, nil, fmt.Errorf("export: a format of the boundaries without them: %w", err) // the callers check Available
 	}
 	fine := &b.Fine
 	shape = func(r int) geo.Shape { return fine.Transform.Shape(fine.Shapes[c.Index(rows[r].Code)]) }
-	return shape, []string{b.Meta.Credit, "出典：" + c.Meta.Source.Name + "（" + c.Meta.Source.URL + "）を加工して作成"}
+	return shape, []string{b.Meta.Credit, "出典：" + c.Meta.Source.Name + "（" + c.Meta.Source.URL + "）を加工して作成"}, nil
 }
 
 // fileKey names one file of a version: a format and a prefecture ("" for all).
@@ -243,19 +276,13 @@ type fileKey struct {
 	pref   string
 }
 
-// lazyFile is built on first request.
-type lazyFile struct {
-	once sync.Once
-	file *File
-}
-
 // files are the files of a catalog, each built on first request.
-var files = town.NewMemo(func(c *town.Catalog) map[fileKey]*lazyFile {
-	m := map[fileKey]*lazyFile{}
+var files = town.NewMemo(func(c *town.Catalog) map[fileKey]*town.Once[*File] {
+	m := map[fileKey]*town.Once[*File]{}
 	for _, f := range Formats {
-		m[fileKey{f, ""}] = &lazyFile{}
+		m[fileKey{f, ""}] = new(town.Once[*File])
 		for _, p := range c.Meta.Prefectures {
-			m[fileKey{f, p.Code}] = &lazyFile{}
+			m[fileKey{f, p.Code}] = new(town.Once[*File])
 		}
 	}
 	return m

@@ -41,9 +41,9 @@ func readCSV(t *testing.T, body []byte) [][]string {
 // serve's TestExportCSVAgreesWithJSON.
 func TestExportCSV(t *testing.T) {
 	c := realdata.Catalog(t, towntest.PublicURL)
-	f, ok := export.Of(c, export.CSV, "")
-	if !ok || f.Format.ContentType != "text/csv; charset=utf-8" || !strings.HasSuffix(f.Filename, ".csv") {
-		t.Fatalf("export %v %+v", ok, f)
+	f, err := export.Of(c, export.CSV, "")
+	if err != nil || f.Format.ContentType != "text/csv; charset=utf-8" || !strings.HasSuffix(f.Filename, ".csv") {
+		t.Fatalf("export %v %+v", err, f)
 	}
 	records := readCSV(t, f.Body)
 	header := records[0]
@@ -74,9 +74,9 @@ func TestExportCSV(t *testing.T) {
 // values are those of the columns the CSV is written from.
 func TestExportParquetRoundTrip(t *testing.T) {
 	c := realdata.Catalog(t, towntest.PublicURL)
-	f, ok := export.Of(c, export.Parquet, "07")
-	if !ok || f.Format.ContentType != "application/vnd.apache.parquet" || f.Gzipped() != nil || f.Filename != export.Filename(&c.Meta, "07", "parquet") {
-		t.Fatalf("export %v %+v", ok, f)
+	f, err := export.Of(c, export.Parquet, "07")
+	if err != nil || f.Format.ContentType != "application/vnd.apache.parquet" || f.Gzipped() != nil || f.Filename != export.Filename(&c.Meta, "07", "parquet") {
+		t.Fatalf("export %v %+v", err, f)
 	}
 	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(f.Body), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
 	if err != nil {
@@ -143,15 +143,15 @@ func optional(valid bool, s string) string {
 // unknown prefecture.
 func TestExportFiles(t *testing.T) {
 	c := towntest.Catalog()
-	f, ok := export.Of(c, export.CSV, "01")
-	if !ok || f.Filename != "hensachi-municipalities-01-2026-01-01.csv" || len(readCSV(t, f.Body)) != 4 {
-		t.Fatalf("export of 01: %v %+v", ok, f)
+	f, err := export.Of(c, export.CSV, "01")
+	if err != nil || f.Filename != "hensachi-municipalities-01-2026-01-01.csv" || len(readCSV(t, f.Body)) != 4 {
+		t.Fatalf("export of 01: %v %+v", err, f)
 	}
 	if f, _ := export.Of(c, export.Parquet, ""); f.Filename != "hensachi-municipalities-2026-01-01.parquet" || !bytes.HasPrefix(f.Body, []byte("PAR1")) {
 		t.Errorf("national Parquet export: %s", f.Filename)
 	}
 	for _, pref := range []string{"47", "1"} {
-		if _, ok := export.Of(c, export.CSV, pref); ok {
+		if _, err := export.Of(c, export.CSV, pref); err == nil {
 			t.Errorf("export of %q", pref)
 		}
 	}
@@ -166,13 +166,13 @@ func TestExportCompared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := export.Compared(c, export.CSV, rows)
+	f, _ := export.Compared(c, export.CSV, rows)
 	records := readCSV(t, f.Body)
 	if len(records) != 3 || records[1][0] != "13102" || records[2][0] != "01100" || records[0][0] != "code" || f.Filename != "hensachi-compare-2026-01-01.csv" {
 		t.Errorf("records %v, %s", records, f.Filename)
 	}
 	// 札内町 has no value on the first axis: empty cells, rank_total still given
-	f = export.Compared(c, export.CSV, []*hensachi.Municipality{c.Row(c.Index("01345"))})
+	f, _ = export.Compared(c, export.CSV, []*hensachi.Municipality{c.Row(c.Index("01345"))})
 	if records = readCSV(t, f.Body); records[1][4] != "" || records[1][6] != "" || records[1][7] != "0" {
 		t.Errorf("札内町's first axis: %v", records[1][4:8])
 	}

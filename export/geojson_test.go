@@ -77,9 +77,9 @@ func TestExportGeoJSON(t *testing.T) {
 	if err := export.GeoJSON.Available(c); err != nil {
 		t.Fatal(err)
 	}
-	f, ok := export.Of(c, export.GeoJSON, "")
-	if !ok || f.Format.ContentType != "application/geo+json" || !strings.HasSuffix(f.Filename, ".geojson") {
-		t.Fatalf("export %v %+v", ok, f)
+	f, err := export.Of(c, export.GeoJSON, "")
+	if err != nil || f.Format.ContentType != "application/geo+json" || !strings.HasSuffix(f.Filename, ".geojson") {
+		t.Fatalf("export %v %+v", err, f)
 	}
 	g := readGeoJSON(t, f.Body)
 	csv, _ := export.Of(c, export.CSV, "")

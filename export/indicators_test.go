@@ -19,9 +19,9 @@ import (
 // latest, null where a municipality has no value.
 func TestExportWithIndicators(t *testing.T) {
 	c := towntest.Catalog()
-	f, ok := export.WithIndicators(c, export.CSV, "", export.Selection{Indicators: []int{1, 0}})
-	if !ok || !strings.HasSuffix(f.Filename, "-indicators.csv") {
-		t.Fatalf("export %v %+v", ok, f)
+	f, err := export.WithIndicators(c, export.CSV, "", export.Selection{Indicators: []int{1, 0}})
+	if err != nil || !strings.HasSuffix(f.Filename, "-indicators.csv") {
+		t.Fatalf("export %v %+v", err, f)
 	}
 	rows := readCSV(t, f.Body)
 	header := rows[0][len(rows[0])-6:]
@@ -37,7 +37,7 @@ func TestExportWithIndicators(t *testing.T) {
 	if rows[0][last] != "births_per_1000_2020" || strings.Join(rows[3][last:], ",") != ",," || strings.Join(rows[4][last:last+2], ",") != "7.1,1" {
 		t.Errorf("2020: %v, %v, %v", rows[0][last:], rows[3][last:], rows[4][last:])
 	}
-	if _, ok := export.WithIndicators(c, export.CSV, "99", export.Selection{Indicators: []int{0}}); ok {
+	if _, err := export.WithIndicators(c, export.CSV, "99", export.Selection{Indicators: []int{0}}); err == nil {
 		t.Error("an unknown prefecture has a file")
 	}
 }
@@ -47,9 +47,9 @@ func TestExportWithIndicators(t *testing.T) {
 // Parquet (a row group per indicator).
 func TestSeries(t *testing.T) {
 	c := towntest.Catalog()
-	f, ok := export.Series(c, export.CSV, "", []int{0, 1})
-	if !ok || f.Body != nil || f.GzipLen() == 0 {
-		t.Fatalf("series %v %+v", ok, f)
+	f, err := export.Series(context.Background(), c, export.CSV, "", []int{0, 1})
+	if err != nil || f.Body != nil || f.GzipLen() == 0 {
+		t.Fatalf("series %v %+v", err, f)
 	}
 	var body, gz bytes.Buffer
 	if err := f.WriteBody(&body); err != nil || int64(body.Len()) != f.Len() {
@@ -69,7 +69,7 @@ func TestSeries(t *testing.T) {
 		t.Errorf("row 5 %s, want the first of 2023", got)
 	}
 
-	p, _ := export.Series(c, export.Parquet, "", []int{0, 1})
+	p, _ := export.Series(context.Background(), c, export.Parquet, "", []int{0, 1})
 	var b bytes.Buffer
 	if err := p.WriteBody(&b); err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestSeries(t *testing.T) {
 		t.Errorf("%d rows, %v", tbl.NumRows(), tbl.Schema())
 	}
 
-	empty, _ := export.Series(c, export.CSV, "", nil)
+	empty, _ := export.Series(context.Background(), c, export.CSV, "", nil)
 	body.Reset()
 	empty.WriteBody(&body)
 	if rows := readCSV(t, body.Bytes()); len(rows) != 1 {

@@ -277,7 +277,7 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(start))
 
 	start = time.Now()
-	ssdse, disagreements, breaks, err := ssdseSeries(parsed.ssdse, parsed.codeList, man.RenamedItems)
+	ssdse, disagreements, breaks, err := ssdseSeries(parsed.ssdse, parsed.codeList, man)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func TestLoadIndicators(t *testing.T) {
 // TestIndicatorManifestErrors: every fault of an entry names the entry and the field.
 func TestIndicatorManifestErrors(t *testing.T) {
 	const good = `{"key": "births", "label": "出生率", "unit": "‰", "group": "人口・世帯", "description": "d", "source": "s",
-		"formula": {"numerator": ["A4101"], "denominator": ["A1101"], "scale": 1000}, "decimals": 2}`
+		"direction": "higher_better", "kind": "rate", "formula": {"numerator": ["A4101"], "denominator": ["A1101"], "scale": 1000}, "decimals": 2}`
 	with := func(replace ...string) string {
 		return `{"indicators": [` + strings.NewReplacer(replace...).Replace(good) + `]}`
 	}
@@ -43,6 +43,10 @@ func TestIndicatorManifestErrors(t *testing.T) {
 		{"empty label", with(`"出生率"`, `" "`), "births", "label", "empty"},
 		{"unknown group", with(`"人口・世帯"`, `"人口"`), "births", "group", `"人口" is not one of`},
 		{"decimals", with(`"decimals": 2`, `"decimals": 7`), "births", "decimals", "not from 0 to 6"},
+		{"no direction", with(`"direction": "higher_better", `, ``), "births", "direction", `"" is not one of`},
+		{"unknown direction", with(`"higher_better"`, `"up"`), "births", "direction", `"up" is not one of`},
+		{"unknown kind", with(`"rate"`, `"share"`), "births", "kind", `"share" is not one of`},
+		{"a count with a direction", with(`"rate"`, `"count"`), "births", "direction", "a count is neutral"},
 		{"years given", with(`"decimals": 2`, `"decimals": 2, "years": [{"year": 2020}]`), "births", "years", "the ingest adds the years"},
 		{"items and a ratio", with(`"numerator"`, `"items": ["A1101"], "numerator"`), "births", "formula", "either items or numerator"},
 		{"no formula", with(`"numerator": ["A4101"], "denominator": ["A1101"], `, ``), "births", "formula", "give items, or numerator"},
@@ -205,9 +209,12 @@ func TestIndicatorNulls(t *testing.T) {
 	if g := n.reasons["A1101 is 0"]; g == nil || !slices.Equal(g.codes, []string{"01345"}) || len(g.years) != 9 {
 		t.Errorf("births nulls %+v", n.reasons)
 	}
-	// future_burden is "-" for every other municipality, in every year
-	if got := res.Report.IndicatorNulls("future_burden"); got != 3*len(fixtures.FinanceYears) {
-		t.Errorf("future_burden has %d nulls, want 3 per year", got)
+	// future_burden is "-" for every other municipality, in every year: no net future burden, 0
+	if got := res.Report.IndicatorNulls("future_burden"); got != 0 {
+		t.Errorf("future_burden has %d nulls, want none: a dash is 0", got)
+	}
+	if v := indicatorValue(t, res, "future_burden", fixtures.FinanceYear, "01202"); v != hensachi.Some(0.0) {
+		t.Errorf("future_burden of 01202, written \"-\", is %v, want 0", v)
 	}
 	// 霧野町 has no income series before its merger (2010–2012)
 	g := res.Report.indicatorByID["income_per_taxpayer"].reasons["C120110/2010: null for 2010 in "+fixtures.PathPortal]
@@ -302,8 +309,11 @@ func TestDefinitionBreaks(t *testing.T) {
 		{"marked", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2016}, "2015年は日本人のみ。" }), []fixtures.Option{changed}, ""},
 		{"kept to one definition", births(func(ind *hensachi.Indicator) { ind.FromYear = 2016 }), []fixtures.Option{changed}, ""},
 		{"a width change is no change", births(func(*hensachi.Indicator) {}), []fixtures.Option{renameItem(2018, "A4101", "出生数")}, ""},
-		{"a break marked where there is none", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2016}, "n" }), nil,
-			"no item of the formula changes its definition in 2016"},
+		{"a break the sources document without a rename", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2016}, "n" }), nil, ""},
+		{"a break in a year the indicator does not have", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2030}, "n" }), nil,
+			"2030 is not a survey year after the first"},
+		{"a break in the first year", births(func(ind *hensachi.Indicator) { ind.Breaks, ind.Note = []int{2015}, "n" }), nil,
+			"2015 is not a survey year after the first"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -139,13 +139,48 @@ func (l *financeList) addFigures(code string, rec csvRecord, why string) error {
 		if inner, ok := strings.CutPrefix(strings.TrimSpace(s), "("); ok {
 			s, _ = strings.CutSuffix(inner, ")")
 		}
-		cell, err := parseNumber(l.file, rec.Line, c, s, "-", "－", "")
+		cell, err := financeFigure(l.file, rec.Line, c, s)
 		if err != nil {
 			return err
 		}
 		l.t.put(row, c, cell)
 	}
 	return nil
+}
+
+// dashMeaning is what a dash (「-」 or 「－」) stands for in one column of the finance lists.
+type dashMeaning struct {
+	zero bool   // the figure is 0, ranked and counted as any other
+	why  string // what the ministry means by it, for the report or beside the 0
+}
+
+// financeDashes declares, per figure, what the lists mean by a dash; a dash in a column not
+// declared here is an error, so that a new list's dashes are read as the ministry meant them
+// rather than silently as missing. 将来負担比率 is written 「－」 when 充当可能財源等 cover the
+// whole 将来負担額: there is no net future burden, 0 %, which the ministry's own tables rank
+// first (the 899 municipalities of FY2022 among them). ラスパイレス指数 is not computed for a
+// municipality newly formed by a merger on the survey's day or whose survey was not held (the
+// towns of the 2011 disaster in FY2011): no figure.
+var financeDashes = map[string]dashMeaning{
+	"将来負担比率":   {zero: true, why: "将来負担なし（充当可能財源等が将来負担額を上回る）"},
+	"ラスパイレス指数": {why: "not computed (a municipality merged on the survey's day, or no survey that year)"},
+}
+
+// financeFigure reads a figure of a finance list: a number, a dash of the meaning financeDashes
+// declares for its column, or a blank cell (no figure).
+func financeFigure(file string, line int, column, raw string) (Cell, error) {
+	s := strings.TrimSpace(raw)
+	if s != "-" && s != "－" {
+		return parseNumber(file, line, column, s, "")
+	}
+	d, ok := financeDashes[column]
+	switch {
+	case !ok:
+		return Cell{}, sourceErr(file, line, column, "%q, a dash whose meaning for this figure is not declared (ingest.financeDashes)", s)
+	case d.zero:
+		return Cell{V: 0}, nil
+	}
+	return Cell{Missing: fmt.Sprintf("%q in %s: %s", s, file, d.why)}, nil
 }
 
 // The columns that name a municipality in the lists before FY2011, which carry no code.

@@ -56,8 +56,8 @@ type formulaPart struct {
 
 // plan resolves an indicator's items and years by the year rule (see the top of indicators.go).
 // An item without figures, items summed together of different survey years in one edition, no
-// survey year within from_year–to_year, and a definition break not marked in breaks (or a break
-// marked that is none) are errors naming the entry and field.
+// survey year within from_year–to_year, a definition break not marked in breaks, and a break
+// marked that is not one of its survey years are errors naming the entry and field.
 func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
 	f := ind.Formula
 	counted := formulaPart{field: "items"}
@@ -102,6 +102,9 @@ func (p *itemPanel) plan(ind hensachi.Indicator) (plannedIndicator, error) {
 		return plannedIndicator{}, manifestErr(ind.Key, "formula."+counted.field, "no survey year of its items is within from_year–to_year")
 	}
 	if err := p.checkBreaks(ind, slices.Concat(year.items, den.items)); err != nil {
+		return plannedIndicator{}, err
+	}
+	if err := checkDeclaredBreaks(ind, years); err != nil {
 		return plannedIndicator{}, err
 	}
 	plan := plannedIndicator{ind: ind}
@@ -164,16 +167,24 @@ func (p *itemPanel) checkBreaks(ind hensachi.Indicator, items []item) error {
 				"or, if only the name changed, declare it in sources.json ssdse_renamed_items", found[y], y)
 		}
 	}
+	return nil
+}
+
+// checkDeclaredBreaks checks that every break an entry declares is one of its survey years: a
+// break is where the series must not be joined, which only a year it has can be. Breaks the
+// sources document without renaming an item (商業統計 → 経済センサス, a new area survey) are
+// declared by hand, with their reason in the note (checkIndicator).
+func checkDeclaredBreaks(ind hensachi.Indicator, years []int) error {
 	for _, y := range ind.Breaks {
-		if _, ok := found[y]; !ok {
-			return manifestErr(ind.Key, "breaks", "no item of the formula changes its definition in %d", y)
+		if !slices.Contains(years, y) || y == years[0] {
+			return manifestErr(ind.Key, "breaks", "%d is not a survey year after the first of the indicator (%v)", y, years)
 		}
 	}
 	return nil
 }
 
 // values computes the indicator for every municipality of cl in every planned year, rounded to its
-// decimals, recording each null and why in the report. A year where no municipality has a value is
+// decimals in exact decimal arithmetic (roundHalfAway), recording each null and why in the report. A year where no municipality has a value is
 // left out (and reported).
 func (pi plannedIndicator) values(cl *CodeList, r *Report) (hensachi.Indicator, [][]hensachi.Optional[float64]) {
 	ind := pi.ind
@@ -189,9 +200,12 @@ func (pi plannedIndicator) values(cl *CodeList, r *Report) (hensachi.Indicator, 
 				f = combine(f, sumAt(subtracted, i), minus)
 			}
 			if len(den) > 0 {
-				f = ratio(f, sumAt(den, i), scale)
+				num, d := f, sumAt(den, i)
+				if f = ratio(num, d, scale); f.why == "" {
+					f.v = roundHalfAway(num.v, d.v, scale, ind.Decimals)
+				}
 			} else if f.why == "" {
-				f.v *= scale
+				f.v = roundHalfAway(f.v, 1, scale, ind.Decimals)
 			}
 			if vals[i] = r.recordIndicator(ind.Key, py.year, e.Code, f, ind.Decimals); vals[i].Valid {
 				valid++

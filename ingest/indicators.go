@@ -46,8 +46,10 @@ const indicatorMethod = "各指標は式（formula）の項目から計算する
 	"それぞれ scale を掛ける。指標の年は items（比率では numerator）の調査年とし、合計する項目は同じ版で同じ調査年である。" +
 	"分母には、その年以前で最も新しい調査年の値を用い（例：2023年の出生数には2020年国勢調査の人口）、それがなければその年より後で最も古い調査年の値を用いる。" +
 	"同じ項目・同じ調査年を複数の版の SSDSE-A が収録するときは最も新しい版の値を用いる。値は指標ごとの小数桁に四捨五入（0 から遠い方へ）してから順位を付け、" +
-	"分母が 0 または欠けている市区町村は値なし（null）とする。順位と偏差値は年ごとに各軸と同じ方法で付ける：値が大きい順の全国順位（同値は同順位）、" +
-	"その平均順位 r̄ から p = (n − r̄ + 0.5) / n、偏差値 = 50 + 10 × Φ⁻¹(p)、小数第1位に丸める。"
+	"分母が 0 または欠けている市区町村は値なし（null）とする。丸めは10進の正確な値で行う（28.75 は 28.8）。" +
+	"順位と偏差値は年ごとに各軸と同じ方法で、良い方から付ける：direction が lower_better（値が小さいほど良い）の指標は値の小さい順、" +
+	"higher_better（大きいほど良い）と neutral（良し悪しの向きを決めない。数はすべてこれ）は値の大きい順の全国順位（同値は同順位）で、" +
+	"1位と 50 を超える偏差値は向きのある指標では良い方、neutral では値の大きい方を示す。その平均順位 r̄ から p = (n − r̄ + 0.5) / n、偏差値 = 50 + 10 × Φ⁻¹(p)、小数第1位に丸める。"
 
 // indicatorsFile names the manifest in errors.
 const indicatorsFile = "ingest/indicators.json"
@@ -182,6 +184,19 @@ func checkIndicator(ind hensachi.Indicator) error {
 		if strings.TrimSpace(f.value) == "" {
 			return manifestErr(key, f.name, "empty")
 		}
+	}
+	if !slices.Contains(hensachi.IndicatorDirections, ind.Direction) {
+		return manifestErr(key, "direction", "%q is not one of %s", ind.Direction, strings.Join(hensachi.IndicatorDirections, ", "))
+	}
+	if !slices.Contains(hensachi.IndicatorKinds, ind.Kind) {
+		return manifestErr(key, "kind", "%q is not one of %s", ind.Kind, strings.Join(hensachi.IndicatorKinds, ", "))
+	}
+	// a count measures a municipality's size, which is neither good nor bad
+	if ind.Kind == hensachi.KindCount && ind.Direction != hensachi.DirectionNeutral {
+		return manifestErr(key, "direction", "a count is %s, not %s", hensachi.DirectionNeutral, ind.Direction)
+	}
+	if ind.DirectionNote != "" && strings.TrimSpace(ind.DirectionNote) == "" {
+		return manifestErr(key, "direction_note", "blank")
 	}
 	if !slices.Contains(hensachi.IndicatorGroups, ind.Group) {
 		return manifestErr(key, "group", "%q is not one of %s", ind.Group, strings.Join(hensachi.IndicatorGroups, ", "))

@@ -44,6 +44,16 @@ type RenamedItem struct {
 	Reason string   `json:"reason"`
 }
 
+// SurveyYear re-dates an SSDSE-A item whose editions write a survey's day by the fiscal year that
+// holds it (the census of agriculture of 1 February 2020 as 2019): the series takes the survey's
+// own year, so that it is labelled as the survey has it and meets the census of that year.
+type SurveyYear struct {
+	Items   []string `json:"items"`
+	Written int      `json:"written"`
+	Year    int      `json:"year"`
+	Reason  string   `json:"reason"`
+}
+
 // Manifest lists every source file the dataset is built from.
 type Manifest struct {
 	// DataUpdated is the date this set of sources was last revised; it is the dataset's creation
@@ -54,6 +64,18 @@ type Manifest struct {
 	Sources             []Source `json:"sources"`
 	// RenamedItems are the SSDSE-A items renamed between editions without a change of definition.
 	RenamedItems []RenamedItem `json:"ssdse_renamed_items"`
+	// SurveyYears re-date the SSDSE-A items written by another year than their survey's.
+	SurveyYears []SurveyYear `json:"ssdse_survey_years"`
+}
+
+// surveyYear is the survey year of an SSDSE-A item written as year written.
+func (m *Manifest) surveyYear(item string, written int) int {
+	for _, sy := range m.SurveyYears {
+		if sy.Written == written && slices.Contains(sy.Items, item) {
+			return sy.Year
+		}
+	}
+	return written
 }
 
 // LoadManifest returns the manifest compiled into the binary.

@@ -348,14 +348,14 @@ func TestParseFinance(t *testing.T) {
 }
 
 // wantFinanceFigures checks a finance table against the fixture's figures of the year: every
-// figure as written, a dash as a missing cell.
+// figure as written, a blank cell as a missing one, the dash of no future burden as 0.
 func wantFinanceFigures(t *testing.T, tb *Table, ms []fixtures.Municipality, year int, path string) {
 	t.Helper()
 	figures := fixtures.FinanceFigures(ms, year)
 	for _, m := range members(ms) {
 		for _, col := range financeColumns {
 			if want := figures[m.Code][col]; math.IsNaN(want) {
-				wantMissing(t, tb, m.Code, col, `"-" in `+path)
+				wantMissing(t, tb, m.Code, col, `"" in `+path)
 			} else {
 				wantCell(t, tb, m.Code, col, want)
 			}
@@ -368,6 +368,7 @@ func TestParseFinanceMalformed(t *testing.T) {
 	runMalformed(t, fixtures.PathFinance, fixtures.WriteFinance, []malformed{
 		{name: "non-numeric", opts: fault(fixtures.NonNumeric, "01202", financeFiscal), row: 4, column: financeFiscal, reason: `not a number: "12a"`},
 		{name: "non-numeric later column", opts: fault(fixtures.NonNumeric, "01202", "ラスパイレス指数"), row: 4, column: "ラスパイレス指数", reason: `not a number: "12a"`},
+		{name: "a dash of no declared meaning", opts: faultValue(fixtures.NonNumeric, "01202", financeFiscal, "－", 0), row: 4, column: financeFiscal, reason: "a dash whose meaning for this figure is not declared"},
 		{name: "duplicate code", opts: fault(fixtures.DuplicateCode, "01202", ""), row: 5, column: financeCode, reason: "duplicate municipality code 01202"},
 		{name: "unknown code", opts: fault(fixtures.UnknownCode, "01999", ""), row: 9, column: financeCode, reason: "unknown municipality code 01999"},
 		{name: "bad check digit", opts: fault(fixtures.BadCheckDigit, "13101", ""), row: 6, column: financeCode, reason: "check digit"},
@@ -759,7 +760,7 @@ func TestBuildNulls(t *testing.T) {
 	}
 	tests := []struct{ field, why, code string }{
 		{"income", "C120110: null for 2023 in " + fixtures.PathPortal, "13201"},
-		{"fiscal", `財政力指数: "-" in ` + fixtures.PathFinance, "13307"},
+		{"fiscal", `財政力指数: "" in ` + fixtures.PathFinance, "13307"},
 		{"young", "A1101 is 0", "01345"},
 		{"daytime", "no residents in the 2020 census (A1101 is 0), so no daytime population ratio; the source's figure is an older census's", "01345"},
 		{"recycle", `H5614: "NA" in ` + fixtures.PathSSDS, "13101"},

@@ -93,8 +93,9 @@ const maxExamples = 3
 // ssdseSeries assembles every SSDSE-A item's series from the editions, oldest first: a survey year's
 // figures come from the newest edition that holds the item for that year. It returns the
 // disagreements between editions on the same item and year, and each item's definition breaks.
-// A renamed item the manifest declares must be written under its declared names.
-func ssdseSeries(editions []edition, cl *CodeList, renamed []RenamedItem) (map[string]series, []disagreement, map[string][]definitionBreak, error) {
+// A renamed item the manifest declares must be written under its declared names; an item the
+// manifest re-dates (Manifest.SurveyYears) takes its survey's year.
+func ssdseSeries(editions []edition, cl *CodeList, man *Manifest) (map[string]series, []disagreement, map[string][]definitionBreak, error) {
 	held := map[string]map[int][]int{} // item → survey year → editions holding it, oldest first
 	for e, ed := range editions {
 		for item, ys := range ed.table.Years {
@@ -102,10 +103,19 @@ func ssdseSeries(editions []edition, cl *CodeList, renamed []RenamedItem) (map[s
 			if err != nil {
 				return nil, nil, nil, sourceErr(ed.table.File, 2, item, "not a survey year: %q", ys)
 			}
+			y = man.surveyYear(item, y)
 			if held[item] == nil {
 				held[item] = map[int][]int{}
 			}
 			held[item][y] = append(held[item][y], e)
+		}
+	}
+	for _, sy := range man.SurveyYears {
+		for _, item := range sy.Items {
+			held := slices.ContainsFunc(editions, func(ed edition) bool { _, ok := ed.table.Years[item]; return ok })
+			if held && !slices.ContainsFunc(editions, func(ed edition) bool { return ed.table.Years[item] == strconv.Itoa(sy.Written) }) {
+				return nil, nil, nil, fmt.Errorf("sources.json: ssdse_survey_years: no edition of SSDSE-A writes %s as %d", item, sy.Written)
+			}
 		}
 	}
 	out := map[string]series{}
@@ -125,7 +135,7 @@ func ssdseSeries(editions []edition, cl *CodeList, renamed []RenamedItem) (map[s
 		}
 		out[item] = s
 	}
-	breaks, err := definitionBreaks(out, editions, renamed)
+	breaks, err := definitionBreaks(out, editions, man.RenamedItems)
 	if err != nil {
 		return nil, nil, nil, err
 	}

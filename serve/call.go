@@ -32,8 +32,12 @@ type call struct {
 	catalog *town.Catalog // the catalog this call reads, for the statistics service
 	b       *bodies       // its encoded answers, once asked for (bodies)
 	res     *quota.Reservation
-	// gzip: the answer is gzipped, for a client that accepts it (an export); its tag is weak
+	// gzip: the client accepts gzip, so the answer is gzipped when it is worth it, and its tag is
+	// bodies.gzipETag
 	gzip bool
+	// kept: the handler's members are a body kept with the catalog, whose compression is too
+	// (bodies.gzipStartOf)
+	kept bool
 	// file or jsonExport, when set by the handler, is written instead of the envelope of its
 	// members (export.go)
 	file       *export.File
@@ -54,21 +58,21 @@ func (c *call) bodies() *bodies {
 // errNotModified ends a call with 304; it is not an error the client sees.
 var errNotModified = errors.New("not modified")
 
-// serve answers a conditional read of the call's catalog: 304 when the client holds its version,
-// which does not count, else it reserves quota and produces the payload. The validator and the
-// caching fields are set first, so that a 304 carries those its 200 would (RFC 9110 §15.4.5); a
-// handler whose answer varies on more (an export's Accept-Encoding) adds to Vary before.
+// serve answers a conditional read of the call's catalog: 304 when the client holds its version
+// in the encoding it would get, which does not count, else it reserves quota and produces the
+// payload. The validator and the caching fields are set first, so that a 304 carries those its 200
+// would (RFC 9110 §15.4.5). The tag is the encoding's: a client that accepts gzip gets gzipETag,
+// whether or not its answer is large enough to be compressed, so that one tag never names two
+// bodies.
 func (c *call) serve(produce func() ([]byte, error)) ([]byte, error) {
 	b := c.bodies()
 	h := c.w.Header()
 	h["Etag"] = b.etag
 	if c.gzip {
-		// the compressed bytes are another representation of the version: a weak tag, which
-		// If-None-Match still matches (weak comparison)
-		h["Etag"] = b.weakETag
+		h["Etag"] = b.gzipETag
 	}
 	h["Cache-Control"] = privateNoCache
-	if negotiate.NoneMatch(c.r.Header, b.etag[0]) {
+	if negotiate.NoneMatch(c.r.Header, h["Etag"][0]) {
 		return nil, errNotModified
 	}
 	if err := c.reserve(); err != nil {
@@ -134,6 +138,8 @@ func (s *Server) keyed(service hensachi.Service, h apiHandler) httprouter.Handle
 		}
 		c.account = account
 		reqinfo.SetAccount(r.Context(), account.ID)
+		addVary(w.Header(), "Accept-Encoding") // its 304 included
+		c.gzip = negotiate.AcceptsGzip(r.Header)
 		if origin := headerValue(r.Header, "Origin"); origin != "" && !account.AllowsOrigin(origin) {
 			writeError(w, r, hensachi.Errorf(hensachi.EOriginNotAllowed,
 				"this API key's account allows calls from the pages of its listed origins only, and %s is not one of them", param.Truncate(origin)))
@@ -219,7 +225,15 @@ func (s *Server) policyHeader(limit int64) []string {
 var (
 	jsonContentType = []string{"application/json"}
 	privateNoCache  = []string{"private, no-cache"}
+	gzipEncoding    = []string{"gzip"}
 )
+
+// keptBody marks the members a handler returns as a body kept with the catalog (bodies), whose
+// compressed start is kept too.
+func (c *call) keptBody(members []byte) []byte {
+	c.kept = true
+	return members
+}
 
 // successBodies recycles the buffers success bodies are assembled in, so that a body goes out in
 // one Write with its Content-Length. Most members are a cached body shared by all calls: net/http
@@ -230,9 +244,29 @@ var successBodies = sync.Pool{New: func() any { return new([]byte) }}
 // envelopeHead is how the success envelope starts, before the members of the answer.
 const envelopeHead = `{"success":true,`
 
-// writeSuccess writes {"success":true,<members>,"usage":{…}}.
+// writeSuccess writes {"success":true,<members>,"usage":{…}}, gzipped when the client accepts it
+// and the answer is worth it.
 func (c *call) writeSuccess(members []byte, used, limit int64) {
 	h := c.w.Header()
+	if c.gzip && len(envelopeHead)+len(members)+len(`,"usage":{}}`) > negotiate.MinCompressed {
+		tail := c.appendUsage(nil, used, limit)
+		var start, end []byte
+		if c.kept {
+			z := c.bodies().gzipStartOf(members)
+			start, end = z.bytes, z.finish(tail)
+		} else {
+			start = negotiate.Gzip([]byte(envelopeHead), members, tail)
+		}
+		h["Content-Type"] = jsonContentType
+		h["Content-Encoding"] = gzipEncoding
+		c.contentLength[0] = strconv.Itoa(len(start) + len(end))
+		h["Content-Length"] = c.contentLength[:]
+		h["Cache-Control"] = privateNoCache
+		c.w.WriteHeader(http.StatusOK)
+		c.w.Write(start)
+		c.w.Write(end)
+		return
+	}
 	if len(members) > maxPooledBody { // made for the call, and too large to be worth a copy
 		tail := c.appendUsage(nil, used, limit)
 		h["Content-Type"] = jsonContentType

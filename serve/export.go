@@ -2,21 +2,16 @@ package serve
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/klauspost/compress/flate"
-
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/export"
-	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/param"
 	"github.com/hensachi/hensachi/town"
 )
@@ -72,15 +67,17 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if format == jsonFormat || export.FormatNamed(format).Gzip {
-		addVary(c.w.Header(), "Accept-Encoding") // its 304 included
-		c.gzip = negotiate.AcceptsGzip(c.r.Header)
+	if format != jsonFormat && !export.FormatNamed(format).Gzip {
+		c.gzip = false // a format compressed inside the file
 	}
 	return c.serve(func() ([]byte, error) {
 		if format == jsonFormat {
 			c.jsonExport = c.bodies().jsonExport(param.PrefectureCode(pref))
 		} else {
-			c.file, _ = export.WithIndicators(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref), sel)
+			var err error
+			if c.file, err = export.WithIndicators(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref), sel); err != nil {
+				return nil, err
+			}
 		}
 		return nil, nil
 	})
@@ -126,13 +123,13 @@ func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	f := export.FormatNamed(format)
-	if f.Gzip {
-		addVary(c.w.Header(), "Accept-Encoding") // its 304 included
-		c.gzip = negotiate.AcceptsGzip(c.r.Header)
+	if !f.Gzip {
+		c.gzip = false // a format compressed inside the file
 	}
 	return c.serve(func() ([]byte, error) {
-		c.file, _ = export.Series(c.catalog, f, param.PrefectureCode(pref), idx)
-		return nil, nil
+		var err error
+		c.file, err = export.Series(c.r.Context(), c.catalog, f, param.PrefectureCode(pref), idx)
+		return nil, err
 	})
 }
 
@@ -157,8 +154,7 @@ func (c *call) writeExport(used, limit int64) {
 	if e := c.jsonExport; e != nil {
 		tail := c.appendUsage(nil, used, limit)
 		if c.gzip {
-			start, end := e.gzipEnvelope(tail)
-			parts = [][]byte{start, end}
+			parts = [][]byte{e.gzip.bytes, e.gzip.finish(tail)}
 		} else {
 			parts = [][]byte{[]byte(envelopeHead), e.body, tail}
 		}
@@ -201,11 +197,8 @@ type jsonExport struct {
 	// item the object of GET /town/v1/municipalities/{code}.
 	body     []byte
 	filename string
-	// gzipStart is a gzip header and the deflate blocks of envelopeHead and body, flushed to a byte
-	// boundary and not final, with the CRC-32 and size of what they hold.
-	gzipStart []byte
-	gzipCRC   uint32
-	gzipSize  uint32
+	// gzip starts the gzip stream of envelopeHead and body.
+	gzip *gzipStart
 }
 
 // lazyJSONExport is built on first request.
@@ -221,7 +214,7 @@ func (b *bodies) jsonExport(pref string) *jsonExport {
 	l.once.Do(func() {
 		list, _ := b.catalog.List(pref)
 		e := &jsonExport{body: b.itemsData(list), filename: export.Filename(&b.catalog.Meta, pref, jsonFormat)}
-		e.gzipStart, e.gzipCRC, e.gzipSize = gzipUnfinished(envelopeHead, e.body)
+		e.gzip = newGzipStart(envelopeHead, e.body)
 		l.export = e
 	})
 	return l.export
@@ -246,34 +239,4 @@ func (b *bodies) itemsData(l town.List) []byte {
 	}
 	d.WriteString("]}")
 	return d.Bytes()
-}
-
-// gzipEnvelope returns the gzip stream of envelopeHead, the body and tail (the rest of the
-// envelope: the call's usage and the closing brace) of a JSON export, in two parts to write one
-// after the other: the body's compressed part, made once, and the end made for tail, which goes in
-// a stored block, so a call compresses nothing.
-func (e *jsonExport) gzipEnvelope(tail []byte) (start, end []byte) {
-	end = make([]byte, 0, len(tail)+13)
-	end = append(end, 1) // BFINAL, stored; the start ends on a byte boundary (RFC 1951 §3.2.4)
-	end = binary.LittleEndian.AppendUint16(end, uint16(len(tail)))
-	end = binary.LittleEndian.AppendUint16(end, ^uint16(len(tail)))
-	end = append(end, tail...)
-	end = binary.LittleEndian.AppendUint32(end, crc32.Update(e.gzipCRC, crc32.IEEETable, tail))
-	end = binary.LittleEndian.AppendUint32(end, e.gzipSize+uint32(len(tail)))
-	return e.gzipStart, end
-}
-
-// gzipUnfinished starts a gzip stream of head and body: the header and their deflate blocks,
-// flushed to a byte boundary with none final, and the CRC-32 and size of the two, for
-// gzipEnvelope to finish.
-func gzipUnfinished(head string, body []byte) (start []byte, crc, size uint32) {
-	var b bytes.Buffer
-	// RFC 1952 header: magic, deflate, no flags, no time, no extra flags, unknown OS
-	b.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255})
-	f, _ := flate.NewWriter(&b, flate.DefaultCompression)
-	f.Write([]byte(head))
-	f.Write(body)
-	f.Flush()
-	crc = crc32.Update(crc32.ChecksumIEEE([]byte(head)), crc32.IEEETable, body)
-	return b.Bytes(), crc, uint32(len(head) + len(body))
 }

@@ -27,7 +27,7 @@ func (s *Server) listIndicators(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return indicatorBodies.Of(c.catalog).lists[group], nil })
+	return c.serve(func() ([]byte, error) { return c.keptBody(indicatorBodies.Of(c.catalog).lists[group]), nil })
 }
 
 func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, error) {
@@ -93,7 +93,7 @@ var indicatorBodies = town.NewMemo(func(c *town.Catalog) *indicatorJSONs {
 			b.points[i] = append(b.points[i], []byte(`{"year":`+strconv.Itoa(y.Year)))
 		}
 		b.entries[i] = jsonValue(newIndicatorJSON(ind))
-		head := jsonValue(indicatorHeadJSON{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Group: ind.Group})
+		head := jsonValue(indicatorHeadJSON{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Group: ind.Group, Direction: ind.Direction, Kind: ind.Kind})
 		b.heads[i] = append(head[:len(head)-1:len(head)-1], `,"year":`...)
 	}
 	for _, group := range append([]string{""}, hensachi.IndicatorGroups...) {
@@ -122,17 +122,21 @@ var indicatorBodies = town.NewMemo(func(c *town.Catalog) *indicatorJSONs {
 
 // indicatorJSON is a catalogue entry as the API gives it.
 type indicatorJSON struct {
-	Key         string              `json:"key"`
-	Label       string              `json:"label"`
-	Unit        string              `json:"unit"`
-	Group       string              `json:"group"`
-	Description string              `json:"description"`
-	Source      string              `json:"source"`
-	Formula     hensachi.Formula    `json:"formula"`
-	Decimals    int                 `json:"decimals"`
-	Breaks      []int               `json:"breaks"`
-	Note        string              `json:"note"`
-	Years       []indicatorYearJSON `json:"years"`
+	Key               string              `json:"key"`
+	Label             string              `json:"label"`
+	Unit              string              `json:"unit"`
+	Group             string              `json:"group"`
+	Description       string              `json:"description"`
+	Source            string              `json:"source"`
+	Direction         string              `json:"direction"`
+	DirectionNote     string              `json:"direction_note"`
+	Kind              string              `json:"kind"`
+	Formula           hensachi.Formula    `json:"formula"`
+	DenominatorSource *string             `json:"denominator_source"`
+	Decimals          int                 `json:"decimals"`
+	Breaks            []int               `json:"breaks"`
+	Note              string              `json:"note"`
+	Years             []indicatorYearJSON `json:"years"`
 	// Latest is the summary of the latest survey year, null for an indicator without a year.
 	Latest *indicatorYearJSON `json:"latest"`
 }
@@ -148,8 +152,11 @@ type indicatorYearJSON struct {
 
 func newIndicatorJSON(ind *hensachi.Indicator) indicatorJSON {
 	out := indicatorJSON{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Group: ind.Group, Description: ind.Description,
-		Source: ind.Source, Formula: ind.Formula, Decimals: ind.Decimals, Breaks: ind.Breaks, Note: ind.Note,
-		Years: make([]indicatorYearJSON, len(ind.Years))}
+		Source: ind.Source, Direction: ind.Direction, DirectionNote: ind.DirectionNote, Kind: ind.Kind, Formula: ind.Formula,
+		Decimals: ind.Decimals, Breaks: ind.Breaks, Note: ind.Note, Years: make([]indicatorYearJSON, len(ind.Years))}
+	if ind.DenominatorSource != "" {
+		out.DenominatorSource = &ind.DenominatorSource
+	}
 	if out.Breaks == nil {
 		out.Breaks = []int{}
 	}
@@ -166,10 +173,12 @@ func newIndicatorJSON(ind *hensachi.Indicator) indicatorJSON {
 }
 
 type indicatorHeadJSON struct {
-	Key   string `json:"key"`
-	Label string `json:"label"`
-	Unit  string `json:"unit"`
-	Group string `json:"group"`
+	Key       string `json:"key"`
+	Label     string `json:"label"`
+	Unit      string `json:"unit"`
+	Group     string `json:"group"`
+	Direction string `json:"direction"`
+	Kind      string `json:"kind"`
 }
 
 type indicatorRankingItemJSON struct {
@@ -388,7 +397,8 @@ func appendComparedIndicators(d []byte, c *town.Catalog, towns []*hensachi.Munic
 	for k, dim := range dims {
 		ind := c.Indicator(dim.Indicator)
 		y := ind.Years[dim.Year]
-		ci := comparedIndicatorJSON{Key: keys[k], Label: ind.Label, Unit: ind.Unit, Year: y.Year, Items: make([]comparedStandingJSON, len(towns))}
+		ci := comparedIndicatorJSON{Key: keys[k], Label: ind.Label, Unit: ind.Unit, Direction: ind.Direction, Year: y.Year,
+			Items: make([]comparedStandingJSON, len(towns))}
 		if y.Count > 0 {
 			ci.Median = &y.Median
 		}
@@ -407,12 +417,13 @@ func appendComparedIndicators(d []byte, c *town.Catalog, towns []*hensachi.Munic
 }
 
 type comparedIndicatorJSON struct {
-	Key    string                 `json:"key"`
-	Label  string                 `json:"label"`
-	Unit   string                 `json:"unit"`
-	Year   int                    `json:"year"`
-	Median *float64               `json:"median"`
-	Items  []comparedStandingJSON `json:"items"`
+	Key       string                 `json:"key"`
+	Label     string                 `json:"label"`
+	Unit      string                 `json:"unit"`
+	Direction string                 `json:"direction"`
+	Year      int                    `json:"year"`
+	Median    *float64               `json:"median"`
+	Items     []comparedStandingJSON `json:"items"`
 }
 
 type comparedStandingJSON struct {

@@ -22,7 +22,7 @@ func (s *Server) getMunicipality(c *call, ps httprouter.Params) ([]byte, error) 
 		return nil, err
 	}
 	i := c.catalog.Index(m.Code)
-	return c.serve(func() ([]byte, error) { return c.bodies().municipalityData(i), nil })
+	return c.serve(func() ([]byte, error) { return c.keptBody(c.bodies().municipalityData(i)), nil })
 }
 
 func (s *Server) getSimilar(c *call, ps httprouter.Params) ([]byte, error) {
@@ -137,12 +137,12 @@ func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error
 			return searchData(c.catalog.SearchList(query, param.PrefectureCode(pref))), nil
 		})
 	}
-	return c.serve(func() ([]byte, error) { return c.bodies().listData(param.PrefectureCode(pref)), nil })
+	return c.serve(func() ([]byte, error) { return c.keptBody(c.bodies().listData(param.PrefectureCode(pref))), nil })
 }
 
 func (s *Server) getMeta(c *call, _ httprouter.Params) ([]byte, error) {
 	if _, err := param.ParseAPI(c.r.URL.RawQuery); err != nil {
 		return nil, err
 	}
-	return c.serve(func() ([]byte, error) { return c.bodies().meta, nil })
+	return c.serve(func() ([]byte, error) { return c.keptBody(c.bodies().meta), nil })
 }

@@ -17,15 +17,20 @@ import (
 // the meta document on the version's first call, a municipality on its first request, the lists
 // of every prefecture together on the first list request, a municipality's similar list on its
 // first request, the medians of a comparison, the JSON export of a prefecture on its first
-// request. A call joins bytes; rankings and searches are encoded per call.
+// request. A call joins bytes; rankings and searches are encoded per call. A kept body is gzipped
+// once, on its first compressed answer (compress.go).
 
 // bodies are the encoded answers of one catalog.
 type bodies struct {
 	catalog *town.Catalog
 	// etag is the version as a strong entity tag, the validator of every answer from the catalog;
-	// weakETag the same tag weak, for the gzipped exports. Header values: net/http only reads them.
-	etag, weakETag []string
-	meta           []byte
+	// gzipETag the validator of its answers to a client that accepts gzip, another representation
+	// of the version. Header values: net/http only reads them.
+	etag, gzipETag []string
+	// gzipStarts are the compressed starts of the bodies kept here, by their first byte
+	// (gzipStartOf).
+	gzipStarts sync.Map
+	meta       []byte
 	// municipality[i] is the encoded data of row i, once requested.
 	municipality []atomic.Pointer[[]byte]
 	// similar[i] is the encoded similar list of row i, once requested.
@@ -40,7 +45,7 @@ type bodies struct {
 
 // catalogBodies keeps the bodies of each catalog with it.
 var catalogBodies = town.NewMemo(func(c *town.Catalog) *bodies {
-	b := &bodies{catalog: c, etag: []string{`"` + c.Version + `"`}, weakETag: []string{`W/"` + c.Version + `"`}, meta: dataMember(c.Meta),
+	b := &bodies{catalog: c, etag: []string{`"` + c.Version + `"`}, gzipETag: []string{`"` + c.Version + `.gz"`}, meta: dataMember(c.Meta),
 		municipality: make([]atomic.Pointer[[]byte], c.Len()), similar: make([]atomic.Pointer[similarBody], c.Len()),
 		medians: encodeMedians(c.Medians()), jsonExports: map[string]*lazyJSONExport{"": {}}}
 	for _, p := range c.Meta.Prefectures {

@@ -113,7 +113,7 @@ func TestJSONExport(t *testing.T) {
 			t.Errorf("item %d: %s, want %s", k, env.Data.Items[k], want)
 		}
 	}
-	start, end := e.gzipEnvelope(tail)
+	start, end := e.gzip.bytes, e.gzip.finish(tail)
 	z, err := gzip.NewReader(io.MultiReader(bytes.NewReader(start), bytes.NewReader(end)))
 	if err != nil {
 		t.Fatal(err)

@@ -35,8 +35,8 @@ type indicators struct {
 	first   []int // the position of indicator i's first year in a municipality's cells
 	width   int   // cells per municipality: every year of every indicator
 	cells   []indicatorCell
-	// order[i][k] lists the rows with a value in indicator i's k-th year, best first, ties in code
-	// order.
+	// order[i][k] lists the rows with a value in indicator i's k-th year, best first (the lowest
+	// value first where less is better, else the highest), ties in code order.
 	order [][][]int16
 }
 
@@ -82,10 +82,18 @@ func rankIndicators(rows int, cat hensachi.IndicatorCatalogue, read func(i, k in
 	}
 	in.cells = make([]indicatorCell, rows*in.width)
 	values := make([]hensachi.Optional[float64], rows)
+	standing := make([]hensachi.Optional[float64], rows)
 	for i, ind := range cat.Indicators {
 		for k := range ind.Years {
 			read(i, k, values)
-			s := compute.Stand(values)
+			// ranked best first: for an indicator where less is better, the lowest value is the best
+			copy(standing, values)
+			if ind.LowerIsBetter() {
+				for m := range standing {
+					standing[m].V = -standing[m].V
+				}
+			}
+			s := compute.Stand(standing)
 			col := in.first[i] + k
 			for m, v := range values {
 				cell := &in.cells[m*in.width+col]

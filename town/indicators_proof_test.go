@@ -188,6 +188,11 @@ func TestIndicatorsAgainstRawFiles(t *testing.T) {
 		}
 		ranked++
 		checkSummary(t, p.ind, p.year, column)
+		if p.ind.LowerIsBetter() { // ranked from the lowest value: the highest of the negated ones
+			for code, v := range column {
+				column[code] = -v
+			}
+		}
 		for code, want := range rawfiles.Rank(column) {
 			rank, h, ok := served.Standing(p.ind.Key, p.year, code)
 			if !ok || rank != want.Rank || h != want.Hensachi {

@@ -136,3 +136,28 @@ func TestIndicatorColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestIndicatorLowerIsBetter ranks an indicator where less is better from its lowest value: rank 1
+// and the highest deviation score are the lowest figure, best first lists it first, and the values
+// are the figures as published.
+func TestIndicatorLowerIsBetter(t *testing.T) {
+	cat, values := towntest.Indicators()
+	cat.Indicators[0].Direction = hensachi.DirectionLowerBetter // births_per_1000 2023: 6.1, 5.0, 4.2, 6.8, 5.6
+	c := town.New(towntest.Municipalities(), towntest.Catalog().Meta, "lower", towntest.PublicURL).WithIndicators(cat, values)
+	page := c.IndicatorRankingPage(0, 1, town.BestFirst, "", 0, 10)
+	var codes []string
+	for _, it := range page.Items {
+		codes = append(codes, it.Municipality.Code)
+	}
+	if want := []string{"01345", "01202", "13102", "01100", "13101"}; !slices.Equal(codes, want) {
+		t.Errorf("best first %v, want %v (lowest first)", codes, want)
+	}
+	best, worst := page.Items[0], page.Items[4]
+	if best.Rank != 1 || best.Value != hensachi.Some(4.2) || best.Hensachi <= 50 || worst.Rank != 5 || worst.Hensachi >= 50 {
+		t.Errorf("best %+v, worst %+v: want rank 1 above 50 for 4.2, rank 5 below 50 for 6.8", best.IndicatorPoint, worst.IndicatorPoint)
+	}
+	higher := towntest.Catalog().IndicatorPoint(0, 1, c.Index("01345"))
+	if higher.Rank != 5 || higher.Hensachi != 100-best.Hensachi {
+		t.Errorf("higher is better: 4.2 ranks %d with %v; want 5 with %v, the mirror of %v", higher.Rank, higher.Hensachi, 100-best.Hensachi, best.Hensachi)
+	}
+}

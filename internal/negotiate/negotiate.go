@@ -1,11 +1,16 @@
 // Package negotiate reads what a request accepts and what it already holds, for the JSON API and
-// the pages alike, so that both answer the same Accept-Encoding and If-None-Match the same way.
+// the pages alike, so that both answer the same Accept-Encoding and If-None-Match the same way,
+// and compresses what they make for a request the same way.
 package negotiate
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // AcceptsGzip reports whether Accept-Encoding admits gzip (RFC 9110 §12.5.3): named, or "*", with
@@ -111,4 +116,27 @@ func scanETag(s string) (opaque, rest string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// MinCompressed is the smallest answer worth compressing: below it gzip's header and trailer and
+// the client's work outweigh the bytes saved.
+const MinCompressed = 1 << 10
+
+var gzipWriters = sync.Pool{New: func() any {
+	z, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return z
+}}
+
+// Gzip compresses an answer made for its request (a page, an API answer that is not kept), at
+// gzip's fastest level with pooled writers, whole: such answers are at most a few hundred KB.
+func Gzip(parts ...[]byte) []byte {
+	var b bytes.Buffer
+	z := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(z)
+	z.Reset(&b)
+	for _, p := range parts {
+		z.Write(p) // a bytes.Buffer takes everything
+	}
+	z.Close()
+	return b.Bytes()
 }

@@ -221,8 +221,8 @@ func datedIndicator(c *town.Catalog, name, key string) (i, k int, err error) {
 func indicatorMeasure(c *town.Catalog, i, k int) Measure {
 	ind := c.Indicator(i)
 	y := ind.Years[k]
-	m := Measure{Field: hensachi.Field{Key: ind.Key + "@" + strconv.Itoa(y.Year), Label: fmt.Sprintf("%s（%d年）", ind.Label, y.Year),
-		Unit: ind.Unit, Description: ind.Description, Decimals: ind.Decimals}}
+	m := Measure{Field: ind.Field()}
+	m.Key, m.Label = ind.Key+"@"+strconv.Itoa(y.Year), fmt.Sprintf("%s（%d年）", ind.Label, y.Year)
 	if y.Count > 0 {
 		m.Median = hensachi.Some(y.Median)
 	}

@@ -17,11 +17,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/klauspost/compress/gzip"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/negotiate"
@@ -100,11 +97,9 @@ func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Add("Vary", "Accept-Encoding")
-	if len(page) > minCompressed && negotiate.AcceptsGzip(r.Header) {
-		if z, err := gzipped(page); err == nil {
-			page = z
-			h.Set("Content-Encoding", "gzip")
-		}
+	if len(page) > negotiate.MinCompressed && negotiate.AcceptsGzip(r.Header) {
+		page = negotiate.Gzip(page)
+		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("Content-Length", strconv.Itoa(len(page)))
 	h.Set("Content-Security-Policy", policy)
@@ -116,29 +111,6 @@ func WriteWithPolicy(w http.ResponseWriter, r *http.Request, status int, page []
 	}
 	w.WriteHeader(status)
 	w.Write(page)
-}
-
-// minCompressed is the smallest page worth compressing.
-const minCompressed = 1 << 10
-
-var gzipWriters = sync.Pool{New: func() any {
-	z, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return z
-}}
-
-// gzipped compresses a page; pages are small, so it is done whole, with pooled writers.
-func gzipped(page []byte) ([]byte, error) {
-	var b bytes.Buffer
-	z := gzipWriters.Get().(*gzip.Writer)
-	defer gzipWriters.Put(z)
-	z.Reset(&b)
-	if _, err := z.Write(page); err != nil {
-		return nil, err
-	}
-	if err := z.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 type messagePage struct {

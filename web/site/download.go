@@ -39,15 +39,16 @@ func (s *Site) download(format *export.Format) catalogHandler {
 			if err != nil {
 				return err
 			}
-			f = export.Compared(c, format, towns)
+			if f, err = export.Compared(c, format, towns); err != nil {
+				return err
+			}
 		} else {
 			pref, err := param.Prefecture(c, q)
 			if err != nil {
 				return err
 			}
-			var ok bool
-			if f, ok = export.Of(c, format, param.PrefectureCode(pref)); !ok {
-				return hensachi.Errorf(hensachi.ENotFound, "この都道府県コードはありません。")
+			if f, err = export.Of(c, format, param.PrefectureCode(pref)); err != nil {
+				return err
 			}
 		}
 		h := rw.Header()

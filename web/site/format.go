@@ -22,7 +22,11 @@ func withUnit(v hensachi.Optional[float64], f hensachi.Field) string {
 	if !v.Valid {
 		return "—"
 	}
-	return strings.TrimSpace(number(v.V, f.Decimals) + " " + f.Unit)
+	s := strings.TrimSpace(number(v.V, f.Decimals) + " " + f.Unit)
+	if v.V == 0 && f.ZeroLabel != "" {
+		s += "（" + f.ZeroLabel + "）"
+	}
+	return s
 }
 
 // integer writes a count or a rank with thousands separators, as every page writes 1,741.

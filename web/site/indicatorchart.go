@@ -96,7 +96,7 @@ func appendSparkline(dst []byte, ind *hensachi.Indicator, series []town.Indicato
 	if sx.lo == sx.hi {
 		sx.lo, sx.hi = sx.lo-1, sx.hi+1
 	}
-	f := fieldOf(ind)
+	f := ind.Field()
 	label := strconv.Itoa(series[first].Year) + "年 " + withUnit(series[first].Value, f)
 	if last != first {
 		label += " → " + strconv.Itoa(series[last].Year) + "年 " + withUnit(series[last].Value, f)
@@ -106,11 +106,6 @@ func appendSparkline(dst []byte, ind *hensachi.Indicator, series []town.Indicato
 	dst = append(dst, `"><path d=`...)
 	dst = appendPath(dst, series, ind.Breaks, sx, sy)
 	return append(dst, ` /></svg>`...)
-}
-
-// fieldOf is an indicator as a field, for the formats and scales the axes and statistics use.
-func fieldOf(ind *hensachi.Indicator) hensachi.Field {
-	return hensachi.Field{Key: ind.Key, Label: ind.Label, Unit: ind.Unit, Description: ind.Description, Decimals: ind.Decimals}
 }
 
 // histogramBins is how many bars a histogram has: enough to show the shape, few enough to stay a
@@ -193,7 +188,7 @@ func medianChart(ind *hensachi.Indicator) template.HTML {
 	points := make([]town.IndicatorPoint, len(ind.Years))
 	var medians []float64
 	var alt []string
-	f := fieldOf(ind)
+	f := ind.Field()
 	for k, y := range ind.Years {
 		points[k].Year = y.Year
 		if y.Count > 0 {

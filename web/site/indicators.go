@@ -18,7 +18,7 @@ import (
 // The indicator catalogue, an indicator's national ranking in a survey year, and (for the
 // municipality page) one municipality's indicators by group.
 
-type catalogueRow struct{ Key, Label, Year, Median string }
+type catalogueRow struct{ Key, Label, Year, Median, Direction string }
 
 type catalogueGroup struct {
 	ID, Name string
@@ -36,11 +36,15 @@ func (s *Site) indicatorCatalogue(c *town.Catalog, _ param.Query, _ httprouter.P
 	p := cataloguePage{Method: c.IndicatorMethod()}
 	for g, name := range hensachi.IndicatorGroups {
 		group := catalogueGroup{ID: "group-" + strconv.Itoa(g+1), Name: name}
-		for _, ind := range c.Indicators(name) {
+		for _, i := range comparableFirst(c, c.IndicatorGroupIndexes(name)) {
+			ind := c.Indicator(i)
 			latest := ind.Years[len(ind.Years)-1]
-			row := catalogueRow{Key: ind.Key, Label: ind.Label, Year: strconv.Itoa(latest.Year), Median: "—"}
+			row := catalogueRow{Key: ind.Key, Label: ind.Label, Year: strconv.Itoa(latest.Year), Median: "—", Direction: directionLabel(ind.Direction)}
+			if ind.Kind == hensachi.KindCount {
+				row.Direction = "数（規模）"
+			}
 			if latest.Count > 0 {
-				row.Median = withUnit(hensachi.Some(latest.Median), fieldOf(ind))
+				row.Median = withUnit(hensachi.Some(latest.Median), ind.Field())
 			}
 			group.Rows = append(group.Rows, row)
 		}
@@ -78,6 +82,7 @@ type indicatorPage struct {
 	Medians   template.HTML
 	MapURL    string
 	Method    string
+	Reading   string // what rank 1 and the deviation score mean (rankingReading)
 }
 
 func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (string, any, error) {
@@ -96,13 +101,16 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	if k != len(ind.Years)-1 {
 		keep = url.Values{"year": {strconv.Itoa(year.Year)}}
 	}
-	f := fieldOf(ind)
+	f := ind.Field()
 	list, err := listRanking(c, q, path, keep, func(pref string, offset, limit int) ([]rankingRow, int) {
 		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, pref, offset, limit)
 		rows := make([]rankingRow, len(ranking.Items))
 		for j, it := range ranking.Items {
 			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(it.Hensachi, 'f', 1, 64), Value: number(it.Value.V, ind.Decimals)}
+			if it.Value.V == 0 && ind.ZeroLabel != "" {
+				rows[j].Value += "（" + ind.ZeroLabel + "）"
+			}
 		}
 		return rows, ranking.Total
 	})
@@ -111,7 +119,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	}
 	list.ValueUnit = ind.Unit
 	p := indicatorPage{rankingList: list, Indicator: ind, Year: year.Year, Formula: formulaText(ind.Formula), Method: c.IndicatorMethod(),
-		Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
+		Reading: rankingReading(ind.Field()), Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
 	for kk, y := range ind.Years {
 		p.Years = append(p.Years, yearOption{Year: y.Year, Selected: kk == k})
 		row := summaryRow{Year: strconv.Itoa(y.Year), URL: path, Count: integer(y.Count), Median: "—", Mean: "—", Min: "—", Max: "—", Current: kk == k}
@@ -190,7 +198,7 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 	var out []indicatorGroup
 	var b []byte
 	for _, name := range hensachi.IndicatorGroups {
-		standings := c.MunicipalityIndicators(m, c.IndicatorGroupIndexes(name))
+		standings := c.MunicipalityIndicators(m, comparableFirst(c, c.IndicatorGroupIndexes(name)))
 		if len(standings) == 0 {
 			continue
 		}
@@ -203,7 +211,7 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 			b = append(b, html.EscapeString(st.Indicator.Label)...)
 			b = append(b, "</a> "...)
 			if p := st.Latest; p.Value.Valid {
-				b = append(b, page.Nowrap(withUnit(p.Value, fieldOf(st.Indicator)))...)
+				b = append(b, page.Nowrap(withUnit(p.Value, st.Indicator.Field()))...)
 				b = append(b, "（"...)
 				b = strconv.AppendInt(b, int64(p.Year), 10)
 				b = append(b, "）・全国 "...)

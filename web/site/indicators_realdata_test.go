@@ -128,7 +128,11 @@ func TestIndicatorPagesOnRealData(t *testing.T) {
 			top := first.Items[0]
 			want := `<td class="n">` + strconv.Itoa(top.Rank) + `</td><td class="name"><a href="/town/municipalities/` + top.Municipality.Code + `">` +
 				top.Municipality.Name + `</a></td><td class="name">` + top.Municipality.Prefecture.Name + `</td><td class="n">` +
-				strconv.FormatFloat(top.Hensachi, 'f', 1, 64) + `</td><td class="n">` + number(top.Value.V, ind.Decimals) + `</td>`
+				strconv.FormatFloat(top.Hensachi, 'f', 1, 64) + `</td><td class="n">` + number(top.Value.V, ind.Decimals)
+			if top.Value.V == 0 && ind.ZeroLabel != "" {
+				want += "（" + ind.ZeroLabel + "）"
+			}
+			want += `</td>`
 			if !strings.Contains(body, want) || !strings.Contains(body, number(float64(first.Total), 0)+" 市区町村中 1〜") {
 				t.Errorf("%s: no first row %s or total %d", path, want, first.Total)
 			}

@@ -56,8 +56,10 @@ type mapPage struct {
 	Pref        *hensachi.Prefecture
 	Map         template.HTML
 	Legend      []legendClass
-	Drawn       string // how many municipalities the map draws, written as the pages write counts
-	Missing     []*hensachi.Municipality
+	// Reading says what the colours mean (mapReading); Palette is the legend's palette class, as the map's.
+	Reading, Palette string
+	Drawn            string // how many municipalities the map draws, written as the pages write counts
+	Missing          []*hensachi.Municipality
 	// Credits are the boundaries' and the measure's sources, shown under the map.
 	BoundaryCredit, BoundarySource, MeasureSource, StatsCredit string
 	Note                                                       string
@@ -91,6 +93,7 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		}
 	}
 	p.Legend = st.legend(p.M.Field)
+	p.Reading, p.Palette = mapReading(p.M.Field), paletteOf(p.M.Field)
 	p.Select = measureSelect{ID: "m", Label: "指標", Groups: mapMeasureGroups(c, p.M.Key)}
 	if undated, year, dated := strings.Cut(p.M.Key, "@"); dated {
 		for _, y := range c.Indicator(c.IndicatorIndex(undated)).Years {
@@ -104,7 +107,7 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	p.BoundaryCredit, p.BoundarySource, p.Note = b.Meta.Credit, b.Meta.Source.Name, b.Meta.Note
 	p.MeasureSource, p.StatsCredit = measureSource(c, p.M.Key), c.Meta.Source.Name
 	p.Base = s.base(c, p.M.Label+"の地図（"+where+"）",
-		where+"の市区町村を"+p.M.Label+"の偏差値で塗り分けた地図。市区町村を選ぶとそのページへ。", mapURL(p.M.Key, prefCode))
+		where+"の市区町村を"+p.M.Label+"の偏差値で塗り分けた地図。"+p.Reading, mapURL(p.M.Key, prefCode))
 	return "map", p, nil
 }
 
@@ -126,10 +129,15 @@ type standing struct {
 
 func standingOf(c *town.Catalog, m param.Measure) standing {
 	values := make([]hensachi.Optional[float64], c.Len())
+	oriented := make([]hensachi.Optional[float64], c.Len())
 	for i := range values {
 		values[i] = m.Value(c.Row(i))
+		oriented[i] = values[i]
+		if m.LowerIsBetter() { // the best first, as the indicators' rankings
+			oriented[i].V = -oriented[i].V
+		}
 	}
-	return standing{values: values, Standing: compute.Stand(values)}
+	return standing{values: values, Standing: compute.Stand(oriented)}
 }
 
 // legend gives each class the range of its deviation scores and of the values it holds nationally.
@@ -171,20 +179,33 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 }
 
 // mapStyle is the maps' style: a colour per class, diverging from grey at 50 (ColorBrewer's RdBu,
-// orange-red below, blue above, as the site's charts), hatching for no value.
+// orange-red below, blue above, as the site's charts) for a measure with a better side, so that
+// blue is better; one hue from light to dark (ColorBrewer's Purples) inside an element of class seq,
+// for a measure without one, whose colours must not read as good or bad; hatching for no value.
 const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh;contain:content}svg.map path{stroke:#fff;stroke-width:.5}svg.map .t path,svg.map path.t{stroke:none}` +
 	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{font-size:13px;fill:#4a5366}` +
 	`.c0{fill:#b2182b;background:#b2182b}.c1{fill:#ef8a62;background:#ef8a62}.c2{fill:#fddbc7;background:#fddbc7}.c3{fill:#e4e4e4;background:#e4e4e4}` +
-	`.c4{fill:#d1e5f0;background:#d1e5f0}.c5{fill:#67a9cf;background:#67a9cf}.c6{fill:#2166ac;background:#2166ac}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +
+	`.c4{fill:#d1e5f0;background:#d1e5f0}.c5{fill:#67a9cf;background:#67a9cf}.c6{fill:#2166ac;background:#2166ac}` +
+	`.seq .c0{fill:#f2f0f7;background:#f2f0f7}.seq .c1{fill:#dadaeb;background:#dadaeb}.seq .c2{fill:#bcbddc;background:#bcbddc}.seq .c3{fill:#9e9ac8;background:#9e9ac8}` +
+	`.seq .c4{fill:#807dba;background:#807dba}.seq .c5{fill:#6a51a3;background:#6a51a3}.seq .c6{fill:#4a1486;background:#4a1486}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +
 	`svg.map .pick{fill:#c2571a}svg.map .rest{fill:#d5d9e2}svg.mini{max-width:20rem}.sw{display:inline-block;width:1.6em;height:1em;border:1px solid #4a5366;vertical-align:middle}</style>`
+
+// paletteOf is the class of a measure's palette (mapStyle): seq for one hue when neither way is
+// better, none for the diverging one.
+func paletteOf(f hensachi.Field) string {
+	if f.Direction == hensachi.DirectionNeutral {
+		return "seq"
+	}
+	return ""
+}
 
 // mapSVG draws a measure's map: per municipality a link to its page around its path, whose title
 // gives the name, the value with its unit and the national rank.
 func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(d.Rows) * 160)
-	fmt.Fprintf(&b, `<svg class=map viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%s 市区町村</title>`,
-		d.W, d.H, html.EscapeString(m.Label), where, integer(len(d.Rows)))
+	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%s 市区町村</title>`,
+		strings.TrimSpace("map "+paletteOf(m.Field)), d.W, d.H, html.EscapeString(m.Label), where, integer(len(d.Rows)))
 	b.WriteString(mapStyle)
 	b.WriteString(`<pattern id=nv width=5 height=5 patternUnits=userSpaceOnUse patternTransform="rotate(45)"><rect width=5 height=5 fill=#fff /><path d="M0 0v5" stroke=#777 stroke-width=2 /></pattern>`)
 	for n, i := range d.Rows {
@@ -220,16 +241,24 @@ func mapMeasureGroups(c *town.Catalog, selected string) []measureGroup {
 	}
 	undated, _, _ := strings.Cut(selected, "@")
 	for _, g := range hensachi.IndicatorGroups {
-		group := measureGroup{Label: "指標：" + g}
-		for _, ind := range c.Indicators(g) {
+		// a group's counts follow it in a group of their own, named for what they measure
+		group, counts := measureGroup{Label: "指標：" + g}, measureGroup{Label: "指標：" + g + "（数・規模）"}
+		for _, i := range c.IndicatorGroupIndexes(g) {
+			ind := c.Indicator(i)
 			label := ind.Label
 			if taken[label] && len(ind.Years) > 0 {
 				label += "（指標、" + yearSpan(ind) + "）"
 			}
-			group.Options = append(group.Options, measureOption{Key: ind.Key, Label: label, Selected: ind.Key == undated})
+			into := &group
+			if ind.Kind == hensachi.KindCount {
+				into = &counts
+			}
+			into.Options = append(into.Options, measureOption{Key: ind.Key, Label: label, Selected: ind.Key == undated})
 		}
-		if len(group.Options) > 0 {
-			groups = append(groups, group)
+		for _, gr := range []measureGroup{group, counts} {
+			if len(gr.Options) > 0 {
+				groups = append(groups, gr)
+			}
 		}
 	}
 	return groups

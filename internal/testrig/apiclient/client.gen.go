@@ -163,6 +163,39 @@ func (e GeoJSONFeatureType) Valid() bool {
 	}
 }
 
+// Defines values for IndicatorDenominatorSource.
+const (
+	IndicatorDenominatorSourceArea             IndicatorDenominatorSource = "area"
+	IndicatorDenominatorSourceCensus           IndicatorDenominatorSource = "census"
+	IndicatorDenominatorSourceCensusJapanese   IndicatorDenominatorSource = "census_japanese"
+	IndicatorDenominatorSourceJuminJanuary     IndicatorDenominatorSource = "jumin_january"
+	IndicatorDenominatorSourceJuminNextJanuary IndicatorDenominatorSource = "jumin_next_january"
+	IndicatorDenominatorSourceLessThannil      IndicatorDenominatorSource = "<nil>"
+	IndicatorDenominatorSourceSameYear         IndicatorDenominatorSource = "same_year"
+)
+
+// Valid indicates whether the value is a known member of the IndicatorDenominatorSource enum.
+func (e IndicatorDenominatorSource) Valid() bool {
+	switch e {
+	case IndicatorDenominatorSourceArea:
+		return true
+	case IndicatorDenominatorSourceCensus:
+		return true
+	case IndicatorDenominatorSourceCensusJapanese:
+		return true
+	case IndicatorDenominatorSourceJuminJanuary:
+		return true
+	case IndicatorDenominatorSourceJuminNextJanuary:
+		return true
+	case IndicatorDenominatorSourceLessThannil:
+		return true
+	case IndicatorDenominatorSourceSameYear:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for IndicatorCatalogueResponseSuccess.
 const (
 	IndicatorCatalogueResponseSuccessTrue IndicatorCatalogueResponseSuccess = true
@@ -172,6 +205,27 @@ const (
 func (e IndicatorCatalogueResponseSuccess) Valid() bool {
 	switch e {
 	case IndicatorCatalogueResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IndicatorDirection.
+const (
+	IndicatorDirectionHigherBetter IndicatorDirection = "higher_better"
+	IndicatorDirectionLowerBetter  IndicatorDirection = "lower_better"
+	IndicatorDirectionNeutral      IndicatorDirection = "neutral"
+)
+
+// Valid indicates whether the value is a known member of the IndicatorDirection enum.
+func (e IndicatorDirection) Valid() bool {
+	switch e {
+	case IndicatorDirectionHigherBetter:
+		return true
+	case IndicatorDirectionLowerBetter:
+		return true
+	case IndicatorDirectionNeutral:
 		return true
 	default:
 		return false
@@ -205,6 +259,30 @@ func (e IndicatorGroup) Valid() bool {
 	case IndicatorGroupLiving:
 		return true
 	case IndicatorGroupPopulation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IndicatorKind.
+const (
+	IndicatorKindCount     IndicatorKind = "count"
+	IndicatorKindIndex     IndicatorKind = "index"
+	IndicatorKindPerCapita IndicatorKind = "per_capita"
+	IndicatorKindRate      IndicatorKind = "rate"
+)
+
+// Valid indicates whether the value is a known member of the IndicatorKind enum.
+func (e IndicatorKind) Valid() bool {
+	switch e {
+	case IndicatorKindCount:
+		return true
+	case IndicatorKindIndex:
+		return true
+	case IndicatorKindPerCapita:
+		return true
+	case IndicatorKindRate:
 		return true
 	default:
 		return false
@@ -601,6 +679,9 @@ type CompareResponseSuccess bool
 
 // ComparedIndicator defines model for ComparedIndicator.
 type ComparedIndicator struct {
+	// Direction Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
+	Direction IndicatorDirection `json:"direction"`
+
 	// Items the compared municipalities in the order of codes
 	Items []struct {
 		Code     string   `json:"code"`
@@ -768,16 +849,28 @@ type Indicator struct {
 	Breaks []int `json:"breaks"`
 
 	// Decimals decimal places a value is rounded to before it is ranked
-	Decimals    int    `json:"decimals"`
-	Description string `json:"description"`
+	Decimals int `json:"decimals"`
+
+	// DenominatorSource where a ratio's denominator comes from and which date of it divides the numerator's year (docs/data.md lists the rules); null without a denominator
+	DenominatorSource *IndicatorDenominatorSource `json:"denominator_source"`
+	Description       string                      `json:"description"`
+
+	// Direction Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
+	Direction IndicatorDirection `json:"direction"`
+
+	// DirectionNote why that way is better, where a reader could disagree; empty otherwise
+	DirectionNote string `json:"direction_note"`
 
 	// Formula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
 	Formula IndicatorFormula `json:"formula"`
 	Group   IndicatorGroup   `json:"group"`
 
 	// Key an indicator's key (GET /town/v1/indicators lists them)
-	Key   IndicatorKey `json:"key"`
-	Label string       `json:"label"`
+	Key IndicatorKey `json:"key"`
+
+	// Kind What the figure is: count (a number of people, things or yen: it measures a municipality's size), rate (a share or a rate, per cent, per 1,000 people, per km²), per_capita (an amount per person, or per household, school, teacher…), index (an index or published ratio such as 財政力指数).
+	Kind  IndicatorKind `json:"kind"`
+	Label string        `json:"label"`
 
 	// Latest the last of years
 	Latest *IndicatorYear `json:"latest"`
@@ -788,6 +881,9 @@ type Indicator struct {
 	// Years oldest first
 	Years []IndicatorYear `json:"years"`
 }
+
+// IndicatorDenominatorSource where a ratio's denominator comes from and which date of it divides the numerator's year (docs/data.md lists the rules); null without a denominator
+type IndicatorDenominatorSource string
 
 // IndicatorCatalogue defines model for IndicatorCatalogue.
 type IndicatorCatalogue struct {
@@ -807,6 +903,9 @@ type IndicatorCatalogueResponse struct {
 // IndicatorCatalogueResponseSuccess defines model for IndicatorCatalogueResponse.Success.
 type IndicatorCatalogueResponseSuccess bool
 
+// IndicatorDirection Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
+type IndicatorDirection string
+
 // IndicatorFormula the indicator in its sources' item codes: scale × (Σ items − Σ minus), or scale × (Σ numerator − Σ minus) / Σ denominator; scale is 1 when absent
 type IndicatorFormula struct {
 	Denominator *[]string `json:"denominator,omitempty"`
@@ -821,6 +920,9 @@ type IndicatorGroup string
 
 // IndicatorKey an indicator's key (GET /town/v1/indicators lists them)
 type IndicatorKey = string
+
+// IndicatorKind What the figure is: count (a number of people, things or yen: it measures a municipality's size), rate (a share or a rate, per cent, per 1,000 people, per km²), per_capita (an amount per person, or per household, school, teacher…), index (an index or published ratio such as 財政力指数).
+type IndicatorKind string
 
 // IndicatorPoint null value, rank and hensachi where the municipality has no value
 type IndicatorPoint struct {
@@ -1080,13 +1182,18 @@ type Municipality struct {
 
 // MunicipalityIndicator defines model for MunicipalityIndicator.
 type MunicipalityIndicator struct {
-	Group    IndicatorGroup `json:"group"`
-	Hensachi *float64       `json:"hensachi"`
+	// Direction Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
+	Direction IndicatorDirection `json:"direction"`
+	Group     IndicatorGroup     `json:"group"`
+	Hensachi  *float64           `json:"hensachi"`
 
 	// Key an indicator's key (GET /town/v1/indicators lists them)
-	Key   IndicatorKey `json:"key"`
-	Label string       `json:"label"`
-	Rank  *int         `json:"rank"`
+	Key IndicatorKey `json:"key"`
+
+	// Kind What the figure is: count (a number of people, things or yen: it measures a municipality's size), rate (a share or a rate, per cent, per 1,000 people, per km²), per_capita (an amount per person, or per household, school, teacher…), index (an index or published ratio such as 財政力指数).
+	Kind  IndicatorKind `json:"kind"`
+	Label string        `json:"label"`
+	Rank  *int          `json:"rank"`
 
 	// RankTotal municipalities ranked in that year
 	RankTotal int `json:"rank_total"`

@@ -112,6 +112,10 @@ func (fy *FinanceYear) fill(path string, rows [][]string) error {
 			if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
 				s = s[1 : len(s)-1]
 			}
+			if (s == "-" || s == "－") && h == "将来負担比率" {
+				vals[h] = 0 // the ministry's dash for no net future burden
+				continue
+			}
 			if s == "" || s == "-" || s == "－" || strings.Trim(s, "0123456789.-") != "" {
 				continue // names, and the dash of a ratio the list does not compute
 			}

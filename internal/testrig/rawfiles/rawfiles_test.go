@@ -78,8 +78,8 @@ func TestReadSources(t *testing.T) {
 	if ys := s.Years("furusato.receipts_count"); len(ys) != 17 || ys[0] != 2008 {
 		t.Errorf("furusato.receipts_count years %v, want FY2008–FY2024", ys)
 	}
-	if _, st := s.Value("finance.将来負担比率", 2022, "13101"); st != None {
-		t.Errorf("千代田区's 将来負担比率 FY2022 has status %d; the list writes a dash, which is no figure", st)
+	if v, st := s.Value("finance.将来負担比率", 2022, "13101"); st != Have || v != 0 {
+		t.Errorf("千代田区's 将来負担比率 FY2022 is %v (status %d); the list writes a dash, no net future burden: 0", v, st)
 	}
 	// H17.xls row 133 names 北海道 上湧別町, which merged into 湧別町 in 2009: which of the
 	// prefecture's municipalities took it in, this reader cannot tell, so it places none of them.

@@ -31,6 +31,18 @@ type ssdseCell struct {
 // town (SOURCES.md, third pass).
 var ssdsePredecessors = map[string]string{"40231": "40305"}
 
+// censusOfAgriculture are the SSDSE-A items of 農林業センサス, whose editions write the census of
+// 1 February Y as year Y−1 (the fiscal year holding its day); the catalogue dates them Y.
+var censusOfAgriculture = []string{"C310201", "C310202"}
+
+// surveyYear is the year the catalogue gives an SSDSE-A item written as year written.
+func surveyYear(code string, written int) int {
+	if slices.Contains(censusOfAgriculture, code) {
+		return written + 1
+	}
+	return written
+}
+
 // ReadSources reads the sources under the raw directory (../shared/data/raw): the code list, every
 // SSDSE-A edition, the portal's series, the hometown-tax files, and the lists of financial
 // indicators named in finance (paths under raw; xls or xlsx, one fiscal year each).
@@ -48,7 +60,7 @@ func ReadSources(raw string, finance []string) (*Sources, error) {
 			if s.ssdse[col.Code] == nil {
 				s.ssdse[col.Code] = map[int]ssdseCell{}
 			}
-			s.ssdse[col.Code][col.Year] = ssdseCell{e, c}
+			s.ssdse[col.Code][surveyYear(col.Code, col.Year)] = ssdseCell{e, c}
 		}
 	}
 	for _, rel := range finance {

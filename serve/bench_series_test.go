@@ -1,0 +1,96 @@
+package serve_test
+
+import (
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/app"
+)
+
+// BenchmarkSeriesLoad measures what long-table downloads cost the other calls: the latency of
+// GET /town/v1/indicators/population over loopback, two clients at a time, first with nothing
+// else running (idle) and then while three clients download long tables without pause (the whole
+// country's CSV gzipped, a Parquet of two indicators, a prefecture's CSV of every indicator),
+// b.N calls each. The national tables are built before the measure, as the first call of a
+// dataset version does. It reports the p50 and p99 of both and the loaded ones as multiples of
+// the idle ones of the same run: the machine is shared, so only the ratios compare across runs.
+func BenchmarkSeriesLoad(b *testing.B) {
+	ts := newTestServer(b, func(c *app.Config) {
+		c.KeyCacheTTL = 1 << 62
+		c.Server.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
+	})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true}}
+	get := func(path, encoding string) {
+		req, _ := http.NewRequest("GET", ts.http.URL+path, nil)
+		req.Header.Set("X-API-Key", ts.proKey)
+		req.Header.Set("Accept-Encoding", encoding)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+	}
+	downloads := []string{
+		"/town/v1/export/series?format=csv",
+		"/town/v1/export/series?format=parquet&indicators=population,fiscal_strength",
+		"/town/v1/export/series?format=csv&pref=13",
+	}
+	for _, d := range downloads {
+		get(d, "gzip") // builds the national tables
+	}
+	// latencies runs b.N calls on two clients and returns their latencies, sorted
+	latencies := func() []time.Duration {
+		out := make([]time.Duration, b.N)
+		var wg sync.WaitGroup
+		for w := range 2 {
+			wg.Go(func() {
+				for i := w; i < b.N; i += 2 {
+					start := time.Now()
+					get("/town/v1/indicators/population", "gzip")
+					out[i] = time.Since(start)
+				}
+			})
+		}
+		wg.Wait()
+		slices.Sort(out)
+		return out
+	}
+	quantile := func(d []time.Duration, q float64) float64 {
+		return float64(d[min(len(d)-1, int(q*float64(len(d))))].Microseconds()) / 1000
+	}
+	b.ResetTimer()
+	idle := latencies()
+	stop := make(chan struct{})
+	var loaders sync.WaitGroup
+	for _, d := range downloads {
+		loaders.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					get(d, "gzip")
+				}
+			}
+		})
+	}
+	loaded := latencies()
+	close(stop)
+	loaders.Wait()
+	b.StopTimer()
+	b.ReportMetric(quantile(idle, 0.5), "idle-p50-ms")
+	b.ReportMetric(quantile(idle, 0.99), "idle-p99-ms")
+	b.ReportMetric(quantile(loaded, 0.5), "loaded-p50-ms")
+	b.ReportMetric(quantile(loaded, 0.99), "loaded-p99-ms")
+	b.ReportMetric(quantile(loaded, 0.5)/quantile(idle, 0.5), "p50-ratio")
+	b.ReportMetric(quantile(loaded, 0.99)/quantile(idle, 0.99), "p99-ratio")
+}
