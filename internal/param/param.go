@@ -94,17 +94,18 @@ func parse(raw string) (Query, error) {
 		case name == "":
 			return Query{}, invalid("", fmt.Sprintf("the query string is malformed: %q has no parameter's name", sent),
 				"アドレスの ? 以降の「"+sent+"」に指定の名前がありません。")
-		case semi || strings.Contains(rawValue, ";"):
-			return Query{}, invalid(Truncate(name), fmt.Sprintf("%s is malformed: %q has a ;, which does not separate parameters: use & (or %%3B for a ; in a value)", Truncate(name), sent),
-				Truncate(name)+" に ; があります。指定どうしは & で区切ってください。")
 		}
+		named := Truncate(name) // the parameter at fault, as an error names it
 		value, err := url.QueryUnescape(rawValue)
 		switch {
+		case semi || strings.Contains(rawValue, ";"):
+			return Query{}, invalid(named, fmt.Sprintf("%s is malformed: %q has a ;, which does not separate parameters: use & (or %%3B for a ; in a value)", named, sent),
+				named+" に ; があります。指定どうしは & で区切ってください。")
 		case err != nil:
-			return Query{}, invalid(Truncate(name), fmt.Sprintf("%s is malformed: %q has a %% not followed by two hex digits (escape %% as %%25)", Truncate(name), sent),
-				Truncate(name)+" の値の形が正しくありません（% の後には 16 進数 2 桁が続きます）。")
+			return Query{}, invalid(named, fmt.Sprintf("%s is malformed: %q has a %% not followed by two hex digits (escape %% as %%25)", named, sent),
+				named+" の値の形が正しくありません（% の後には 16 進数 2 桁が続きます）。")
 		case !utf8.ValidString(value):
-			return Query{}, invalid(Truncate(name), Truncate(name)+" is not UTF-8 text", Truncate(name)+" が UTF-8 の文字列ではありません。")
+			return Query{}, invalid(named, named+" is not UTF-8 text", named+" が UTF-8 の文字列ではありません。")
 		}
 		values[name] = append(values[name], value)
 	}
