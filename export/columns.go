@@ -1,6 +1,7 @@
 package export
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -9,7 +10,8 @@ import (
 
 // Columns are the table every format of the export writes, one value per municipality of rows:
 // code, name, prefecture_code, prefecture_name; per axis {axis}_hensachi, {axis}_value,
-// {axis}_rank, {axis}_rank_total; each statistic by its key; the hometown-tax figures as
+// {axis}_rank, {axis}_rank_total; each statistic by its key (an integer for a statistic of no
+// decimals, a count); the hometown-tax figures as
 // furusato_{receipts,deductions,balance}_… and furusato_history_fy{year}_thousand_yen for each
 // fiscal year of the history. The values are those of GET /town/v1/municipalities/{code}.
 func Columns(meta *hensachi.Meta, rows []*hensachi.Municipality) []hensachi.Column {
@@ -58,6 +60,10 @@ func Columns(meta *hensachi.Meta, rows []*hensachi.Municipality) []hensachi.Colu
 			ints(ax.Key+"_rank_total", func(*hensachi.Municipality) hensachi.Optional[int64] { return hensachi.Some(total) }))
 	}
 	for s, st := range hensachi.Stats {
+		if st.Decimals == 0 {
+			cols = append(cols, ints(st.Key, func(m *hensachi.Municipality) hensachi.Optional[int64] { return Whole(m.Stats[s]) }))
+			continue
+		}
 		cols = append(cols, floats(st.Key, func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Stats[s] }))
 	}
 	cols = append(cols,
@@ -78,6 +84,13 @@ func Columns(meta *hensachi.Meta, rows []*hensachi.Municipality) []hensachi.Colu
 		}))
 	}
 	return cols
+}
+
+// Whole is a value of a measure of no decimals (a count: pop, nursery, an indicator's births) as
+// the integer it is, so that Parquet stores it as INT64 and GIS reads an integer field rather than
+// a real one. The rounding only drops a float's representation error.
+func Whole(v hensachi.Optional[float64]) hensachi.Optional[int64] {
+	return hensachi.Optional[int64]{V: int64(math.Round(v.V)), Valid: v.Valid}
 }
 
 // fiscalYearKey names a fiscal year such as 令和6年度 in a column name: fy2024. A label in no era

@@ -124,6 +124,12 @@ func TestExportParquetRoundTrip(t *testing.T) {
 	if tbl.Schema().Field(0).Type.ID() != arrow.STRING || nulls == 0 {
 		t.Errorf("code is %s; %d nulls in Fukushima's export (双葉町 has some)", tbl.Schema().Field(0).Type, nulls)
 	}
+	// the statistics that are counts are integers, as the ranks are, not doubles
+	for _, name := range []string{"pop", "nursery", "library", "hospital", "young_rank"} {
+		if f, ok := tbl.Schema().FieldsByName(name); !ok || f[0].Type.ID() != arrow.INT64 {
+			t.Errorf("%s is %v in the file, want int64", name, f)
+		}
+	}
 }
 
 func optional(valid bool, s string) string {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peterstace/simplefeatures/geom"
+
 	"github.com/hensachi/hensachi/export"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
@@ -43,20 +45,13 @@ func readGeoJSON(t *testing.T, body []byte) geoJSON {
 	return g
 }
 
-// rings are a geometry's rings, by polygon.
+// rings are a MultiPolygon's rings, by polygon: every geometry is one, as a GIS layer has one type.
 func rings(t *testing.T, typ string, coords json.RawMessage) [][][][2]float64 {
 	t.Helper()
-	var ps [][][][2]float64
-	if typ == "Polygon" {
-		var p [][][2]float64
-		if err := json.Unmarshal(coords, &p); err != nil {
-			t.Fatal(err)
-		}
-		return append(ps, p)
-	}
 	if typ != "MultiPolygon" {
-		t.Fatalf("geometry %s", typ)
+		t.Fatalf("geometry %s, want MultiPolygon", typ)
 	}
+	var ps [][][][2]float64
 	if err := json.Unmarshal(coords, &ps); err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +68,10 @@ func shoelace(r [][2]float64) float64 {
 }
 
 // TestExportGeoJSON: the national GeoJSON has every municipality once, in code order, its id the
-// code; every ring closed, outer rings counter-clockwise and holes clockwise, inside Japan; its
-// properties are the CSV's cells, the same text for a number and null for an empty cell; it
-// carries both credits; it is built once and gzipped; Tokyo's file has Tokyo's 62.
+// code; every geometry a valid MultiPolygon (simplefeatures, as GIS checks one); every ring
+// closed, outer rings counter-clockwise and holes clockwise, inside Japan; its properties are the
+// CSV's cells, the same text for a number and null for an empty cell; it carries both credits; it
+// is built once and gzipped; Tokyo's file has Tokyo's 62.
 func TestExportGeoJSON(t *testing.T) {
 	c := realdata.Catalog(t, towntest.PublicURL)
 	if err := export.GeoJSON.Available(c); err != nil {
@@ -124,6 +120,10 @@ func TestExportGeoJSON(t *testing.T) {
 		if feat.Geometry == nil {
 			t.Errorf("%s has no geometry", code)
 			continue
+		}
+		geometry, _ := json.Marshal(feat.Geometry)
+		if _, err := geom.UnmarshalGeoJSON(geometry); err != nil { // it checks OGC validity, as ST_IsValid does
+			t.Errorf("%s: %v", code, err)
 		}
 		for _, p := range rings(t, feat.Geometry.Type, feat.Geometry.Coordinates) {
 			polygons++

@@ -40,8 +40,8 @@ func (s Selection) key() string {
 }
 
 // Table is the table every format writes for rows: Columns, then for each indicator of sel, in
-// its survey year, {key}_{year} (the value), {key}_{year}_rank (national) and
-// {key}_{year}_hensachi, null where the municipality has no value.
+// its survey year, {key}_{year} (the value; an integer for an indicator of no decimals, a count),
+// {key}_{year}_rank (national) and {key}_{year}_hensachi, null where the municipality has no value.
 func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hensachi.Column {
 	cols := Columns(&c.Meta, rows)
 	if len(sel.Indicators) == 0 {
@@ -59,11 +59,21 @@ func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hens
 		}
 		col := c.IndicatorColumn(i, y)
 		name := ind.Key + "_" + strconv.Itoa(col.Year)
-		value := hensachi.Column{Name: name, Floats: make([]hensachi.Optional[float64], len(rows))}
+		value := hensachi.Column{Name: name}
+		if ind.Decimals == 0 { // a count, an integer as the statistics of no decimals are
+			value.Ints = make([]hensachi.Optional[int64], len(rows))
+		} else {
+			value.Floats = make([]hensachi.Optional[float64], len(rows))
+		}
 		rank := hensachi.Column{Name: name + "_rank", Ints: make([]hensachi.Optional[int64], len(rows))}
 		score := hensachi.Column{Name: name + "_hensachi", Floats: make([]hensachi.Optional[float64], len(rows))}
 		for k, m := range index {
-			value.Floats[k], rank.Ints[k], score.Floats[k] = col.Values[m], col.Ranks[m], col.Hensachi[m]
+			if value.Ints != nil {
+				value.Ints[k] = Whole(col.Values[m])
+			} else {
+				value.Floats[k] = col.Values[m]
+			}
+			rank.Ints[k], score.Floats[k] = col.Ranks[m], col.Hensachi[m]
 		}
 		cols = append(cols, value, rank, score)
 	}

@@ -6,7 +6,10 @@
 // finer figure — and a third of the size of the degrees as floats.
 package geo
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Point is a longitude and a latitude in degrees (JGD2011, which GIS may read as WGS 84).
 type Point [2]float64
@@ -74,21 +77,35 @@ func (q QShape) Empty() bool {
 	return true
 }
 
-// Regrid moves q from the grid of from onto the grid of t, dropping the positions that fall on
-// the one before them; a ring left with fewer than four positions (a triangle, closed) is dropped,
-// a polygon without its outer ring too.
+// Regrid moves q from the grid of from onto the grid of t, then cleans it (Clean): positions that
+// fall on the one before them, and spikes that the coarser grid makes, are dropped.
 func (t Transform) Regrid(q QShape, from Transform) QShape {
+	moved := make(QShape, len(q))
+	for i, poly := range q {
+		moved[i] = make(QPolygon, len(poly))
+		for j, ring := range poly {
+			r := make(QRing, len(ring))
+			for k, pos := range ring {
+				r[k] = t.Grid(from.Point(pos))
+			}
+			moved[i][j] = r
+		}
+	}
+	return moved.Clean()
+}
+
+// Clean returns q without what makes a polygon invalid for GIS while adding no area: a position
+// repeated, and a spike — a position the ring goes to and straight back from, along the same line
+// (ST_IsValid calls the ring self-intersecting, and ST_MakeValid turns it into a collection). A
+// simplified file leaves such spikes where it kept a narrow inlet's tip but not its sides. A ring
+// left with fewer than four positions (a triangle, closed) is dropped, a polygon without its outer
+// ring too. On the grid the test of a straight line is exact.
+func (q QShape) Clean() QShape {
 	var out QShape
 	for _, poly := range q {
 		var p QPolygon
 		for j, ring := range poly {
-			var r QRing
-			for _, pos := range ring {
-				g := t.Grid(from.Point(pos))
-				if len(r) == 0 || r[len(r)-1] != g {
-					r = append(r, g)
-				}
-			}
+			r := cleanRing(ring)
 			if len(r) < 4 {
 				if j == 0 {
 					break
@@ -102,6 +119,63 @@ func (t Transform) Regrid(q QShape, from Transform) QShape {
 		}
 	}
 	return out
+}
+
+// cleanRing returns a closed ring without repeated positions and spikes, or nil when fewer than
+// three positions remain.
+func cleanRing(ring QRing) QRing {
+	if len(ring) > 1 && ring[0] == ring[len(ring)-1] {
+		ring = ring[:len(ring)-1] // the closing position is put back at the end
+	}
+	// a stack: each position either drops the one on top (a spike there, or the same position)
+	// or goes on it; dropping one may make a spike of the one below, which the next test sees
+	var r QRing
+	for _, p := range ring {
+		for len(r) > 0 && (r[len(r)-1] == p || len(r) > 1 && spike(r[len(r)-2], r[len(r)-1], p)) {
+			r = r[:len(r)-1]
+		}
+		r = append(r, p)
+	}
+	// the ring closes: its last positions and its first are neighbours too
+	for len(r) >= 3 {
+		n := len(r)
+		switch {
+		case r[n-1] == r[0] || spike(r[n-2], r[n-1], r[0]):
+			r = r[:n-1]
+		case spike(r[n-1], r[0], r[1]):
+			r = r[1:]
+		default:
+			return append(r, r[0])
+		}
+	}
+	return nil
+}
+
+// spike reports whether b is a spike between a and c: the ring goes from a to b and comes back
+// along the same line (c on the line through a and b, on a's side of b). a ≠ b and b ≠ c.
+func spike(a, b, c QPoint) bool {
+	ux, uy := int64(b[0])-int64(a[0]), int64(b[1])-int64(a[1])
+	vx, vy := int64(c[0])-int64(b[0]), int64(c[1])-int64(b[1])
+	// on one line: ux·vy = uy·vx, each product up to 2⁶⁴, past int64; then back: v points against u
+	return product(ux, vy) == product(uy, vx) && (ux != 0 && (ux < 0) != (vx < 0) || ux == 0 && (uy < 0) != (vy < 0))
+}
+
+// signedProduct is a product of two int64 exactly: its sign and its magnitude's 128 bits.
+type signedProduct struct {
+	negative bool
+	hi, lo   uint64
+}
+
+func product(a, b int64) signedProduct {
+	hi, lo := bits.Mul64(abs(a), abs(b))
+	return signedProduct{negative: (a < 0) != (b < 0) && hi|lo != 0, hi: hi, lo: lo}
+}
+
+func abs(v int64) uint64 {
+	if v < 0 {
+		return uint64(-v)
+	}
+	return uint64(v)
 }
 
 // Layer is every municipality's boundary at one level of detail, on one grid: Shapes[i] is the

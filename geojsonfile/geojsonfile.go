@@ -35,7 +35,7 @@ type Collection struct {
 }
 
 // Write writes c to w as a FeatureCollection, one feature per line: each with its id, its
-// geometry (a Polygon, or a MultiPolygon for a territory of several parts; null for none) in
+// geometry (always a MultiPolygon, of one part or several; null for none) in
 // longitude and latitude at Decimals, and its properties, numbers as the CSV export writes them and
 // null for a missing value. Rings are written closed, outer rings counter-clockwise and holes
 // clockwise (RFC 7946 §3.1.6), whatever the order of the shapes; a ring that rounding leaves
@@ -95,8 +95,10 @@ func Write(w io.Writer, c Collection) error {
 	return nil
 }
 
-// appendGeometry appends a shape's geometry: a Polygon for one part, a MultiPolygon for more,
-// null for none left after rounding. ring is scratch space, returned for the next call.
+// appendGeometry appends a shape's geometry: a MultiPolygon, or null for none left after rounding.
+// One type for every feature, even of one part, because a GIS layer has one geometry type: a file
+// of Polygons and MultiPolygons is converted (ogr2ogr to a Shapefile or GeoPackage, QGIS) only
+// when the user knows to promote the Polygons. ring is scratch space, returned for the next call.
 func appendGeometry(b []byte, s geo.Shape, ring []geo.Point) ([]byte, []geo.Point) {
 	var parts [][]byte // each polygon's rings, written
 	for _, p := range s {
@@ -129,23 +131,17 @@ func appendGeometry(b []byte, s geo.Shape, ring []geo.Point) ([]byte, []geo.Poin
 			parts = append(parts, append(part, ']'))
 		}
 	}
-	switch len(parts) {
-	case 0:
+	if len(parts) == 0 {
 		return append(b, "null"...), ring
-	case 1:
-		b = append(b, `{"type":"Polygon","coordinates":`...)
-		b = append(b, parts[0]...)
-	default:
-		b = append(b, `{"type":"MultiPolygon","coordinates":[`...)
-		for k, p := range parts {
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, p...)
-		}
-		b = append(b, ']')
 	}
-	return append(b, '}'), ring
+	b = append(b, `{"type":"MultiPolygon","coordinates":[`...)
+	for k, p := range parts {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, p...)
+	}
+	return append(b, "]}"...), ring
 }
 
 // rounded appends a ring's points rounded to Decimals to dst, without the repeats rounding makes

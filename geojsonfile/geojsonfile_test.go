@@ -90,22 +90,14 @@ type collection struct {
 	}
 }
 
-// polygons are a geometry's polygons, whether Polygon or MultiPolygon.
+// polygons are a MultiPolygon's polygons; any other type is an error: a GIS layer has one type.
 func polygons(t *testing.T, typ string, coords json.RawMessage) [][][]geo.Point {
 	t.Helper()
-	var ps [][][]geo.Point
-	var err error
-	switch typ {
-	case "Polygon":
-		var p [][]geo.Point
-		err = json.Unmarshal(coords, &p)
-		ps = append(ps, p)
-	case "MultiPolygon":
-		err = json.Unmarshal(coords, &ps)
-	default:
-		t.Fatalf("geometry %s", typ)
+	if typ != "MultiPolygon" {
+		t.Fatalf("geometry %s, want MultiPolygon", typ)
 	}
-	if err != nil {
+	var ps [][][]geo.Point
+	if err := json.Unmarshal(coords, &ps); err != nil {
 		t.Fatal(err)
 	}
 	return ps
@@ -129,7 +121,7 @@ func TestWriteRules(t *testing.T) {
 		id       string
 		geometry string
 		parts    int
-	}{{"01100", "Polygon", 1}, {"13101", "MultiPolygon", 2}, {"47356", "", 0}} {
+	}{{"01100", "MultiPolygon", 1}, {"13101", "MultiPolygon", 2}, {"47356", "", 0}} {
 		f := c.Features[k]
 		if f.Type != "Feature" || f.ID != want.id || f.Properties["code"] != want.id {
 			t.Errorf("feature %d: %s id %q code %v", k, f.Type, f.ID, f.Properties["code"])

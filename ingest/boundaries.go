@@ -15,6 +15,7 @@ import (
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/geo"
 	"github.com/hensachi/hensachi/topojson"
+	"github.com/peterstace/simplefeatures/geom"
 )
 
 // The boundary files: MLIT's administrative areas (国土数値情報 行政区域データ N03, 2021-01-01),
@@ -75,9 +76,12 @@ func BoundaryMeta() hensachi.BoundaryMeta {
 // municipalities, in its row order) its boundary at both levels of detail. Every code must have a
 // boundary in the fine file, and no other code may have one except the Northern Territories';
 // a municipality the coarse file lost or left without area (small islands and towns) is drawn
-// there from the fine file, moved onto the coarse grid, and named in the meta's note. A file that is missing, damaged or does
-// not cover the codes is an error wrapping ErrBoundaries or the file's own error: the caller
-// writes the dataset without boundaries, and only the maps are off.
+// there from the fine file, moved onto the coarse grid, and named in the meta's note. Every shape is
+// cleaned of the repeated positions and spikes that simplification leaves (geo.QShape.Clean) and
+// must then be a valid MultiPolygon (valid), so that every GIS reads the export as it is. A file
+// that is missing, damaged (an invalid shape among others) or does not cover the codes is an error
+// wrapping ErrBoundaries or the file's own error: the caller writes the dataset without
+// boundaries, and only the maps are off.
 func ReadBoundaries(dir string, codes []string) (*Boundaries, error) {
 	b := &Boundaries{Meta: BoundaryMeta()}
 	var layers [2]geo.Layer
@@ -110,6 +114,13 @@ func ReadBoundaries(dir string, codes []string) (*Boundaries, error) {
 			}
 			b.Coarse.Shapes[i] = b.Coarse.Transform.Regrid(b.Fine.Shapes[i], b.Fine.Transform)
 			filled = append(filled, codes[i])
+		}
+	}
+	for k, l := range []geo.Layer{b.Coarse, b.Fine} {
+		for i, s := range l.Shapes {
+			if err := valid(s); err != nil {
+				return nil, fmt.Errorf("%w: municipality %s in %s: %v", ErrBoundaries, codes[i], boundaryFiles[k].name, err)
+			}
 		}
 	}
 	b.Meta.Note = "政令指定都市は区を合わせて市ひとつの境界とする。"
@@ -150,12 +161,33 @@ func layer(topo *topojson.Topology, codes []string) (geo.Layer, error) {
 			return l, fmt.Errorf("%w: geometry %d repeats code %s", ErrBoundaries, i, code)
 		}
 		seen[row] = true
-		l.Shapes[row] = topo.Shape(g)
+		l.Shapes[row] = topo.Shape(g).Clean()
 	}
 	if i := slices.Index(seen, false); i >= 0 {
 		return l, fmt.Errorf("%w: %d municipalities have no geometry, the first %s", ErrBoundaries, countFalse(seen), codes[i])
 	}
 	return l, nil
+}
+
+// valid checks a shape as OGC's simple features define a valid MultiPolygon (ST_IsValid in GDAL,
+// PostGIS and DuckDB): rings simple and closed, holes inside their outer ring, parts meeting at
+// most at points. The positions are the grid's integers, exact as floats, so the test is exact.
+// Clean has removed what simplification leaves (repeats, spikes); anything else is a damaged file,
+// which GIS would refuse or "repair" into another type.
+func valid(s geo.QShape) error {
+	polys := make([]geom.Polygon, len(s))
+	for i, p := range s {
+		rings := make([]geom.LineString, len(p))
+		for j, r := range p {
+			xy := make([]float64, 0, 2*len(r))
+			for _, q := range r {
+				xy = append(xy, float64(q[0]), float64(q[1]))
+			}
+			rings[j] = geom.NewLineString(geom.NewSequence(xy, geom.DimXY))
+		}
+		polys[i] = geom.NewPolygon(rings)
+	}
+	return geom.NewMultiPolygon(polys).Validate()
 }
 
 func countFalse(bs []bool) int {

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -73,6 +74,8 @@ func TestReadBoundariesRefused(t *testing.T) {
 			append(slices.Clone(boundaryCodes), "47382"), ingest.ErrBoundaries, "1 municipalities have no geometry, the first 47382"},
 		{"a boundary of a municipality the dataset lacks", nil,
 			boundaryCodes[1:], ingest.ErrBoundaries, "code 01100, which is no municipality"},
+		{"an invalid shape", func(t *testing.T, dir string) { bowTie(t, filepath.Join(dir, fixtures.BoundaryFineFile)) },
+			boundaryCodes, ingest.ErrBoundaries, "municipality 01100 in " + fixtures.BoundaryFineFile + ": validating polygon"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,6 +91,27 @@ func TestReadBoundariesRefused(t *testing.T) {
 				t.Errorf("error %v, want %v with %q", err, c.want, c.text)
 			}
 		})
+	}
+}
+
+// bowTie makes the first arc of a topology, 01100's square, a ring that crosses itself: a shape
+// no cleaning repairs.
+func bowTie(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var topo map[string]any
+	if err := json.Unmarshal(b, &topo); err != nil {
+		t.Fatal(err)
+	}
+	topo["arcs"].([]any)[0] = [][2]int{{0, 0}, {80, 0}, {-80, 80}, {80, 0}, {-80, -80}}
+	if b, err = json.Marshal(topo); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -141,6 +165,15 @@ func TestRealBoundaries(t *testing.T) {
 	for i, code := range codes {
 		if b.Coarse.Shapes[i].Empty() || b.Fine.Shapes[i].Empty() {
 			t.Errorf("%s has no boundary", code)
+		}
+	}
+	// 広島市's outer ring went out to 132.422874°E 34.36291°N and straight back, a spike that made
+	// it invalid in every GIS; ReadBoundaries, which checks every shape, removed it
+	hiroshima := b.Fine.Shapes[slices.Index(codes, "34100")]
+	spike := b.Fine.Transform.Grid(geo.Point{132.422874, 34.36291})
+	for _, p := range hiroshima {
+		if slices.Contains(p[0], spike) {
+			t.Errorf("広島市 still has the spike at %v", b.Fine.Transform.Point(spike))
 		}
 	}
 	// 神戸市 (28100) lies around 135.1°E 34.7°N

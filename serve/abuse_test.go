@@ -30,7 +30,7 @@ func slowUploader(ctx context.Context, addr, key string, rate int, record func(o
 		conn, err := net.Dial("tcp", addr)
 		if err != nil {
 			record("dial: " + err.Error())
-			time.Sleep(tick)
+			time.Sleep(tick) // time under test: the attacker's pace, which redials no faster than it sends
 			continue
 		}
 		answered := make(chan string, 1)
@@ -87,7 +87,9 @@ func TestSlowAccountsCannotLockOut(t *testing.T) {
 		}
 	}
 	defer func() { stop(); attack.Wait() }()
-	time.Sleep(2 * time.Second) // every slow upload under way
+	// time under test: the slow uploads have held their connections for 2 s, as an attack has when
+	// a paying call comes, before the calls measure what that costs them
+	time.Sleep(2 * time.Second)
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	var took []time.Duration

@@ -22,7 +22,9 @@ func FuzzTownRequest(f *testing.F) {
 		"/town/v1/indicators?group=%E8%B2%A1%E6%94%BF", "/town/v1/indicators/population?year=2015&pref=13&order=asc",
 		"/town/v1/municipalities/13101/indicators?keys=population,fiscal_strength", "/town/v1/municipalities/13101/similar?measures=income,population@2020",
 		"/town/v1/compare?codes=13101,27100&indicators=population@2015", "/town/v1/export?format=csv&pref=13&indicators=all&year=2020",
-		"/town/v1/export/series?format=csv&pref=47&indicators=fiscal_strength"} {
+		"/town/v1/export/series?format=csv&pref=47&indicators=fiscal_strength", "/town/v1/rankings/young?limit=1;offset=2",
+		"/town/v1/municipalities?%FF=1", "/town/v1/municipalities?=1", "/town/v1/municipalities?q=%zz", "/town/v1/indicators/population?year=02020",
+		"/town/v1/export?format=csv&indicators=population&year=02020", "/town/v1/municipalities/13101/indicators?keys=" + strings.Repeat("population,", 40)} {
 		f.Add(s)
 	}
 	ts := newTestServer(f)

@@ -144,6 +144,9 @@ func TestIndicatorCallsBadParameters(t *testing.T) {
 		{"/town/v1/indicators/nope", 404, ""},
 		{"/town/v1/indicators/population?year=1999", 400, "year"},
 		{"/town/v1/indicators/population?year=20x5", 400, "year"},
+		{"/town/v1/indicators/population?year=02020", 400, "year"}, // as on the export: one reading of a year
+		{"/town/v1/export?format=csv&indicators=population&year=02020", 400, "year"},
+		{"/town/v1/municipalities/13101/similar?measures=income,population@02020", 400, "measures"},
 		{"/town/v1/indicators/population?order=up", 400, "order"},
 		{"/town/v1/indicators/population?pref=48", 400, "pref"},
 		{"/town/v1/indicators/population?limit=101", 400, "limit"},

@@ -58,3 +58,34 @@ func TestNetHTTPErrorsAreProblems(t *testing.T) {
 		t.Errorf("healthz through the listener: %v %v", r, err)
 	}
 }
+
+// TestEveryIndicatorKeyInOneList: a list parameter is as long as the request line allows, not a
+// value's 128 bytes: every indicator key of the catalogue in one keys= (some 7.7 KB) is read through
+// the API's listener and its 32 KiB of headers, and answered in full.
+func TestEveryIndicatorKeyInOneList(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	srv := serve.NewAPITestServer(ts.Handler(), func(srv *httptest.Server) { srv.Config.MaxHeaderBytes = 32 << 10 })
+	defer srv.Close()
+	c, err := ts.Catalogs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, ind := range c.Indicators("") {
+		keys = append(keys, ind.Key)
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/town/v1/municipalities/13101/indicators?keys="+strings.Join(keys, ","), nil)
+	req.Header.Set("X-API-Key", ts.proKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct{ Total int } `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 || body.Data.Total != len(keys) || len(keys) < 300 {
+		t.Errorf("%d keys in %d bytes: status %d, %d indicators (%v)", len(keys), len(strings.Join(keys, ",")), resp.StatusCode, body.Data.Total, err)
+	}
+}

@@ -90,7 +90,9 @@ func TestRefusedUploadIsAnswered(t *testing.T) {
 	}
 	body := make([]byte, chunk)
 	for i := range chunks {
-		time.Sleep(25 * time.Millisecond) // a second in all, twice net/http's wait before it closes
+		// time under test: the body must take longer to arrive (a second in all) than net/http
+		// waits before it closes (half a second), which only a client this slow shows
+		time.Sleep(25 * time.Millisecond)
 		if _, err := conn.Write(body); err != nil {
 			t.Fatalf("writing the body, %d KiB sent: %v", i*chunk>>10, err)
 		}
@@ -166,6 +168,7 @@ func TestCloseEndsLingering(t *testing.T) {
 	srv.Close()
 	// while the server lingers, it reads what the client sends; once closed, a write fails, as soon
 	// as the kernel has the reset that the write before it drew
+	// time under test: writes spread over half the lingering time, which must not last after Close
 	chunk := make([]byte, 1000)
 	for deadline := time.Now().Add(lingerTime / 2); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if _, err := conn.Write(chunk); err != nil {

@@ -190,7 +190,7 @@ func validateSchema(t testing.TB, ref string, body []byte) error {
 
 // TestOpenAPIDocumentRules checks what generated clients rely on: an operationId on every
 // operation, a type beside every enum and const, a format on every number, the 5-digit pattern on
-// every municipality code, and 405 and 500 documented everywhere.
+// every municipality code, and 405, 414, 431 and 500 documented everywhere.
 func TestOpenAPIDocumentRules(t *testing.T) {
 	t.Parallel()
 	var doc map[string]any
@@ -236,7 +236,8 @@ func TestOpenAPIDocumentRules(t *testing.T) {
 			}
 			ids[id] = true
 			responses := op["responses"].(map[string]any)
-			for _, status := range []string{"405", "500"} {
+			// 414 and 431 are net/http's own refusals, before any route: every operation can get them
+			for _, status := range []string{"405", "414", "431", "500"} {
 				if responses[status] == nil {
 					t.Errorf("%s %s: %s is not documented", method, path, status)
 				}

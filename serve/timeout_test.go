@@ -39,7 +39,7 @@ func TestSlowHeadersAre408(t *testing.T) {
 				if _, err := conn.Write([]byte{c.sent[i]}); err != nil {
 					break
 				}
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(50 * time.Millisecond) // time under test: the slow client the header timeout is for
 			}
 			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 			if err != nil {

@@ -211,7 +211,11 @@ func TestErrors(t *testing.T) {
 		{"pref one digit", "GET", "/town/v1/municipalities?pref=1", []string{"X-API-Key", key}, 400, "invalid_parameter", "pref"},
 		{"pref repeated", "GET", "/town/v1/municipalities?pref=01&pref=02", []string{"X-API-Key", key}, 400, "invalid_parameter", "pref"},
 		{"unknown parameter", "GET", "/town/v1/municipalities?prefecture=13", []string{"X-API-Key", key}, 400, "invalid_parameter", "prefecture"},
-		{"malformed query", "GET", "/town/v1/municipalities?pref=%zz", []string{"X-API-Key", key}, 400, "invalid_parameter", ""},
+		{"malformed query", "GET", "/town/v1/municipalities?pref=%zz", []string{"X-API-Key", key}, 400, "invalid_parameter", "pref"},
+		{"semicolon", "GET", "/town/v1/rankings/young?limit=1;offset=2", []string{"X-API-Key", key}, 400, "invalid_parameter", "limit"},
+		{"search malformed", "GET", "/town/v1/municipalities?q=%zz", []string{"X-API-Key", key}, 400, "invalid_parameter", "q"},
+		{"name not UTF-8", "GET", "/town/v1/municipalities?%FF=1", []string{"X-API-Key", key}, 400, "invalid_parameter", ""},
+		{"no name", "GET", "/town/v1/municipalities?=1", []string{"X-API-Key", key}, 400, "invalid_parameter", ""},
 		{"key in query is not a key", "GET", "/town/v1/meta?api_key=" + key, nil, 401, "missing_api_key", ""},
 	}
 	for _, tt := range tests {

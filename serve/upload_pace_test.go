@@ -81,7 +81,7 @@ func sendAtPace(conn net.Conn, body string, chunk int, interval time.Duration) {
 			return
 		}
 		body = body[n:]
-		time.Sleep(interval)
+		time.Sleep(interval) // time under test: the pace an upload is judged by
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
 	"github.com/hensachi/hensachi/dataset"
@@ -128,19 +130,38 @@ func startServer(t *testing.T, bin string, args ...string) *replica {
 	}
 	go func() { r.done <- r.cmd.Wait() }()
 	t.Cleanup(func() { r.stop(t) })
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if r.ready() {
-			return r
-		}
+	r.waitReady(t, time.Minute)
+	return r
+}
+
+// waitReady waits until the replica's /readyz answers 200, failing at once if it exits.
+func (r *replica) waitReady(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	waitFor(t, timeout, r.url+" ready\n"+r.tail(), func() bool {
 		select {
 		case err := <-r.done:
 			r.done <- err
 			t.Fatalf("server exited: %v\n%s", err, r.tail())
-		case <-time.After(50 * time.Millisecond):
+		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not ready within a minute\n%s", r.tail())
+		return r.ready()
+	})
+}
+
+// waitFor polls cond until it holds and fails the test after timeout. The replicas are other
+// processes with their own clocks, which no test can move: instead of sleeping for as long as a
+// flush, a lease or a recovery is thought to take, a test waits for its effect to show, and goes
+// on as soon as it does.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	deadline := time.After(timeout)
+	for !cond() {
+		select {
+		case <-poll.C:
+		case <-deadline:
+			t.Fatalf("not within %v: %s", timeout, what)
 		}
 	}
 }
@@ -280,6 +301,27 @@ func quotaOf(t *testing.T, dsn string, email string, service hensachi.Service) (
 	return count, leased
 }
 
+// expireLeases makes the leases an account's counters hold expired, as the TTL would after their
+// owner's last renewal: what a process killed while holding them leaves, whose owner row no sync
+// renews any more. The next sync of one of the counters takes them back.
+func expireLeases(t *testing.T, dsn, email string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, `UPDATE quota_owner SET expires_at = now() - interval '1 second' WHERE owner IN
+		(SELECT l.owner FROM quota_lease l JOIN accounts a ON a.id = l.account_id WHERE a.email = $1)`, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag.RowsAffected() == 0 {
+		t.Errorf("%s: no lease to expire", email)
+	}
+}
+
 // TestReplicasKeepLimitExact: two server processes on one database, ten times the limit in
 // parallel calls spread over both: exactly the limit succeeds and the rest are 429; once both have
 // stopped, the database holds the limit as the count and nothing leased. HENSACHI_SOAK repeats
@@ -302,7 +344,10 @@ func TestReplicasKeepLimitExact(t *testing.T) {
 		t.Logf("account %d, first burst: %d successes", i, ok)
 		// units that a replica held without calls for them go back within two flushes; then the
 		// remainder, if any, can be used from the other replica, and nothing beyond the limit
-		time.Sleep(2*time.Second + 500*time.Millisecond)
+		waitFor(t, 10*time.Second, emails[i]+"'s idle units given back", func() bool {
+			_, leased := quotaOf(t, dsn, emails[i], hensachi.ServiceTown)
+			return leased == 0
+		})
 		ok += tally(t, fire(reps, key, limit, 16), limit)
 		if ok != limit {
 			t.Errorf("account %d: %d calls succeeded across both replicas, want exactly %d", i, ok, limit)
@@ -334,40 +379,80 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	args := []string{"-limits", fmt.Sprintf("town.free=%d,town.pro=1000000000", limit), "-key-cache-ttl", "300ms"}
 	reps := []*replica{startReplica(t, dsn, dataset, args...), startReplica(t, dsn, dataset, args...)}
 
-	// background load on another account for the whole test
+	// background load on another account for the whole test, paced so that the two replicas and
+	// PostgreSQL keep the cores they share
 	var mu sync.Mutex
 	type timed struct {
 		result
-		at time.Time
+		at      time.Time
+		replica int
 	}
 	var load []timed
-	var stopLoad atomic.Bool
+	stop := make(chan struct{})
+	stopLoad := sync.OnceFunc(func() { close(stop) })
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
-			for i := 0; !stopLoad.Load() && i < 100_000; i++ {
-				at := time.Now()
-				r := call(reps[(w+i)%2], loadKey, i)
+			pace := time.NewTicker(2 * time.Millisecond)
+			defer pace.Stop()
+			for i := 0; i < 100_000; i++ {
+				at, rep := time.Now(), (w+i)%2
+				r := call(reps[rep], loadKey, i)
 				mu.Lock()
-				load = append(load, timed{r, at})
+				load = append(load, timed{r, at, rep})
 				mu.Unlock()
-				time.Sleep(2 * time.Millisecond)
+				select {
+				case <-stop:
+					return
+				case <-pace.C:
+				}
 			}
 		})
 	}
-	defer func() { stopLoad.Store(true); wg.Wait() }()
+	defer func() { stopLoad(); wg.Wait() }()
+	// loadSeen reports whether each replica has answered a load call made after since with status.
+	loadSeen := func(since time.Time, status int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		var seen [2]bool
+		for _, r := range load {
+			if r.at.After(since) && r.status == status {
+				seen[r.replica] = true
+			}
+		}
+		return seen[0] && seen[1]
+	}
 
+	start := time.Now()
 	exact := tally(t, fire(reps, exactKey, 100, 16), limit)
 	if exact != 100 {
 		t.Fatalf("%d of 100 calls succeeded with the database up", exact)
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, 10*time.Second, "the load served by both replicas", func() bool { return loadSeen(start, 200) })
 
 	pg.Stop(t)
 	stopped := time.Now()
 	// Calls already holding a key and a unit may still succeed for a moment: keys are cached
-	// (300 ms here) and units leased before the outage are still this replica's to use.
-	time.Sleep(time.Second)
+	// (300 ms here) and units leased before the outage are still this replica's to use. Such
+	// successes count (the limit must come out exact); the outage is under way for the exact
+	// account once each replica refuses it.
+	refused := [2]bool{}
+	waitFor(t, 10*time.Second, "both replicas refuse the exact account with the database down", func() bool {
+		for i, r := range reps {
+			if refused[i] {
+				continue
+			}
+			switch res := call(r, exactKey, i); {
+			case res.err == nil && res.status == 200:
+				exact++
+			case res.err == nil && res.status == 503 && res.code == hensachi.EUnavailable:
+				refused[i] = true
+			default:
+				t.Errorf("call as the outage begins: status %d, code %q, err %v", res.status, res.code, res.err)
+			}
+		}
+		return refused[0] && refused[1]
+	})
 	during := fire(reps, exactKey, 60, 16)
 	for _, r := range during {
 		if r.err != nil || r.status != 503 || r.code != hensachi.EUnavailable || r.retryAfter == "" {
@@ -383,21 +468,16 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	if err := hensachiCmd(&out, "account", "create", "-database-url", dsn, "-email", "lost@example.com").Run(); err == nil || keyPattern.MatchString(out.String()) {
 		t.Errorf("account create with the database stopped: %v\n%s", err, out.String())
 	}
-	time.Sleep(time.Second)
+	waitFor(t, 10*time.Second, "the load refused by both replicas during the outage", func() bool { return loadSeen(stopped, 503) })
 	pg.Start(t)
 	restarted := time.Now()
 
 	// the replicas recover by themselves
 	for _, r := range reps {
-		for !r.ready() {
-			if time.Since(restarted) > 20*time.Second {
-				t.Fatalf("replica not ready 20 s after the database's return\n%s", r.tail())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		r.waitReady(t, 20*time.Second)
 	}
 	recovered := time.Now()
-	time.Sleep(500 * time.Millisecond)
+	waitFor(t, 10*time.Second, "the load served again by both replicas", func() bool { return loadSeen(recovered, 200) })
 	for i, r := range reps {
 		if res := call(r, laterKey, i); res.status != 200 {
 			t.Errorf("a key issued before the outage, on replica %d: status %d (%s)", i, res.status, res.code)
@@ -405,10 +485,14 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 	}
 	after := fire(reps, exactKey, 2*limit, 16)
 	exact += tally(t, after, limit)
-	// what a replica held idle goes back within two flushes; then nothing more succeeds
-	time.Sleep(2*time.Second + 500*time.Millisecond)
+	// what a replica held idle goes back within two flushes (all of it but what a sync left in
+	// doubt by the outage may hold, the most the check below allows); then nothing more succeeds
+	waitFor(t, 10*time.Second, "the exact account's idle units given back", func() bool {
+		_, leased := quotaOf(t, dsn, "exact@example.com", hensachi.ServiceTown)
+		return leased <= 64
+	})
 	exact += tally(t, fire(reps, exactKey, 50, 16), limit)
-	stopLoad.Store(true)
+	stopLoad()
 	wg.Wait()
 
 	// background load: 200 or 503 only, bounded latency, 503 during the outage, 200 after
@@ -456,16 +540,18 @@ func TestDatabaseRestartUnderLoad(t *testing.T) {
 }
 
 // TestKilledReplicaUnitsComeBack: a replica killed with SIGKILL in the middle of a load, while it
-// holds a leased block, cannot give the block back; its lease expires after the TTL and the other
-// replica can then use the rest of the limit, instead of stopping short by the block until
-// midnight. What SIGKILL loses is the successes the killed replica had not yet reported (at most
+// holds a leased block, cannot give the block back; once its lease has expired the other replica
+// can use the rest of the limit, instead of stopping short by the block until midnight. The test
+// does not wait out the TTL: it is the killed replica's clock, and moves its lease past expiry
+// (expireLeases); that a lease expires after the TTL of its last renewal, and not before, is the
+// store's test (internal/testrig/storetest). What SIGKILL loses is the successes the killed replica had not yet reported (at most
 // its last second), as a crash of the embedded store does: by that many the day's calls can pass
 // the limit, and the test measures it. HENSACHI_SOAK repeats it with a new replica each time.
 func TestKilledReplicaUnitsComeBack(t *testing.T) {
 	dsn := pgtest.Schema(t, testenv.PostgresURL(t))
 	dataset := fixtureDataset(t)
 	const limit = 200
-	args := []string{"-limits", fmt.Sprintf("town.free=%d", limit), "-quota-lease-ttl", "2s"}
+	args := []string{"-limits", fmt.Sprintf("town.free=%d", limit)}
 	survivor := startReplica(t, dsn, dataset, args...)
 	for round := range testenv.Soak() {
 		email := fmt.Sprintf("killed%d@example.com", round)
@@ -489,9 +575,7 @@ func TestKilledReplicaUnitsComeBack(t *testing.T) {
 				}
 			})
 		}
-		for doomedOK.Load() < 40 {
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, 30*time.Second, "40 successes on the doomed replica", func() bool { return doomedOK.Load() >= 40 })
 		if err := doomed.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -502,7 +586,7 @@ func TestKilledReplicaUnitsComeBack(t *testing.T) {
 		if leased == 0 {
 			t.Errorf("round %d: the killed replica held no units ahead; nothing was tested", round)
 		}
-		time.Sleep(3 * time.Second) // past the TTL
+		expireLeases(t, dsn, email)
 		survivorOK := tally(t, fire([]*replica{survivor}, key, 2*limit, 4), limit)
 		lost := doomedOK.Load() - reported
 		t.Logf("round %d: killed replica answered %d successes, %d reported before SIGKILL (%d counts lost); survivor: %d",

@@ -1,7 +1,7 @@
 // Reads a GeoJSON file with readers independent of package geojsonfile: check-geojson for RFC 7946's
 // structure, boolean-clockwise for the winding of every ring. Prints one JSON object: the
 // structural issues, the rule broken by any feature (an id missing, repeated or not the code
-// property, a ring open or too short, an outer ring clockwise, a hole counter-clockwise), the
+// property, a geometry other than a MultiPolygon, a ring open or too short, an outer ring clockwise, a hole counter-clockwise), the
 // attribution, and the rows of properties, every value as a string in the CSV export's form, null
 // as null, after a row of the property names.
 import { readFileSync } from 'node:fs'
@@ -20,8 +20,11 @@ for (const f of fc.features) {
   }
   seen.add(f.id)
   if (f.geometry === null) continue
-  const polygons = f.geometry.type === 'Polygon' ? [f.geometry.coordinates] : f.geometry.coordinates
-  for (const polygon of polygons) {
+  if (f.geometry.type !== 'MultiPolygon') {
+    broken.push(`${f.id}: a ${f.geometry.type}, not a MultiPolygon`)
+    continue
+  }
+  for (const polygon of f.geometry.coordinates) {
     polygon.forEach((ring, k) => {
       rings++
       const [first, last] = [ring[0], ring[ring.length - 1]]

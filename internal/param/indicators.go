@@ -11,8 +11,8 @@ import (
 	"github.com/hensachi/hensachi/town"
 )
 
-// IndicatorKeys reads name, a list of indicator keys (comma-separated, or the parameter repeated
-// for a list longer than one value's MaxLen): their positions in the catalogue in the order given,
+// IndicatorKeys reads name, a list of indicator keys (comma-separated, the parameter repeated, or
+// both): their positions in the catalogue in the order given,
 // nil when absent. With every, the value all names the whole catalogue. A key the catalogue does
 // not have, or one given twice, is an invalid parameter.
 func IndicatorKeys(c *town.Catalog, q Query, name string, every bool) ([]int, error) {
@@ -54,10 +54,9 @@ func IndicatorsYear(c *town.Catalog, q Query, idx []int, all bool) ([]int, int, 
 	if err != nil || !ok {
 		return idx, 0, err
 	}
-	year, err := strconv.Atoi(y)
-	if !Digits(y) || err != nil || len(y) != 4 {
-		return nil, 0, invalid("year", fmt.Sprintf("year must be a survey year such as 2020, not %q", Truncate(y)),
-			"year には調査年（例：2020）を指定してください。")
+	year, err := surveyYear("year", y)
+	if err != nil {
+		return nil, 0, err
 	}
 	if len(idx) == 0 {
 		return nil, 0, invalid("year", "year picks the indicators' survey year: give indicators too", "year は indicators と一緒に指定してください。")

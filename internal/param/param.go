@@ -8,8 +8,9 @@
 // How the query string around them is read differs by transport, on purpose: the API refuses an
 // unknown or empty parameter (a typo must not silently change a result), while the pages ignore
 // unknown ones (links carry tracking parameters) and take an empty value as absent (a form's
-// "whole country" option sends pref=). Both refuse a query that is malformed or not UTF-8, a value
-// over MaxLen bytes, and a parameter given twice unless it is a list.
+// "whole country" option sends pref=). Both refuse a query that is malformed or not UTF-8, naming
+// the parameter at fault where one can be named, a value of one over MaxLen bytes, and a
+// parameter given twice unless it is a list.
 package param
 
 import (
@@ -23,7 +24,8 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// MaxLen bounds one value: no valid value comes close (ten codes with spaces are 69 bytes).
+// MaxLen bounds a parameter of one value (One): no valid value comes close. A list's value
+// (List) is bounded by the request line alone.
 const MaxLen = 128
 
 // Query is a request's query string, read once.
@@ -66,29 +68,48 @@ func ParsePage(raw string) (Query, error) {
 	return q, nil
 }
 
+// parse reads a query string as url.ParseQuery does — pairs split at &, name and value at the
+// first =, each unescaped — but names the parameter at fault when it fails, where one can be
+// named: a ; after a name (limit=1;offset=2 is limit's fault, not a second parameter: a ; is no
+// separator since Go 1.17, and guessing that it is one would read what the client did not mean),
+// a value with a bad escape or not UTF-8. A name that cannot be read (a bad escape, not UTF-8, or
+// none at all: =1) names nothing, and the message quotes the pair as sent.
 func parse(raw string) (Query, error) {
 	if raw == "" {
 		return Query{}, nil // most calls have no query; reading a nil map is fine
 	}
-	values, err := url.ParseQuery(raw)
-	if err != nil {
-		return Query{}, invalid("", "the query string is malformed: "+err.Error(), "アドレスの ? 以降の形が正しくありません。")
-	}
-	q := Query{values}
-	for _, name := range q.names() {
-		if !utf8.ValidString(name) {
-			return Query{}, invalid("", "a parameter's name is not UTF-8", "指定の名前が UTF-8 ではありません。")
+	values := url.Values{}
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" {
+			continue
 		}
-		for _, v := range values[name] {
-			switch {
-			case len(v) > MaxLen:
-				return Query{}, invalid(name, fmt.Sprintf("%s is too long (%d bytes)", name, len(v)), name+" が長すぎます。")
-			case !utf8.ValidString(v):
-				return Query{}, invalid(name, name+" is not UTF-8 text", name+" が UTF-8 の文字列ではありません。")
-			}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		sent := strings.ToValidUTF8(Truncate(pair), "\uFFFD") // a message may quote it, and is UTF-8
+		before, _, semi := strings.Cut(rawName, ";")
+		name, err := url.QueryUnescape(before)
+		switch {
+		case err != nil || !utf8.ValidString(name):
+			return Query{}, invalid("", fmt.Sprintf("the query string is malformed: the name of %q cannot be read (a name is UTF-8, escaped as %%XX)", sent),
+				"アドレスの ? 以降の「"+sent+"」の名前が読めません。")
+		case name == "":
+			return Query{}, invalid("", fmt.Sprintf("the query string is malformed: %q has no parameter's name", sent),
+				"アドレスの ? 以降の「"+sent+"」に指定の名前がありません。")
 		}
+		named := Truncate(name) // the parameter at fault, as an error names it
+		value, err := url.QueryUnescape(rawValue)
+		switch {
+		case semi || strings.Contains(rawValue, ";"):
+			return Query{}, invalid(named, fmt.Sprintf("%s is malformed: %q has a ;, which does not separate parameters: use & (or %%3B for a ; in a value)", named, sent),
+				named+" に ; があります。指定どうしは & で区切ってください。")
+		case err != nil:
+			return Query{}, invalid(named, fmt.Sprintf("%s is malformed: %q has a %% not followed by two hex digits (escape %% as %%25)", named, sent),
+				named+" の値の形が正しくありません（% の後には 16 進数 2 桁が続きます）。")
+		case !utf8.ValidString(value):
+			return Query{}, invalid(named, named+" is not UTF-8 text", named+" が UTF-8 の文字列ではありません。")
+		}
+		values[name] = append(values[name], value)
 	}
-	return q, nil
+	return Query{values}, nil
 }
 
 // names lists the parameters in order, so that the same request always reports the same one.
@@ -102,13 +123,15 @@ func (q Query) names() []string {
 }
 
 // One returns the value of a parameter that takes one: ok is false when it is absent, and given
-// twice it is an invalid parameter.
+// twice or longer than MaxLen it is an invalid parameter.
 func (q Query) One(name string) (value string, ok bool, err error) {
 	vs := q.values[name]
-	switch len(vs) {
-	case 0:
+	switch {
+	case len(vs) == 0:
 		return "", false, nil
-	case 1:
+	case len(vs) == 1 && len(vs[0]) > MaxLen:
+		return "", false, invalid(name, fmt.Sprintf("%s is too long (%d bytes)", name, len(vs[0])), name+" が長すぎます。")
+	case len(vs) == 1:
 		return vs[0], true, nil
 	}
 	return "", false, invalid(name, fmt.Sprintf("%s is given %d times; give it once", name, len(vs)),
@@ -116,7 +139,9 @@ func (q Query) One(name string) (value string, ok bool, err error) {
 }
 
 // List returns the items of a list parameter: given once or repeated, each value a comma-separated
-// list; spaces around an item and empty items are dropped.
+// list; spaces around an item and empty items are dropped. A list is as long as the request line
+// allows (the server's 32 KiB of headers: every indicator key of the catalogue in one value), not
+// MaxLen: each item is checked by its validator.
 func (q Query) List(name string) []string {
 	var items []string
 	for _, v := range q.values[name] {
@@ -158,12 +183,17 @@ func Digits(s string) bool {
 	return true
 }
 
-// Truncate shortens a value the client sent to what a message repeats of it.
+// Truncate shortens a value the client sent to what a message repeats of it, never inside a
+// character.
 func Truncate(s string) string {
-	if len(s) > MaxLen {
-		return s[:MaxLen]
+	if len(s) <= MaxLen {
+		return s
 	}
-	return s
+	n := MaxLen
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func knownList(known []string) string {

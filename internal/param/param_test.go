@@ -1,30 +1,42 @@
 package param
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
 	"github.com/hensachi/hensachi/internal/testrig/towntest"
 )
 
-// TestParse pins what each transport refuses of a query string, and which parameter it names.
+// TestParse pins what each transport refuses of a query string, and which parameter it names: the
+// one at fault wherever a name can be read, none (and the pair quoted) where it cannot.
 func TestParse(t *testing.T) {
-	known := []string{"pref", "limit", "codes"}
+	known := []string{"pref", "limit", "codes", "q"}
 	for _, c := range []struct {
 		raw       string
-		api, page string // the parameter at fault, "-" when accepted, "?" for the whole query
+		api, page string // the parameter at fault, "-" when accepted, "" for none
 	}{
 		{"", "-", "-"},
 		{"pref=13&limit=5", "-", "-"},
-		{"pref=%zz", "?", "?"},
-		{"q=%ff%fe", "q", "q"},              // not UTF-8, even if unknown to the API
-		{"%ff=1", "?", "?"},                 // a name not UTF-8
-		{"utm_source=x", "utm_source", "-"}, // the pages ignore what they do not read
-		{"pref=", "pref", "-"},              // a form's empty option
-		{"limit=" + strings.Repeat("9", 129), "limit", "limit"},
-		{"codes=13101&codes=27100", "-", "-"}, // a list may repeat
+		{"pref=%zz", "pref", "pref"},
+		{"q=%zz", "q", "q"},
+		{"q=%ff%fe", "q", "q"},                 // not UTF-8, even if unknown to the API
+		{"x=%ff%fe", "x", "x"},                 // the same of a parameter the call does not take
+		{"%ff=1", "", ""},                      // a name not UTF-8
+		{"%zz=1", "", ""},                      // a name that cannot be unescaped
+		{"=1", "", ""},                         // no name
+		{"limit=1;offset=2", "limit", "limit"}, // a ; is no separator: limit's value is at fault
+		{"limit;offset=2", "limit", "limit"},
+		{"limit=1%3B2", "-", "-"},                            // an escaped ; is a value's (which Int then refuses)
+		{"utm_source=x", "utm_source", "-"},                  // the pages ignore what they do not read
+		{"pref=", "pref", "-"},                               // a form's empty option
+		{"codes=" + strings.Repeat("13101,", 300), "-", "-"}, // a list is as long as the request line allows
+		{"limit=" + strings.Repeat("9", 129), "-", "-"},      // a value of one is too long when read (TestOneAndList)
+		{"codes=13101&codes=27100", "-", "-"},                // a list may repeat
+		{"&&pref=13&", "-", "-"},
 	} {
 		for _, side := range []struct {
 			name  string
@@ -35,14 +47,17 @@ func TestParse(t *testing.T) {
 			{"page", ParsePage, c.page},
 		} {
 			_, err := side.parse(c.raw)
+			var e *hensachi.Error
 			switch {
 			case side.want == "-" && err != nil:
 				t.Errorf("%s %q: %v", side.name, c.raw, err)
 			case side.want == "-":
-			case hensachi.ErrorCode(err) != hensachi.EInvalidParameter:
+			case !errors.As(err, &e) || e.Code != hensachi.EInvalidParameter:
 				t.Errorf("%s %q: %v, want invalid_parameter", side.name, c.raw, err)
-			case side.want != "?" && err.(*hensachi.Error).Param != side.want:
-				t.Errorf("%s %q names %q, want %q", side.name, c.raw, err.(*hensachi.Error).Param, side.want)
+			case e.Param != side.want:
+				t.Errorf("%s %q names %q, want %q", side.name, c.raw, e.Param, side.want)
+			case e.Param == "" && !strings.Contains(e.Message, strings.TrimPrefix(c.raw, "&")):
+				t.Errorf("%s %q: %q does not quote what was sent", side.name, c.raw, e.Message)
 			}
 		}
 	}
@@ -61,6 +76,16 @@ func TestOneAndList(t *testing.T) {
 	}
 	if _, ok, err := q.One("pref"); ok || err != nil {
 		t.Errorf("an empty pref on a page is absent: %v %v", ok, err)
+	}
+	q, err = ParsePage("limit=" + strings.Repeat("9", MaxLen+1) + "&keys=" + strings.Repeat("population_under15_female,", 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := q.One("limit"); hensachi.ErrorCode(err) != hensachi.EInvalidParameter || err.(*hensachi.Error).Param != "limit" {
+		t.Errorf("a value of one over MaxLen: %v", err)
+	}
+	if n := len(q.List("keys")); n != 300 {
+		t.Errorf("a list of 300 items in %d bytes: %d read", 300*len("population_under15_female,"), n)
 	}
 }
 
@@ -100,6 +125,13 @@ func TestValidators(t *testing.T) {
 		{"indicator year absent", "", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, ""},
 		{"indicator year unknown", "year=2019", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, hensachi.EInvalidParameter},
 		{"indicator year signed", "year=%2B2020", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, hensachi.EInvalidParameter},
+		// one reading of a year on every call: 02020 is no year, not 2020, for /indicators/{key},
+		// the export and a measure's key@year alike
+		{"indicator year with a zero", "year=02020", func(q Query) error { _, err := IndicatorYear(c, q, 0); return err }, hensachi.EInvalidParameter},
+		{"export year with a zero", "year=02020", func(q Query) error { _, _, err := IndicatorsYear(c, q, []int{0}, false); return err }, hensachi.EInvalidParameter},
+		{"export year", "year=2020", func(q Query) error { _, _, err := IndicatorsYear(c, q, []int{0}, false); return err }, ""},
+		{"measure indicator year with a zero", "x=births_per_1000@02020", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure and year with a zero", "x=births_per_1000&year=02020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
 		{"group", "group=財政", func(q Query) error { _, err := IndicatorGroup(q); return err }, ""},
 		{"group unknown", "group=財務", func(q Query) error { _, err := IndicatorGroup(q); return err }, hensachi.EInvalidParameter},
 		{"int", "limit=100", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, ""},
@@ -182,23 +214,32 @@ func TestIndicatorMeasure(t *testing.T) {
 func FuzzParseAPI(f *testing.F) {
 	testenv.Slow(f, "fuzz seeds")
 	for _, s := range []string{"", "limit=20", "limit=1&limit=2", "pref=%zz", "a=b&c", "order=asc&pref=13&limit=100&offset=0", "%", "&&&",
-		"limit=" + strings.Repeat("9", 80), "q=%ff"} {
+		"limit=" + strings.Repeat("9", 80), "q=%ff", "limit=1;offset=2", "limit;offset=2", "%FF=1", "=1", "q=%zz", "%zz=1", "a=1=2",
+		"limit=1%3B2", ";", "=", "+=+", "pref=%E3%81", "codes=" + strings.Repeat("13101,", 40), "year=02020", "year=%2B2020"} {
 		f.Add(s)
 	}
-	known := []string{"order", "pref", "limit", "offset"}
+	known := []string{"order", "pref", "limit", "offset", "codes", "year"}
 	f.Fuzz(func(t *testing.T, raw string) {
 		q, err := ParseAPI(raw, known...)
 		if err != nil {
-			if hensachi.ErrorCode(err) != hensachi.EInvalidParameter {
-				t.Fatalf("error of code %s: %v", hensachi.ErrorCode(err), err)
+			// invalid_parameter, naming a parameter the query has, or none when no name can be read
+			var e *hensachi.Error
+			if !errors.As(err, &e) || e.Code != hensachi.EInvalidParameter || !utf8.ValidString(e.Message) {
+				t.Fatalf("error %#v", err)
+			}
+			if e.Param != "" && !strings.Contains(raw, e.Param) && !strings.Contains(raw, "%") && !strings.Contains(raw, "+") {
+				t.Fatalf("%q names %q", raw, e.Param)
 			}
 			return
 		}
 		for name, vs := range q.values {
 			for _, v := range vs {
-				if !strings.Contains(strings.Join(known, ","), name) || v == "" || len(v) > MaxLen {
+				if !strings.Contains(strings.Join(known, ","), name) || v == "" || !utf8.ValidString(v) {
 					t.Fatalf("accepted %q=%q", name, v)
 				}
+			}
+			if v, ok, err := q.One(name); err == nil && ok && len(v) > MaxLen {
+				t.Fatalf("accepted %s of %d bytes", name, len(v))
 			}
 		}
 		if n, err := Int(q, "limit", 20, 1, 100); err == nil && (n < 1 || n > 100) {
@@ -238,4 +279,20 @@ func FuzzCompared(f *testing.F) {
 			t.Fatalf("accepted %d codes", len(towns))
 		}
 	})
+}
+
+// TestSurveyYear: a year is four digits as years are written, and a refusal names the parameter.
+func TestSurveyYear(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int // 0: refused
+	}{{"2020", 2020}, {"1995", 1995}, {"02020", 0}, {"0202", 0}, {"+202", 0}, {"202", 0}, {"20200", 0}, {"２０２０", 0}, {"", 0}} {
+		y, err := surveyYear("m", tc.in)
+		if y != tc.want || (err == nil) != (tc.want != 0) {
+			t.Errorf("%q: %d, %v; want %d", tc.in, y, err, tc.want)
+		}
+		if err != nil && err.(*hensachi.Error).Param != "m" {
+			t.Errorf("%q names %q", tc.in, err.(*hensachi.Error).Param)
+		}
+	}
 }

@@ -205,8 +205,12 @@ func datedIndicator(c *town.Catalog, name, key string) (i, k int, err error) {
 	if !dated {
 		return i, len(ind.Years) - 1, nil
 	}
-	if k = yearIndex(ind, year); k < 0 {
-		return 0, 0, invalid(name, fmt.Sprintf("%s: indicator %s has no survey year %q; its years are %s", name, indicator, Truncate(year), years(ind)),
+	y, err := surveyYear(name, year)
+	if err != nil {
+		return 0, 0, err
+	}
+	if k = ind.YearIndex(y); k < 0 {
+		return 0, 0, invalid(name, fmt.Sprintf("%s: indicator %s has no survey year %d; its years are %s", name, indicator, y, years(ind)),
 			name+" の指標 "+indicator+" の年は "+years(ind)+" のいずれかです。")
 	}
 	return i, k, nil
@@ -252,10 +256,14 @@ func IndicatorYear(c *town.Catalog, q Query, i int) (int, error) {
 	case !ok:
 		return len(ind.Years) - 1, nil
 	}
-	if k := yearIndex(ind, y); k >= 0 {
+	year, err := surveyYear("year", y)
+	if err != nil {
+		return 0, err
+	}
+	if k := ind.YearIndex(year); k >= 0 {
 		return k, nil
 	}
-	return 0, invalid("year", fmt.Sprintf("indicator %s has no survey year %q; its years are %s", ind.Key, Truncate(y), years(ind)),
+	return 0, invalid("year", fmt.Sprintf("indicator %s has no survey year %d; its years are %s", ind.Key, year, years(ind)),
 		"この指標の年は "+years(ind)+" のいずれかです。")
 }
 
@@ -272,13 +280,17 @@ func IndicatorGroup(q Query) (string, error) {
 	return "", invalid("group", fmt.Sprintf("group must be one of %s, not %q", list, Truncate(g)), "group には "+list+" のいずれかを指定してください。")
 }
 
-// yearIndex is the position of a survey year, written in digits, in an indicator's Years, or -1.
-func yearIndex(ind *hensachi.Indicator, year string) int {
-	y, err := strconv.Atoi(year)
-	if !Digits(year) || err != nil {
-		return -1
+// surveyYear reads a survey year given as name (year, or a measure's key@year): four digits as
+// years are written, 2020. Every call reads a year here, so that one spelling is one answer
+// everywhere: 02020 or +2020 is refused, naming name, rather than read as 2020 by one call and
+// refused by another.
+func surveyYear(name, s string) (int, error) {
+	if len(s) != 4 || !Digits(s) || s[0] == '0' {
+		return 0, invalid(name, fmt.Sprintf("%s: the survey year must be four digits such as 2020, not %q", name, Truncate(s)),
+			name+" の調査年は 4 桁の数字（例：2020）で指定してください。")
 	}
-	return ind.YearIndex(y)
+	y, _ := strconv.Atoi(s) // four digits always convert
+	return y, nil
 }
 
 // years lists an indicator's survey years for a message.

@@ -80,7 +80,7 @@ func TestDocsEveryOperation(t *testing.T) {
 		`<summary>千代田区 (13101)</summary>`, `&#34;name&#34;: &#34;千代田区&#34;`,
 		`&#34;code&#34;: &#34;origin_not_allowed&#34;`, `&#34;faces_detected&#34;: 2`,
 		// the shared responses once, each operation naming them by status
-		`<h2 id="common-responses">`, `401, 403, 405, 429, 500, 503：<a href="#common-responses">`} {
+		`<h2 id="common-responses">`, `401, 403, 405, 414, 429, 431, 500, 503：<a href="#common-responses">`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/docs has no %q", want)
 		}

@@ -33,6 +33,8 @@ func TestScatterPage(t *testing.T) {
 		{"/town/scatter?x=income&x=pop&y=young", 400, 0, 0, []string{"x が 2 回指定されています"}, nil},
 		{"/town/scatter?x=income&y=young&pref=%zz", 400, 0, 0, []string{"形が正しくありません"}, nil},
 		{"/town/scatter?x=income&y=%ff", 400, 0, 0, []string{"UTF-8"}, nil},
+		{"/town/scatter?x=income;y=young", 400, 0, 0, []string{"x に ; があります"}, nil}, // the API's reading: x at fault
+		{"/town/scatter?x=income&=young", 400, 0, 0, []string{"「=young」に指定の名前がありません"}, nil},
 		{"/town/scatter?x=nope&y=young", 400, 0, 0, []string{"x には"}, nil},
 		{"/town/scatter?x=income&y=income", 400, 0, 0, []string{"別のもの"}, nil},
 		{"/town/scatter?x=income&y=young&pref=abc", 400, 0, 0, []string{"2 桁のコード"}, nil},

@@ -3,6 +3,7 @@ package site
 import (
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/hensachi/hensachi/internal/testrig/testenv"
@@ -12,7 +13,8 @@ import (
 // never a server error.
 func FuzzExplorePages(f *testing.F) {
 	testenv.Slow(f, "fuzz seeds")
-	for _, s := range []string{"x=income&y=young", "x=pop&y=area&pref=13", "x=&y=", "pref=%00", "codes=13101,01100", "codes=13101&pref=13", "x=income&x=young&y=pop"} {
+	for _, s := range []string{"x=income&y=young", "x=pop&y=area&pref=13", "x=&y=", "pref=%00", "codes=13101,01100", "codes=13101&pref=13", "x=income&x=young&y=pop",
+		"x=income;y=young", "=1", "%FF=1", "x=%zz", "codes=" + strings.Repeat("13101,", 40), "m=births_per_1000@02020"} {
 		f.Add(s)
 	}
 	router := siteRouter(f)

@@ -133,30 +133,15 @@ func (e GeoJSONExportType) Valid() bool {
 	}
 }
 
-// Defines values for GeoJSONFeatureGeometry0Type.
+// Defines values for GeoJSONFeatureGeometryType.
 const (
-	GeoJSONFeatureGeometry0TypePolygon GeoJSONFeatureGeometry0Type = "Polygon"
+	GeoJSONFeatureGeometryTypeMultiPolygon GeoJSONFeatureGeometryType = "MultiPolygon"
 )
 
-// Valid indicates whether the value is a known member of the GeoJSONFeatureGeometry0Type enum.
-func (e GeoJSONFeatureGeometry0Type) Valid() bool {
+// Valid indicates whether the value is a known member of the GeoJSONFeatureGeometryType enum.
+func (e GeoJSONFeatureGeometryType) Valid() bool {
 	switch e {
-	case GeoJSONFeatureGeometry0TypePolygon:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for GeoJSONFeatureGeometry1Type.
-const (
-	GeoJSONFeatureGeometry1TypeMultiPolygon GeoJSONFeatureGeometry1Type = "MultiPolygon"
-)
-
-// Valid indicates whether the value is a known member of the GeoJSONFeatureGeometry1Type enum.
-func (e GeoJSONFeatureGeometry1Type) Valid() bool {
-	switch e {
-	case GeoJSONFeatureGeometry1TypeMultiPolygon:
+	case GeoJSONFeatureGeometryTypeMultiPolygon:
 		return true
 	default:
 		return false
@@ -818,7 +803,7 @@ type Furusato struct {
 	} `json:"receipts"`
 }
 
-// GeoJSONExport The GeoJSON export (RFC 7946): one feature per municipality in code order. A geometry is a Polygon, or a MultiPolygon for a territory of several parts (islands, exclaves), in longitude and latitude (JGD2011, read as WGS 84) at six decimals; rings are closed, outer rings counter-clockwise and holes clockwise. `attribution` is a foreign member with the credits the file must carry: the boundaries' (MLIT) and the statistics'.
+// GeoJSONExport The GeoJSON export (RFC 7946): one feature per municipality in code order. Every geometry is a MultiPolygon — of one part, or of several for a territory of islands or exclaves — so that a GIS reads the file as one layer of one type (no Polygon to promote), and a valid one (OGC simple features, ST_IsValid in GDAL, PostGIS or DuckDB: no spike, no repeated position, no ring crossing itself), in longitude and latitude (JGD2011, read as WGS 84) at six decimals; rings are closed, outer rings counter-clockwise and holes clockwise. Whole-number columns (counts, ranks, `pop`, `nursery`, `library`, `hospital`, yen) are integers, as in Parquet. `attribution` is a foreign member with the credits the file must carry: the boundaries' (MLIT) and the statistics'.
 type GeoJSONExport struct {
 	Attribution []string          `json:"attribution"`
 	Features    []GeoJSONFeature  `json:"features"`
@@ -830,7 +815,10 @@ type GeoJSONExportType string
 
 // GeoJSONFeature defines model for GeoJSONFeature.
 type GeoJSONFeature struct {
-	Geometry *GeoJSONFeature_Geometry `json:"geometry"`
+	Geometry *struct {
+		Coordinates [][][][]float64            `json:"coordinates"`
+		Type        GeoJSONFeatureGeometryType `json:"type"`
+	} `json:"geometry"`
 
 	// Id the municipality code
 	Id string `json:"id"`
@@ -840,28 +828,8 @@ type GeoJSONFeature struct {
 	Type       GeoJSONFeatureType        `json:"type"`
 }
 
-// GeoJSONFeatureGeometry0 defines model for GeoJSONFeature.Geometry.0.
-type GeoJSONFeatureGeometry0 struct {
-	Coordinates [][][]float64               `json:"coordinates"`
-	Type        GeoJSONFeatureGeometry0Type `json:"type"`
-}
-
-// GeoJSONFeatureGeometry0Type defines model for GeoJSONFeature.Geometry.0.Type.
-type GeoJSONFeatureGeometry0Type string
-
-// GeoJSONFeatureGeometry1 defines model for GeoJSONFeature.Geometry.1.
-type GeoJSONFeatureGeometry1 struct {
-	Coordinates [][][][]float64             `json:"coordinates"`
-	Type        GeoJSONFeatureGeometry1Type `json:"type"`
-}
-
-// GeoJSONFeatureGeometry1Type defines model for GeoJSONFeature.Geometry.1.Type.
-type GeoJSONFeatureGeometry1Type string
-
-// GeoJSONFeature_Geometry defines model for GeoJSONFeature.Geometry.
-type GeoJSONFeature_Geometry struct {
-	union json.RawMessage
-}
+// GeoJSONFeatureGeometryType defines model for GeoJSONFeature.Geometry.Type.
+type GeoJSONFeatureGeometryType string
 
 // GeoJSONFeature_Properties the export's columns, as the CSV has them: strings, numbers, null for an empty cell
 type GeoJSONFeature_Properties struct {
@@ -1323,7 +1291,7 @@ type Problem struct {
 	Code   ProblemCode `json:"code"`
 	Detail string      `json:"detail"`
 
-	// Param the parameter at fault (invalid_parameter)
+	// Param the parameter at fault (invalid_parameter), also for a malformed query string whose fault is one parameter's (`limit=1;offset=2` names `limit`, `q=%zz` names `q`); absent when no name can be read (`%FF=1`, `=1`: `detail` quotes what was sent)
 	Param *string `json:"param,omitempty"`
 
 	// RequestId id of the request, also in X-Request-Id and the server's log; empty when the HTTP server refused the request before it reached the API
@@ -1499,6 +1467,9 @@ type SimilarMeasures = string
 // Forbidden defines model for Forbidden.
 type Forbidden = Problem
 
+// HeaderTooLarge defines model for HeaderTooLarge.
+type HeaderTooLarge = Problem
+
 // InternalError defines model for InternalError.
 type InternalError = Problem
 
@@ -1516,6 +1487,9 @@ type NotFound = Problem
 
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = Problem
+
+// URITooLong defines model for URITooLong.
+type URITooLong = Problem
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = Problem
@@ -1663,16 +1637,16 @@ type PreflightCompareMunicipalitiesParams struct {
 
 // ExportMunicipalitiesParams defines parameters for ExportMunicipalities.
 type ExportMunicipalitiesParams struct {
-	// Format csv: UTF-8 with a byte-order mark, a header row, CRLF line ends, an empty cell for null; json: the success envelope with `data.items`; parquet: typed columns (strings, 64-bit integers, doubles, nulls), Snappy-compressed; geojson: an RFC 7946 FeatureCollection for GIS, one feature per municipality with its boundary (longitude/latitude, outer rings counter-clockwise), its `id` the code and its `properties` the CSV's columns and values (null for an empty cell), the credits in `attribution`; 503 unavailable when the server's dataset has no boundaries.
+	// Format csv: UTF-8 with a byte-order mark, a header row, CRLF line ends, an empty cell for null; json: the success envelope with `data.items`; parquet: typed columns (strings, 64-bit integers, doubles, nulls), Snappy-compressed; geojson: an RFC 7946 FeatureCollection for GIS, one feature per municipality with its boundary (a valid MultiPolygon, longitude/latitude, outer rings counter-clockwise), its `id` the code and its `properties` the CSV's columns and values (null for an empty cell), the credits in `attribution`; 503 unavailable when the server's dataset has no boundaries.
 	Format ExportFormat `form:"format" json:"format"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
-	// Indicators `all` or indicator keys separated by commas (repeat the parameter beyond 128 bytes): adds `{key}_{year}`, `{key}_{year}_rank` and `{key}_{year}_hensachi` per indicator, in its latest survey year or `year`. CSV, Parquet and GeoJSON (as properties); not JSON.
+	// Indicators `all` or indicator keys separated by commas (as many as the request line takes: every key fits in one value; repeating the parameter works too): adds `{key}_{year}`, `{key}_{year}_rank` and `{key}_{year}_hensachi` per indicator, in its latest survey year or `year`. CSV, Parquet and GeoJSON (as properties); not JSON.
 	Indicators *ExportIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
 
-	// Year the indicators' survey year: with a list every indicator must have it; with `all`, the indicators that have it. Omitted: each its latest.
+	// Year the indicators' survey year, four digits (2020; `02020` is a 400 naming `year`, as on every call): with a list every indicator must have it; with `all`, the indicators that have it. Omitted: each its latest.
 	Year *ExportYear `form:"year,omitempty" json:"year,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
@@ -1735,7 +1709,7 @@ type PreflightListIndicatorsParams struct {
 
 // GetIndicatorRankingParams defines parameters for GetIndicatorRanking.
 type GetIndicatorRankingParams struct {
-	// Year a survey year of the indicator (its `years`); omitted: the latest.
+	// Year a survey year of the indicator (its `years`), four digits (2020; `02020` is a 400 naming `year`, as on every call); omitted: the latest.
 	Year *RankingYear `form:"year,omitempty" json:"year,omitempty"`
 
 	// Order desc: highest deviation score first; asc: lowest first.
@@ -1816,7 +1790,7 @@ type PreflightGetMunicipalityParams struct {
 
 // GetMunicipalityIndicatorsParams defines parameters for GetMunicipalityIndicators.
 type GetMunicipalityIndicatorsParams struct {
-	// Keys indicator keys separated by commas, answered in this order (repeat the parameter for a list longer than 128 bytes); not with group. Omitted with group: every indicator.
+	// Keys indicator keys separated by commas, answered in this order, as many as the request line takes (32 KiB: every key of the catalogue fits in one value; repeating the parameter works too); not with group. Omitted with group: every indicator.
 	Keys *IndicatorKeys `form:"keys,omitempty" json:"keys,omitempty"`
 
 	// Group one group's indicators; omitted: all.
@@ -1989,68 +1963,6 @@ func (a GeoJSONFeature_Properties) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
-}
-
-// AsGeoJSONFeatureGeometry0 returns the union data inside the GeoJSONFeature_Geometry as a GeoJSONFeatureGeometry0
-func (t GeoJSONFeature_Geometry) AsGeoJSONFeatureGeometry0() (GeoJSONFeatureGeometry0, error) {
-	var body GeoJSONFeatureGeometry0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromGeoJSONFeatureGeometry0 overwrites any union data inside the GeoJSONFeature_Geometry as the provided GeoJSONFeatureGeometry0
-func (t *GeoJSONFeature_Geometry) FromGeoJSONFeatureGeometry0(v GeoJSONFeatureGeometry0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeGeoJSONFeatureGeometry0 performs a merge with any union data inside the GeoJSONFeature_Geometry, using the provided GeoJSONFeatureGeometry0
-func (t *GeoJSONFeature_Geometry) MergeGeoJSONFeatureGeometry0(v GeoJSONFeatureGeometry0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsGeoJSONFeatureGeometry1 returns the union data inside the GeoJSONFeature_Geometry as a GeoJSONFeatureGeometry1
-func (t GeoJSONFeature_Geometry) AsGeoJSONFeatureGeometry1() (GeoJSONFeatureGeometry1, error) {
-	var body GeoJSONFeatureGeometry1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromGeoJSONFeatureGeometry1 overwrites any union data inside the GeoJSONFeature_Geometry as the provided GeoJSONFeatureGeometry1
-func (t *GeoJSONFeature_Geometry) FromGeoJSONFeatureGeometry1(v GeoJSONFeatureGeometry1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeGeoJSONFeatureGeometry1 performs a merge with any union data inside the GeoJSONFeature_Geometry, using the provided GeoJSONFeatureGeometry1
-func (t *GeoJSONFeature_Geometry) MergeGeoJSONFeatureGeometry1(v GeoJSONFeatureGeometry1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t GeoJSONFeature_Geometry) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *GeoJSONFeature_Geometry) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
 }
 
 // AsSimilarList returns the union data inside the SimilarResponse_Data as a SimilarList
@@ -2446,7 +2358,7 @@ type ClientInterface interface {
 
 	// ExportIndicatorSeries Every indicator in every survey year as one long table (CSV or Parquet)
 	//
-	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. The national table of every indicator is built once per dataset version on its first request (seconds), one build at a time, and any choice of indicators and prefecture is cut from it without rebuilding it. A call that needs a table being built waits for it up to 20 s and is then 503 overloaded with Retry-After; a build that fails answers 500 (503 unavailable with Retry-After when the server's disk is full), counts nothing and is retried by the next call. CSV is gzipped for a client that accepts it, Parquet never.
 	//
 	// Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
 	ExportIndicatorSeries(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3232,7 +3144,7 @@ func (c *Client) PreflightExportMunicipalities(ctx context.Context, params *Pref
 
 // ExportIndicatorSeries Every indicator in every survey year as one long table (CSV or Parquet)
 //
-// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. The national table of every indicator is built once per dataset version on its first request (seconds), one build at a time, and any choice of indicators and prefecture is cut from it without rebuilding it. A call that needs a table being built waits for it up to 20 s and is then 503 overloaded with Retry-After; a build that fails answers 500 (503 unavailable with Retry-After when the server's disk is full), counts nothing and is retried by the next call. CSV is gzipped for a client that accepts it, Parquet never.
 //
 // Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
 func (c *Client) ExportIndicatorSeries(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6927,7 +6839,7 @@ type ClientWithResponsesInterface interface {
 
 	// ExportIndicatorSeriesWithResponse Every indicator in every survey year as one long table (CSV or Parquet)
 	//
-	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. The national table of every indicator is built once per dataset version on its first request (seconds), one build at a time, and any choice of indicators and prefecture is cut from it without rebuilding it. A call that needs a table being built waits for it up to 20 s and is then 503 overloaded with Retry-After; a build that fails answers 500 (503 unavailable with Retry-After when the server's disk is full), counts nothing and is retried by the next call. CSV is gzipped for a client that accepts it, Parquet never.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7093,6 +7005,16 @@ type GetHomePageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetHomePageResponse414Headers the declared response headers of an HTTP 414 response for GetHomePage
+type GetHomePageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetHomePageResponse431Headers the declared response headers of an HTTP 431 response for GetHomePage
+type GetHomePageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetHomePageResponse500Headers the declared response headers of an HTTP 500 response for GetHomePage
 type GetHomePageResponse500Headers struct {
 	XRequestId *string
@@ -7108,10 +7030,18 @@ type GetHomePageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetHomePageResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetHomePageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetHomePageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetHomePageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetHomePageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7121,6 +7051,16 @@ type GetHomePageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetHomePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetHomePageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetHomePageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7169,6 +7109,16 @@ type GetAccountPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetAccountPageResponse414Headers the declared response headers of an HTTP 414 response for GetAccountPage
+type GetAccountPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetAccountPageResponse431Headers the declared response headers of an HTTP 431 response for GetAccountPage
+type GetAccountPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetAccountPageResponse500Headers the declared response headers of an HTTP 500 response for GetAccountPage
 type GetAccountPageResponse500Headers struct {
 	XRequestId *string
@@ -7184,12 +7134,20 @@ type GetAccountPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetAccountPageResponse200Headers
 	// Headers303 the parsed response headers for an HTTP 303 response
 	Headers303 *GetAccountPageResponse303Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetAccountPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetAccountPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetAccountPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetAccountPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7199,6 +7157,16 @@ type GetAccountPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetAccountPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetAccountPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetAccountPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7247,6 +7215,16 @@ type GetIssuedKeyPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetIssuedKeyPageResponse414Headers the declared response headers of an HTTP 414 response for GetIssuedKeyPage
+type GetIssuedKeyPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetIssuedKeyPageResponse431Headers the declared response headers of an HTTP 431 response for GetIssuedKeyPage
+type GetIssuedKeyPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetIssuedKeyPageResponse500Headers the declared response headers of an HTTP 500 response for GetIssuedKeyPage
 type GetIssuedKeyPageResponse500Headers struct {
 	XRequestId *string
@@ -7262,12 +7240,20 @@ type GetIssuedKeyPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetIssuedKeyPageResponse200Headers
 	// Headers303 the parsed response headers for an HTTP 303 response
 	Headers303 *GetIssuedKeyPageResponse303Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetIssuedKeyPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetIssuedKeyPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetIssuedKeyPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetIssuedKeyPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7277,6 +7263,16 @@ type GetIssuedKeyPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetIssuedKeyPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetIssuedKeyPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetIssuedKeyPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7330,6 +7326,16 @@ type SetOriginsResponse405Headers struct {
 	XRequestId *string
 }
 
+// SetOriginsResponse414Headers the declared response headers of an HTTP 414 response for SetOrigins
+type SetOriginsResponse414Headers struct {
+	XRequestId *string
+}
+
+// SetOriginsResponse431Headers the declared response headers of an HTTP 431 response for SetOrigins
+type SetOriginsResponse431Headers struct {
+	XRequestId *string
+}
+
 // SetOriginsResponse500Headers the declared response headers of an HTTP 500 response for SetOrigins
 type SetOriginsResponse500Headers struct {
 	XRequestId *string
@@ -7345,6 +7351,10 @@ type SetOriginsResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers303 the parsed response headers for an HTTP 303 response
 	Headers303 *SetOriginsResponse303Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7353,6 +7363,10 @@ type SetOriginsResponse struct {
 	Headers403 *SetOriginsResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *SetOriginsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *SetOriginsResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SetOriginsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SetOriginsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7362,6 +7376,16 @@ type SetOriginsResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r SetOriginsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r SetOriginsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r SetOriginsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7410,6 +7434,16 @@ type RotateKeyResponse405Headers struct {
 	XRequestId *string
 }
 
+// RotateKeyResponse414Headers the declared response headers of an HTTP 414 response for RotateKey
+type RotateKeyResponse414Headers struct {
+	XRequestId *string
+}
+
+// RotateKeyResponse431Headers the declared response headers of an HTTP 431 response for RotateKey
+type RotateKeyResponse431Headers struct {
+	XRequestId *string
+}
+
 // RotateKeyResponse500Headers the declared response headers of an HTTP 500 response for RotateKey
 type RotateKeyResponse500Headers struct {
 	XRequestId *string
@@ -7425,12 +7459,20 @@ type RotateKeyResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers303 the parsed response headers for an HTTP 303 response
 	Headers303 *RotateKeyResponse303Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *RotateKeyResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *RotateKeyResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *RotateKeyResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RotateKeyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RotateKeyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7440,6 +7482,16 @@ type RotateKeyResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r RotateKeyResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r RotateKeyResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r RotateKeyResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7493,8 +7545,18 @@ type FinishLoginResponse405Headers struct {
 	XRequestId *string
 }
 
+// FinishLoginResponse414Headers the declared response headers of an HTTP 414 response for FinishLogin
+type FinishLoginResponse414Headers struct {
+	XRequestId *string
+}
+
 // FinishLoginResponse429Headers the declared response headers of an HTTP 429 response for FinishLogin
 type FinishLoginResponse429Headers struct {
+	XRequestId *string
+}
+
+// FinishLoginResponse431Headers the declared response headers of an HTTP 431 response for FinishLogin
+type FinishLoginResponse431Headers struct {
 	XRequestId *string
 }
 
@@ -7518,6 +7580,10 @@ type FinishLoginResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers303 the parsed response headers for an HTTP 303 response
 	Headers303 *FinishLoginResponse303Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7526,8 +7592,12 @@ type FinishLoginResponse struct {
 	Headers403 *FinishLoginResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *FinishLoginResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *FinishLoginResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FinishLoginResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *FinishLoginResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *FinishLoginResponse500Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
@@ -7539,6 +7609,16 @@ type FinishLoginResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r FinishLoginResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r FinishLoginResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r FinishLoginResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7581,6 +7661,16 @@ type GetFaceDemoResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetFaceDemoResponse414Headers the declared response headers of an HTTP 414 response for GetFaceDemo
+type GetFaceDemoResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetFaceDemoResponse431Headers the declared response headers of an HTTP 431 response for GetFaceDemo
+type GetFaceDemoResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetFaceDemoResponse500Headers the declared response headers of an HTTP 500 response for GetFaceDemo
 type GetFaceDemoResponse500Headers struct {
 	XRequestId *string
@@ -7591,10 +7681,18 @@ type GetFaceDemoResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetFaceDemoResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetFaceDemoResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetFaceDemoResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetFaceDemoResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFaceDemoResponse500Headers
 }
@@ -7602,6 +7700,16 @@ type GetFaceDemoResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetFaceDemoResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetFaceDemoResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetFaceDemoResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7669,6 +7777,11 @@ type PostFaceDemoResponse413Headers struct {
 	XRequestId *string
 }
 
+// PostFaceDemoResponse414Headers the declared response headers of an HTTP 414 response for PostFaceDemo
+type PostFaceDemoResponse414Headers struct {
+	XRequestId *string
+}
+
 // PostFaceDemoResponse415Headers the declared response headers of an HTTP 415 response for PostFaceDemo
 type PostFaceDemoResponse415Headers struct {
 	XRequestId *string
@@ -7676,6 +7789,11 @@ type PostFaceDemoResponse415Headers struct {
 
 // PostFaceDemoResponse429Headers the declared response headers of an HTTP 429 response for PostFaceDemo
 type PostFaceDemoResponse429Headers struct {
+	XRequestId *string
+}
+
+// PostFaceDemoResponse431Headers the declared response headers of an HTTP 431 response for PostFaceDemo
+type PostFaceDemoResponse431Headers struct {
 	XRequestId *string
 }
 
@@ -7694,6 +7812,10 @@ type PostFaceDemoResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PostFaceDemoResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7708,10 +7830,14 @@ type PostFaceDemoResponse struct {
 	Headers408 *PostFaceDemoResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PostFaceDemoResponse413Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PostFaceDemoResponse414Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *PostFaceDemoResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PostFaceDemoResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostFaceDemoResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PostFaceDemoResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7721,6 +7847,16 @@ type PostFaceDemoResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PostFaceDemoResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PostFaceDemoResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostFaceDemoResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7763,6 +7899,16 @@ type GetDocsPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetDocsPageResponse414Headers the declared response headers of an HTTP 414 response for GetDocsPage
+type GetDocsPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetDocsPageResponse431Headers the declared response headers of an HTTP 431 response for GetDocsPage
+type GetDocsPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetDocsPageResponse500Headers the declared response headers of an HTTP 500 response for GetDocsPage
 type GetDocsPageResponse500Headers struct {
 	XRequestId *string
@@ -7773,10 +7919,18 @@ type GetDocsPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDocsPageResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetDocsPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetDocsPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetDocsPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetDocsPageResponse500Headers
 }
@@ -7784,6 +7938,16 @@ type GetDocsPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetDocsPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetDocsPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetDocsPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7826,6 +7990,16 @@ type PostDocsPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// PostDocsPageResponse414Headers the declared response headers of an HTTP 414 response for PostDocsPage
+type PostDocsPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// PostDocsPageResponse431Headers the declared response headers of an HTTP 431 response for PostDocsPage
+type PostDocsPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // PostDocsPageResponse500Headers the declared response headers of an HTTP 500 response for PostDocsPage
 type PostDocsPageResponse500Headers struct {
 	XRequestId *string
@@ -7836,10 +8010,18 @@ type PostDocsPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PostDocsPageResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PostDocsPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PostDocsPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PostDocsPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PostDocsPageResponse500Headers
 }
@@ -7847,6 +8029,16 @@ type PostDocsPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PostDocsPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PostDocsPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PostDocsPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7894,6 +8086,16 @@ type GetGuidePageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetGuidePageResponse414Headers the declared response headers of an HTTP 414 response for GetGuidePage
+type GetGuidePageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetGuidePageResponse431Headers the declared response headers of an HTTP 431 response for GetGuidePage
+type GetGuidePageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetGuidePageResponse500Headers the declared response headers of an HTTP 500 response for GetGuidePage
 type GetGuidePageResponse500Headers struct {
 	XRequestId *string
@@ -7904,12 +8106,20 @@ type GetGuidePageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetGuidePageResponse200Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetGuidePageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetGuidePageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetGuidePageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetGuidePageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetGuidePageResponse500Headers
 }
@@ -7917,6 +8127,16 @@ type GetGuidePageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetGuidePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetGuidePageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetGuidePageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -7964,6 +8184,16 @@ type PreflightPredictFacesResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightPredictFacesResponse414Headers the declared response headers of an HTTP 414 response for PreflightPredictFaces
+type PreflightPredictFacesResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightPredictFacesResponse431Headers the declared response headers of an HTTP 431 response for PreflightPredictFaces
+type PreflightPredictFacesResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightPredictFacesResponse500Headers the declared response headers of an HTTP 500 response for PreflightPredictFaces
 type PreflightPredictFacesResponse500Headers struct {
 	XRequestId *string
@@ -7974,12 +8204,20 @@ type PreflightPredictFacesResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightPredictFacesResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightPredictFacesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightPredictFacesResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightPredictFacesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightPredictFacesResponse500Headers
 }
@@ -7987,6 +8225,16 @@ type PreflightPredictFacesResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightPredictFacesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightPredictFacesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightPredictFacesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8068,6 +8316,11 @@ type PredictFacesResponse413Headers struct {
 	XRequestId      *string
 }
 
+// PredictFacesResponse414Headers the declared response headers of an HTTP 414 response for PredictFaces
+type PredictFacesResponse414Headers struct {
+	XRequestId *string
+}
+
 // PredictFacesResponse415Headers the declared response headers of an HTTP 415 response for PredictFaces
 type PredictFacesResponse415Headers struct {
 	RateLimit       *string
@@ -8081,6 +8334,11 @@ type PredictFacesResponse429Headers struct {
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// PredictFacesResponse431Headers the declared response headers of an HTTP 431 response for PredictFaces
+type PredictFacesResponse431Headers struct {
+	XRequestId *string
 }
 
 // PredictFacesResponse500Headers the declared response headers of an HTTP 500 response for PredictFaces
@@ -8113,10 +8371,14 @@ type PredictFacesResponse struct {
 	ApplicationproblemJSON408 *Problem
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -8135,10 +8397,14 @@ type PredictFacesResponse struct {
 	Headers408 *PredictFacesResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PredictFacesResponse413Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PredictFacesResponse414Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
 	Headers415 *PredictFacesResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PredictFacesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PredictFacesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PredictFacesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8180,6 +8446,11 @@ func (r PredictFacesResponse) GetApplicationproblemJSON413() *Problem {
 	return r.ApplicationproblemJSON413
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PredictFacesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r PredictFacesResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
@@ -8188,6 +8459,11 @@ func (r PredictFacesResponse) GetApplicationproblemJSON415() *Problem {
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r PredictFacesResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PredictFacesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8241,6 +8517,16 @@ type GetFaviconICOResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetFaviconICOResponse414Headers the declared response headers of an HTTP 414 response for GetFaviconICO
+type GetFaviconICOResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetFaviconICOResponse431Headers the declared response headers of an HTTP 431 response for GetFaviconICO
+type GetFaviconICOResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetFaviconICOResponse500Headers the declared response headers of an HTTP 500 response for GetFaviconICO
 type GetFaviconICOResponse500Headers struct {
 	XRequestId *string
@@ -8251,10 +8537,18 @@ type GetFaviconICOResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers301 the parsed response headers for an HTTP 301 response
 	Headers301 *GetFaviconICOResponse301Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetFaviconICOResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetFaviconICOResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetFaviconICOResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFaviconICOResponse500Headers
 }
@@ -8262,6 +8556,16 @@ type GetFaviconICOResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetFaviconICOResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetFaviconICOResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetFaviconICOResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8304,6 +8608,16 @@ type GetFaviconResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetFaviconResponse414Headers the declared response headers of an HTTP 414 response for GetFavicon
+type GetFaviconResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetFaviconResponse431Headers the declared response headers of an HTTP 431 response for GetFavicon
+type GetFaviconResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetFaviconResponse500Headers the declared response headers of an HTTP 500 response for GetFavicon
 type GetFaviconResponse500Headers struct {
 	XRequestId *string
@@ -8314,10 +8628,18 @@ type GetFaviconResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetFaviconResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetFaviconResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetFaviconResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetFaviconResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFaviconResponse500Headers
 }
@@ -8325,6 +8647,16 @@ type GetFaviconResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetFaviconResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetFaviconResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetFaviconResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8367,6 +8699,16 @@ type GetHealthResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetHealthResponse414Headers the declared response headers of an HTTP 414 response for GetHealth
+type GetHealthResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetHealthResponse431Headers the declared response headers of an HTTP 431 response for GetHealth
+type GetHealthResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetHealthResponse500Headers the declared response headers of an HTTP 500 response for GetHealth
 type GetHealthResponse500Headers struct {
 	XRequestId *string
@@ -8377,12 +8719,20 @@ type GetHealthResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetHealthResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetHealthResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetHealthResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetHealthResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetHealthResponse500Headers
 }
@@ -8390,6 +8740,16 @@ type GetHealthResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetHealthResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetHealthResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetHealthResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8437,8 +8797,18 @@ type GetLoginPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetLoginPageResponse414Headers the declared response headers of an HTTP 414 response for GetLoginPage
+type GetLoginPageResponse414Headers struct {
+	XRequestId *string
+}
+
 // GetLoginPageResponse429Headers the declared response headers of an HTTP 429 response for GetLoginPage
 type GetLoginPageResponse429Headers struct {
+	XRequestId *string
+}
+
+// GetLoginPageResponse431Headers the declared response headers of an HTTP 431 response for GetLoginPage
+type GetLoginPageResponse431Headers struct {
 	XRequestId *string
 }
 
@@ -8457,12 +8827,20 @@ type GetLoginPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLoginPageResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetLoginPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetLoginPageResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLoginPageResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetLoginPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLoginPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8472,6 +8850,16 @@ type GetLoginPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetLoginPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetLoginPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetLoginPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8515,8 +8903,18 @@ type StartLoginResponse405Headers struct {
 	XRequestId *string
 }
 
+// StartLoginResponse414Headers the declared response headers of an HTTP 414 response for StartLogin
+type StartLoginResponse414Headers struct {
+	XRequestId *string
+}
+
 // StartLoginResponse429Headers the declared response headers of an HTTP 429 response for StartLogin
 type StartLoginResponse429Headers struct {
+	XRequestId *string
+}
+
+// StartLoginResponse431Headers the declared response headers of an HTTP 431 response for StartLogin
+type StartLoginResponse431Headers struct {
 	XRequestId *string
 }
 
@@ -8535,12 +8933,20 @@ type StartLoginResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers303 the parsed response headers for an HTTP 303 response
 	Headers303 *StartLoginResponse303Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *StartLoginResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *StartLoginResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *StartLoginResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *StartLoginResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *StartLoginResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8550,6 +8956,16 @@ type StartLoginResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r StartLoginResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r StartLoginResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r StartLoginResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8598,6 +9014,16 @@ type LogOutResponse405Headers struct {
 	XRequestId *string
 }
 
+// LogOutResponse414Headers the declared response headers of an HTTP 414 response for LogOut
+type LogOutResponse414Headers struct {
+	XRequestId *string
+}
+
+// LogOutResponse431Headers the declared response headers of an HTTP 431 response for LogOut
+type LogOutResponse431Headers struct {
+	XRequestId *string
+}
+
 // LogOutResponse500Headers the declared response headers of an HTTP 500 response for LogOut
 type LogOutResponse500Headers struct {
 	XRequestId *string
@@ -8613,12 +9039,20 @@ type LogOutResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers303 the parsed response headers for an HTTP 303 response
 	Headers303 *LogOutResponse303Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *LogOutResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *LogOutResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *LogOutResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *LogOutResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *LogOutResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8628,6 +9062,16 @@ type LogOutResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r LogOutResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r LogOutResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r LogOutResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -8670,6 +9114,16 @@ type GetMetricsResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetMetricsResponse414Headers the declared response headers of an HTTP 414 response for GetMetrics
+type GetMetricsResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetMetricsResponse431Headers the declared response headers of an HTTP 431 response for GetMetrics
+type GetMetricsResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetMetricsResponse500Headers the declared response headers of an HTTP 500 response for GetMetrics
 type GetMetricsResponse500Headers struct {
 	XRequestId *string
@@ -8680,12 +9134,20 @@ type GetMetricsResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetMetricsResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetMetricsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMetricsResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMetricsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetMetricsResponse500Headers
 }
@@ -8693,6 +9155,16 @@ type GetMetricsResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetMetricsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMetricsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMetricsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8740,6 +9212,16 @@ type GetOpenAPIResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetOpenAPIResponse414Headers the declared response headers of an HTTP 414 response for GetOpenAPI
+type GetOpenAPIResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetOpenAPIResponse431Headers the declared response headers of an HTTP 431 response for GetOpenAPI
+type GetOpenAPIResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetOpenAPIResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPI
 type GetOpenAPIResponse500Headers struct {
 	XRequestId *string
@@ -8752,12 +9234,20 @@ type GetOpenAPIResponse struct {
 	JSON200 *map[string]interface{}
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetOpenAPIResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetOpenAPIResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetOpenAPIResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetOpenAPIResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOpenAPIResponse500Headers
 }
@@ -8770,6 +9260,16 @@ func (r GetOpenAPIResponse) GetJSON200() *map[string]interface{} {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetOpenAPIResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetOpenAPIResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetOpenAPIResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8822,6 +9322,16 @@ type PreflightGetOpenAPIResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightGetOpenAPIResponse414Headers the declared response headers of an HTTP 414 response for PreflightGetOpenAPI
+type PreflightGetOpenAPIResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightGetOpenAPIResponse431Headers the declared response headers of an HTTP 431 response for PreflightGetOpenAPI
+type PreflightGetOpenAPIResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightGetOpenAPIResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetOpenAPI
 type PreflightGetOpenAPIResponse500Headers struct {
 	XRequestId *string
@@ -8832,12 +9342,20 @@ type PreflightGetOpenAPIResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightGetOpenAPIResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightGetOpenAPIResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightGetOpenAPIResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightGetOpenAPIResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightGetOpenAPIResponse500Headers
 }
@@ -8845,6 +9363,16 @@ type PreflightGetOpenAPIResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightGetOpenAPIResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightGetOpenAPIResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightGetOpenAPIResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8897,6 +9425,16 @@ type GetProblemTypeResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetProblemTypeResponse414Headers the declared response headers of an HTTP 414 response for GetProblemType
+type GetProblemTypeResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetProblemTypeResponse431Headers the declared response headers of an HTTP 431 response for GetProblemType
+type GetProblemTypeResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetProblemTypeResponse500Headers the declared response headers of an HTTP 500 response for GetProblemType
 type GetProblemTypeResponse500Headers struct {
 	XRequestId *string
@@ -8909,6 +9447,10 @@ type GetProblemTypeResponse struct {
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -8917,6 +9459,10 @@ type GetProblemTypeResponse struct {
 	Headers404 *GetProblemTypeResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetProblemTypeResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetProblemTypeResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetProblemTypeResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetProblemTypeResponse500Headers
 }
@@ -8929,6 +9475,16 @@ func (r GetProblemTypeResponse) GetApplicationproblemJSON404() *NotFound {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetProblemTypeResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetProblemTypeResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetProblemTypeResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8976,6 +9532,16 @@ type GetReadinessResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetReadinessResponse414Headers the declared response headers of an HTTP 414 response for GetReadiness
+type GetReadinessResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetReadinessResponse431Headers the declared response headers of an HTTP 431 response for GetReadiness
+type GetReadinessResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetReadinessResponse500Headers the declared response headers of an HTTP 500 response for GetReadiness
 type GetReadinessResponse500Headers struct {
 	XRequestId *string
@@ -8991,12 +9557,20 @@ type GetReadinessResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetReadinessResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetReadinessResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetReadinessResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetReadinessResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetReadinessResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9006,6 +9580,16 @@ type GetReadinessResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetReadinessResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetReadinessResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetReadinessResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -9053,6 +9637,16 @@ type GetRobotsResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetRobotsResponse414Headers the declared response headers of an HTTP 414 response for GetRobots
+type GetRobotsResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetRobotsResponse431Headers the declared response headers of an HTTP 431 response for GetRobots
+type GetRobotsResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetRobotsResponse500Headers the declared response headers of an HTTP 500 response for GetRobots
 type GetRobotsResponse500Headers struct {
 	XRequestId *string
@@ -9063,10 +9657,18 @@ type GetRobotsResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRobotsResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetRobotsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetRobotsResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetRobotsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRobotsResponse500Headers
 }
@@ -9074,6 +9676,16 @@ type GetRobotsResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetRobotsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetRobotsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetRobotsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9121,6 +9733,16 @@ type GetSearchPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetSearchPageResponse414Headers the declared response headers of an HTTP 414 response for GetSearchPage
+type GetSearchPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetSearchPageResponse431Headers the declared response headers of an HTTP 431 response for GetSearchPage
+type GetSearchPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetSearchPageResponse500Headers the declared response headers of an HTTP 500 response for GetSearchPage
 type GetSearchPageResponse500Headers struct {
 	XRequestId *string
@@ -9136,12 +9758,20 @@ type GetSearchPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetSearchPageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetSearchPageResponse400Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetSearchPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetSearchPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetSearchPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetSearchPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9151,6 +9781,16 @@ type GetSearchPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetSearchPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetSearchPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetSearchPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9203,6 +9843,16 @@ type GetComparePageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetComparePageResponse414Headers the declared response headers of an HTTP 414 response for GetComparePage
+type GetComparePageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetComparePageResponse431Headers the declared response headers of an HTTP 431 response for GetComparePage
+type GetComparePageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetComparePageResponse500Headers the declared response headers of an HTTP 500 response for GetComparePage
 type GetComparePageResponse500Headers struct {
 	XRequestId *string
@@ -9218,6 +9868,10 @@ type GetComparePageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetComparePageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9226,6 +9880,10 @@ type GetComparePageResponse struct {
 	Headers404 *GetComparePageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetComparePageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetComparePageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetComparePageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetComparePageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9235,6 +9893,16 @@ type GetComparePageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetComparePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetComparePageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetComparePageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9282,6 +9950,16 @@ type GetIndicatorsPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetIndicatorsPageResponse414Headers the declared response headers of an HTTP 414 response for GetIndicatorsPage
+type GetIndicatorsPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorsPageResponse431Headers the declared response headers of an HTTP 431 response for GetIndicatorsPage
+type GetIndicatorsPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetIndicatorsPageResponse500Headers the declared response headers of an HTTP 500 response for GetIndicatorsPage
 type GetIndicatorsPageResponse500Headers struct {
 	XRequestId *string
@@ -9297,12 +9975,20 @@ type GetIndicatorsPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetIndicatorsPageResponse200Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetIndicatorsPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetIndicatorsPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetIndicatorsPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetIndicatorsPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetIndicatorsPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9312,6 +9998,16 @@ type GetIndicatorsPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetIndicatorsPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetIndicatorsPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetIndicatorsPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9364,6 +10060,16 @@ type GetIndicatorPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetIndicatorPageResponse414Headers the declared response headers of an HTTP 414 response for GetIndicatorPage
+type GetIndicatorPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetIndicatorPageResponse431Headers the declared response headers of an HTTP 431 response for GetIndicatorPage
+type GetIndicatorPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetIndicatorPageResponse500Headers the declared response headers of an HTTP 500 response for GetIndicatorPage
 type GetIndicatorPageResponse500Headers struct {
 	XRequestId *string
@@ -9379,6 +10085,10 @@ type GetIndicatorPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetIndicatorPageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9387,6 +10097,10 @@ type GetIndicatorPageResponse struct {
 	Headers404 *GetIndicatorPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetIndicatorPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetIndicatorPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetIndicatorPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetIndicatorPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9396,6 +10110,16 @@ type GetIndicatorPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetIndicatorPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetIndicatorPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetIndicatorPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9448,6 +10172,16 @@ type GetMapPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetMapPageResponse414Headers the declared response headers of an HTTP 414 response for GetMapPage
+type GetMapPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetMapPageResponse431Headers the declared response headers of an HTTP 431 response for GetMapPage
+type GetMapPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetMapPageResponse500Headers the declared response headers of an HTTP 500 response for GetMapPage
 type GetMapPageResponse500Headers struct {
 	XRequestId *string
@@ -9463,6 +10197,10 @@ type GetMapPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetMapPageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9471,6 +10209,10 @@ type GetMapPageResponse struct {
 	Headers404 *GetMapPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetMapPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMapPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMapPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetMapPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9480,6 +10222,16 @@ type GetMapPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetMapPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMapPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMapPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9540,6 +10292,16 @@ type DownloadMunicipalitiesCSVResponse405Headers struct {
 	XRequestId *string
 }
 
+// DownloadMunicipalitiesCSVResponse414Headers the declared response headers of an HTTP 414 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse414Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesCSVResponse431Headers the declared response headers of an HTTP 431 response for DownloadMunicipalitiesCSV
+type DownloadMunicipalitiesCSVResponse431Headers struct {
+	XRequestId *string
+}
+
 // DownloadMunicipalitiesCSVResponse500Headers the declared response headers of an HTTP 500 response for DownloadMunicipalitiesCSV
 type DownloadMunicipalitiesCSVResponse500Headers struct {
 	XRequestId *string
@@ -9555,6 +10317,10 @@ type DownloadMunicipalitiesCSVResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DownloadMunicipalitiesCSVResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -9565,6 +10331,10 @@ type DownloadMunicipalitiesCSVResponse struct {
 	Headers404 *DownloadMunicipalitiesCSVResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *DownloadMunicipalitiesCSVResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *DownloadMunicipalitiesCSVResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DownloadMunicipalitiesCSVResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DownloadMunicipalitiesCSVResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9574,6 +10344,16 @@ type DownloadMunicipalitiesCSVResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r DownloadMunicipalitiesCSVResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r DownloadMunicipalitiesCSVResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DownloadMunicipalitiesCSVResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9634,6 +10414,16 @@ type DownloadMunicipalitiesGeoJSONResponse405Headers struct {
 	XRequestId *string
 }
 
+// DownloadMunicipalitiesGeoJSONResponse414Headers the declared response headers of an HTTP 414 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse414Headers struct {
+	XRequestId *string
+}
+
+// DownloadMunicipalitiesGeoJSONResponse431Headers the declared response headers of an HTTP 431 response for DownloadMunicipalitiesGeoJSON
+type DownloadMunicipalitiesGeoJSONResponse431Headers struct {
+	XRequestId *string
+}
+
 // DownloadMunicipalitiesGeoJSONResponse500Headers the declared response headers of an HTTP 500 response for DownloadMunicipalitiesGeoJSON
 type DownloadMunicipalitiesGeoJSONResponse500Headers struct {
 	XRequestId *string
@@ -9651,6 +10441,10 @@ type DownloadMunicipalitiesGeoJSONResponse struct {
 	ApplicationgeoJSON200 *GeoJSONExport
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DownloadMunicipalitiesGeoJSONResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -9661,6 +10455,10 @@ type DownloadMunicipalitiesGeoJSONResponse struct {
 	Headers404 *DownloadMunicipalitiesGeoJSONResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *DownloadMunicipalitiesGeoJSONResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *DownloadMunicipalitiesGeoJSONResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DownloadMunicipalitiesGeoJSONResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DownloadMunicipalitiesGeoJSONResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9675,6 +10473,16 @@ func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationgeoJSON200() *GeoJS
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r DownloadMunicipalitiesGeoJSONResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9727,6 +10535,16 @@ type GetMunicipalityPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetMunicipalityPageResponse414Headers the declared response headers of an HTTP 414 response for GetMunicipalityPage
+type GetMunicipalityPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityPageResponse431Headers the declared response headers of an HTTP 431 response for GetMunicipalityPage
+type GetMunicipalityPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetMunicipalityPageResponse500Headers the declared response headers of an HTTP 500 response for GetMunicipalityPage
 type GetMunicipalityPageResponse500Headers struct {
 	XRequestId *string
@@ -9742,6 +10560,10 @@ type GetMunicipalityPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetMunicipalityPageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9750,6 +10572,10 @@ type GetMunicipalityPageResponse struct {
 	Headers404 *GetMunicipalityPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetMunicipalityPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMunicipalityPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMunicipalityPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetMunicipalityPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9759,6 +10585,16 @@ type GetMunicipalityPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetMunicipalityPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMunicipalityPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMunicipalityPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9801,6 +10637,16 @@ type GetPrefecturesPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetPrefecturesPageResponse414Headers the declared response headers of an HTTP 414 response for GetPrefecturesPage
+type GetPrefecturesPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturesPageResponse431Headers the declared response headers of an HTTP 431 response for GetPrefecturesPage
+type GetPrefecturesPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetPrefecturesPageResponse500Headers the declared response headers of an HTTP 500 response for GetPrefecturesPage
 type GetPrefecturesPageResponse500Headers struct {
 	XRequestId *string
@@ -9816,10 +10662,18 @@ type GetPrefecturesPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPrefecturesPageResponse200Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetPrefecturesPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetPrefecturesPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPrefecturesPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPrefecturesPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9829,6 +10683,16 @@ type GetPrefecturesPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetPrefecturesPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetPrefecturesPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetPrefecturesPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9881,6 +10745,16 @@ type GetPrefecturePageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetPrefecturePageResponse414Headers the declared response headers of an HTTP 414 response for GetPrefecturePage
+type GetPrefecturePageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetPrefecturePageResponse431Headers the declared response headers of an HTTP 431 response for GetPrefecturePage
+type GetPrefecturePageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetPrefecturePageResponse500Headers the declared response headers of an HTTP 500 response for GetPrefecturePage
 type GetPrefecturePageResponse500Headers struct {
 	XRequestId *string
@@ -9896,6 +10770,10 @@ type GetPrefecturePageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPrefecturePageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9904,6 +10782,10 @@ type GetPrefecturePageResponse struct {
 	Headers404 *GetPrefecturePageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetPrefecturePageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetPrefecturePageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPrefecturePageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPrefecturePageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9913,6 +10795,16 @@ type GetPrefecturePageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetPrefecturePageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetPrefecturePageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetPrefecturePageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -9965,6 +10857,16 @@ type GetRankingPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetRankingPageResponse414Headers the declared response headers of an HTTP 414 response for GetRankingPage
+type GetRankingPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetRankingPageResponse431Headers the declared response headers of an HTTP 431 response for GetRankingPage
+type GetRankingPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetRankingPageResponse500Headers the declared response headers of an HTTP 500 response for GetRankingPage
 type GetRankingPageResponse500Headers struct {
 	XRequestId *string
@@ -9980,6 +10882,10 @@ type GetRankingPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRankingPageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9988,6 +10894,10 @@ type GetRankingPageResponse struct {
 	Headers404 *GetRankingPageResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetRankingPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetRankingPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetRankingPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRankingPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9997,6 +10907,16 @@ type GetRankingPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetRankingPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetRankingPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetRankingPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -10044,6 +10964,16 @@ type GetScatterPageResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetScatterPageResponse414Headers the declared response headers of an HTTP 414 response for GetScatterPage
+type GetScatterPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetScatterPageResponse431Headers the declared response headers of an HTTP 431 response for GetScatterPage
+type GetScatterPageResponse431Headers struct {
+	XRequestId *string
+}
+
 // GetScatterPageResponse500Headers the declared response headers of an HTTP 500 response for GetScatterPage
 type GetScatterPageResponse500Headers struct {
 	XRequestId *string
@@ -10059,12 +10989,20 @@ type GetScatterPageResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetScatterPageResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetScatterPageResponse400Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetScatterPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetScatterPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetScatterPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetScatterPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10074,6 +11012,16 @@ type GetScatterPageResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r GetScatterPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetScatterPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetScatterPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetBody returns the raw response body bytes
@@ -10152,12 +11100,22 @@ type CompareMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// CompareMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for CompareMunicipalities
+type CompareMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
 // CompareMunicipalitiesResponse429Headers the declared response headers of an HTTP 429 response for CompareMunicipalities
 type CompareMunicipalitiesResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// CompareMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for CompareMunicipalities
+type CompareMunicipalitiesResponse431Headers struct {
+	XRequestId *string
 }
 
 // CompareMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for CompareMunicipalities
@@ -10186,8 +11144,12 @@ type CompareMunicipalitiesResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -10206,8 +11168,12 @@ type CompareMunicipalitiesResponse struct {
 	Headers404 *CompareMunicipalitiesResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *CompareMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *CompareMunicipalitiesResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CompareMunicipalitiesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CompareMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CompareMunicipalitiesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10244,9 +11210,19 @@ func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNot
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r CompareMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -10304,6 +11280,16 @@ type PreflightCompareMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightCompareMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for PreflightCompareMunicipalities
+type PreflightCompareMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightCompareMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for PreflightCompareMunicipalities
+type PreflightCompareMunicipalitiesResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightCompareMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightCompareMunicipalities
 type PreflightCompareMunicipalitiesResponse500Headers struct {
 	XRequestId *string
@@ -10314,12 +11300,20 @@ type PreflightCompareMunicipalitiesResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightCompareMunicipalitiesResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightCompareMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightCompareMunicipalitiesResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightCompareMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightCompareMunicipalitiesResponse500Headers
 }
@@ -10327,6 +11321,16 @@ type PreflightCompareMunicipalitiesResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightCompareMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightCompareMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightCompareMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -10404,12 +11408,22 @@ type ExportMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// ExportMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for ExportMunicipalities
+type ExportMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
 // ExportMunicipalitiesResponse429Headers the declared response headers of an HTTP 429 response for ExportMunicipalities
 type ExportMunicipalitiesResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// ExportMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for ExportMunicipalities
+type ExportMunicipalitiesResponse431Headers struct {
+	XRequestId *string
 }
 
 // ExportMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for ExportMunicipalities
@@ -10438,8 +11452,12 @@ type ExportMunicipalitiesResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -10456,8 +11474,12 @@ type ExportMunicipalitiesResponse struct {
 	Headers403 *ExportMunicipalitiesResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *ExportMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ExportMunicipalitiesResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExportMunicipalitiesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExportMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExportMunicipalitiesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10494,9 +11516,19 @@ func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotA
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ExportMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -10554,6 +11586,16 @@ type PreflightExportMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightExportMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for PreflightExportMunicipalities
+type PreflightExportMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightExportMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for PreflightExportMunicipalities
+type PreflightExportMunicipalitiesResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightExportMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightExportMunicipalities
 type PreflightExportMunicipalitiesResponse500Headers struct {
 	XRequestId *string
@@ -10564,12 +11606,20 @@ type PreflightExportMunicipalitiesResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightExportMunicipalitiesResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightExportMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightExportMunicipalitiesResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightExportMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightExportMunicipalitiesResponse500Headers
 }
@@ -10577,6 +11627,16 @@ type PreflightExportMunicipalitiesResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightExportMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightExportMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightExportMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -10654,12 +11714,22 @@ type ExportIndicatorSeriesResponse405Headers struct {
 	XRequestId *string
 }
 
+// ExportIndicatorSeriesResponse414Headers the declared response headers of an HTTP 414 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse414Headers struct {
+	XRequestId *string
+}
+
 // ExportIndicatorSeriesResponse429Headers the declared response headers of an HTTP 429 response for ExportIndicatorSeries
 type ExportIndicatorSeriesResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// ExportIndicatorSeriesResponse431Headers the declared response headers of an HTTP 431 response for ExportIndicatorSeries
+type ExportIndicatorSeriesResponse431Headers struct {
+	XRequestId *string
 }
 
 // ExportIndicatorSeriesResponse500Headers the declared response headers of an HTTP 500 response for ExportIndicatorSeries
@@ -10684,8 +11754,12 @@ type ExportIndicatorSeriesResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -10702,8 +11776,12 @@ type ExportIndicatorSeriesResponse struct {
 	Headers403 *ExportIndicatorSeriesResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *ExportIndicatorSeriesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ExportIndicatorSeriesResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExportIndicatorSeriesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExportIndicatorSeriesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExportIndicatorSeriesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10730,9 +11808,19 @@ func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON405() *MethodNot
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ExportIndicatorSeriesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -10790,6 +11878,16 @@ type PreflightExportIndicatorSeriesResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightExportIndicatorSeriesResponse414Headers the declared response headers of an HTTP 414 response for PreflightExportIndicatorSeries
+type PreflightExportIndicatorSeriesResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightExportIndicatorSeriesResponse431Headers the declared response headers of an HTTP 431 response for PreflightExportIndicatorSeries
+type PreflightExportIndicatorSeriesResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightExportIndicatorSeriesResponse500Headers the declared response headers of an HTTP 500 response for PreflightExportIndicatorSeries
 type PreflightExportIndicatorSeriesResponse500Headers struct {
 	XRequestId *string
@@ -10800,12 +11898,20 @@ type PreflightExportIndicatorSeriesResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightExportIndicatorSeriesResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightExportIndicatorSeriesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightExportIndicatorSeriesResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightExportIndicatorSeriesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightExportIndicatorSeriesResponse500Headers
 }
@@ -10813,6 +11919,16 @@ type PreflightExportIndicatorSeriesResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightExportIndicatorSeriesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightExportIndicatorSeriesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightExportIndicatorSeriesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -10889,12 +12005,22 @@ type ListIndicatorsResponse405Headers struct {
 	XRequestId *string
 }
 
+// ListIndicatorsResponse414Headers the declared response headers of an HTTP 414 response for ListIndicators
+type ListIndicatorsResponse414Headers struct {
+	XRequestId *string
+}
+
 // ListIndicatorsResponse429Headers the declared response headers of an HTTP 429 response for ListIndicators
 type ListIndicatorsResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// ListIndicatorsResponse431Headers the declared response headers of an HTTP 431 response for ListIndicators
+type ListIndicatorsResponse431Headers struct {
+	XRequestId *string
 }
 
 // ListIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for ListIndicators
@@ -10921,8 +12047,12 @@ type ListIndicatorsResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -10939,8 +12069,12 @@ type ListIndicatorsResponse struct {
 	Headers403 *ListIndicatorsResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *ListIndicatorsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ListIndicatorsResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListIndicatorsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListIndicatorsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListIndicatorsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10972,9 +12106,19 @@ func (r ListIndicatorsResponse) GetApplicationproblemJSON405() *MethodNotAllowed
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListIndicatorsResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ListIndicatorsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11032,6 +12176,16 @@ type PreflightListIndicatorsResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightListIndicatorsResponse414Headers the declared response headers of an HTTP 414 response for PreflightListIndicators
+type PreflightListIndicatorsResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightListIndicatorsResponse431Headers the declared response headers of an HTTP 431 response for PreflightListIndicators
+type PreflightListIndicatorsResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightListIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for PreflightListIndicators
 type PreflightListIndicatorsResponse500Headers struct {
 	XRequestId *string
@@ -11042,12 +12196,20 @@ type PreflightListIndicatorsResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightListIndicatorsResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightListIndicatorsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightListIndicatorsResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightListIndicatorsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightListIndicatorsResponse500Headers
 }
@@ -11055,6 +12217,16 @@ type PreflightListIndicatorsResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightListIndicatorsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightListIndicatorsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightListIndicatorsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11138,12 +12310,22 @@ type GetIndicatorRankingResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetIndicatorRankingResponse414Headers the declared response headers of an HTTP 414 response for GetIndicatorRanking
+type GetIndicatorRankingResponse414Headers struct {
+	XRequestId *string
+}
+
 // GetIndicatorRankingResponse429Headers the declared response headers of an HTTP 429 response for GetIndicatorRanking
 type GetIndicatorRankingResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// GetIndicatorRankingResponse431Headers the declared response headers of an HTTP 431 response for GetIndicatorRanking
+type GetIndicatorRankingResponse431Headers struct {
+	XRequestId *string
 }
 
 // GetIndicatorRankingResponse500Headers the declared response headers of an HTTP 500 response for GetIndicatorRanking
@@ -11172,8 +12354,12 @@ type GetIndicatorRankingResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -11192,8 +12378,12 @@ type GetIndicatorRankingResponse struct {
 	Headers404 *GetIndicatorRankingResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetIndicatorRankingResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetIndicatorRankingResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetIndicatorRankingResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetIndicatorRankingResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetIndicatorRankingResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11230,9 +12420,19 @@ func (r GetIndicatorRankingResponse) GetApplicationproblemJSON405() *MethodNotAl
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetIndicatorRankingResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetIndicatorRankingResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11290,6 +12490,16 @@ type PreflightGetIndicatorRankingResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightGetIndicatorRankingResponse414Headers the declared response headers of an HTTP 414 response for PreflightGetIndicatorRanking
+type PreflightGetIndicatorRankingResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightGetIndicatorRankingResponse431Headers the declared response headers of an HTTP 431 response for PreflightGetIndicatorRanking
+type PreflightGetIndicatorRankingResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightGetIndicatorRankingResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetIndicatorRanking
 type PreflightGetIndicatorRankingResponse500Headers struct {
 	XRequestId *string
@@ -11300,12 +12510,20 @@ type PreflightGetIndicatorRankingResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightGetIndicatorRankingResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightGetIndicatorRankingResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightGetIndicatorRankingResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightGetIndicatorRankingResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightGetIndicatorRankingResponse500Headers
 }
@@ -11313,6 +12531,16 @@ type PreflightGetIndicatorRankingResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightGetIndicatorRankingResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightGetIndicatorRankingResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightGetIndicatorRankingResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11389,12 +12617,22 @@ type GetMetaResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetMetaResponse414Headers the declared response headers of an HTTP 414 response for GetMeta
+type GetMetaResponse414Headers struct {
+	XRequestId *string
+}
+
 // GetMetaResponse429Headers the declared response headers of an HTTP 429 response for GetMeta
 type GetMetaResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// GetMetaResponse431Headers the declared response headers of an HTTP 431 response for GetMeta
+type GetMetaResponse431Headers struct {
+	XRequestId *string
 }
 
 // GetMetaResponse500Headers the declared response headers of an HTTP 500 response for GetMeta
@@ -11421,8 +12659,12 @@ type GetMetaResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -11439,8 +12681,12 @@ type GetMetaResponse struct {
 	Headers403 *GetMetaResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetMetaResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMetaResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMetaResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMetaResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetMetaResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11472,9 +12718,19 @@ func (r GetMetaResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMetaResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetMetaResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMetaResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11532,6 +12788,16 @@ type PreflightGetMetaResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightGetMetaResponse414Headers the declared response headers of an HTTP 414 response for PreflightGetMeta
+type PreflightGetMetaResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightGetMetaResponse431Headers the declared response headers of an HTTP 431 response for PreflightGetMeta
+type PreflightGetMetaResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightGetMetaResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetMeta
 type PreflightGetMetaResponse500Headers struct {
 	XRequestId *string
@@ -11542,12 +12808,20 @@ type PreflightGetMetaResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightGetMetaResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightGetMetaResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightGetMetaResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightGetMetaResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightGetMetaResponse500Headers
 }
@@ -11555,6 +12829,16 @@ type PreflightGetMetaResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightGetMetaResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightGetMetaResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightGetMetaResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11631,12 +12915,22 @@ type ListMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// ListMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for ListMunicipalities
+type ListMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
 // ListMunicipalitiesResponse429Headers the declared response headers of an HTTP 429 response for ListMunicipalities
 type ListMunicipalitiesResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// ListMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for ListMunicipalities
+type ListMunicipalitiesResponse431Headers struct {
+	XRequestId *string
 }
 
 // ListMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for ListMunicipalities
@@ -11663,8 +12957,12 @@ type ListMunicipalitiesResponse struct {
 	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -11681,8 +12979,12 @@ type ListMunicipalitiesResponse struct {
 	Headers403 *ListMunicipalitiesResponse403Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *ListMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ListMunicipalitiesResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMunicipalitiesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListMunicipalitiesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11714,9 +13016,19 @@ func (r ListMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAll
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ListMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r ListMunicipalitiesResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ListMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11774,6 +13086,16 @@ type PreflightListMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightListMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for PreflightListMunicipalities
+type PreflightListMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightListMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for PreflightListMunicipalities
+type PreflightListMunicipalitiesResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightListMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightListMunicipalities
 type PreflightListMunicipalitiesResponse500Headers struct {
 	XRequestId *string
@@ -11784,12 +13106,20 @@ type PreflightListMunicipalitiesResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightListMunicipalitiesResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightListMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightListMunicipalitiesResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightListMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightListMunicipalitiesResponse500Headers
 }
@@ -11797,6 +13127,16 @@ type PreflightListMunicipalitiesResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightListMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightListMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightListMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -11880,12 +13220,22 @@ type GetMunicipalityResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetMunicipalityResponse414Headers the declared response headers of an HTTP 414 response for GetMunicipality
+type GetMunicipalityResponse414Headers struct {
+	XRequestId *string
+}
+
 // GetMunicipalityResponse429Headers the declared response headers of an HTTP 429 response for GetMunicipality
 type GetMunicipalityResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// GetMunicipalityResponse431Headers the declared response headers of an HTTP 431 response for GetMunicipality
+type GetMunicipalityResponse431Headers struct {
+	XRequestId *string
 }
 
 // GetMunicipalityResponse500Headers the declared response headers of an HTTP 500 response for GetMunicipality
@@ -11914,8 +13264,12 @@ type GetMunicipalityResponse struct {
 	ApplicationproblemJSON404 *KeyedNotFound
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -11934,8 +13288,12 @@ type GetMunicipalityResponse struct {
 	Headers404 *GetMunicipalityResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetMunicipalityResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMunicipalityResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMunicipalityResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMunicipalityResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetMunicipalityResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11972,9 +13330,19 @@ func (r GetMunicipalityResponse) GetApplicationproblemJSON405() *MethodNotAllowe
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMunicipalityResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetMunicipalityResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMunicipalityResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -12032,6 +13400,16 @@ type PreflightGetMunicipalityResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightGetMunicipalityResponse414Headers the declared response headers of an HTTP 414 response for PreflightGetMunicipality
+type PreflightGetMunicipalityResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightGetMunicipalityResponse431Headers the declared response headers of an HTTP 431 response for PreflightGetMunicipality
+type PreflightGetMunicipalityResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightGetMunicipalityResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetMunicipality
 type PreflightGetMunicipalityResponse500Headers struct {
 	XRequestId *string
@@ -12042,12 +13420,20 @@ type PreflightGetMunicipalityResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightGetMunicipalityResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightGetMunicipalityResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightGetMunicipalityResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightGetMunicipalityResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightGetMunicipalityResponse500Headers
 }
@@ -12055,6 +13441,16 @@ type PreflightGetMunicipalityResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightGetMunicipalityResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightGetMunicipalityResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightGetMunicipalityResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -12138,12 +13534,22 @@ type GetMunicipalityIndicatorsResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetMunicipalityIndicatorsResponse414Headers the declared response headers of an HTTP 414 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse414Headers struct {
+	XRequestId *string
+}
+
 // GetMunicipalityIndicatorsResponse429Headers the declared response headers of an HTTP 429 response for GetMunicipalityIndicators
 type GetMunicipalityIndicatorsResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// GetMunicipalityIndicatorsResponse431Headers the declared response headers of an HTTP 431 response for GetMunicipalityIndicators
+type GetMunicipalityIndicatorsResponse431Headers struct {
+	XRequestId *string
 }
 
 // GetMunicipalityIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for GetMunicipalityIndicators
@@ -12172,8 +13578,12 @@ type GetMunicipalityIndicatorsResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -12192,8 +13602,12 @@ type GetMunicipalityIndicatorsResponse struct {
 	Headers404 *GetMunicipalityIndicatorsResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetMunicipalityIndicatorsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMunicipalityIndicatorsResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetMunicipalityIndicatorsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMunicipalityIndicatorsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetMunicipalityIndicatorsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12230,9 +13644,19 @@ func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON405() *Metho
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMunicipalityIndicatorsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -12290,6 +13714,16 @@ type PreflightGetMunicipalityIndicatorsResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightGetMunicipalityIndicatorsResponse414Headers the declared response headers of an HTTP 414 response for PreflightGetMunicipalityIndicators
+type PreflightGetMunicipalityIndicatorsResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightGetMunicipalityIndicatorsResponse431Headers the declared response headers of an HTTP 431 response for PreflightGetMunicipalityIndicators
+type PreflightGetMunicipalityIndicatorsResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightGetMunicipalityIndicatorsResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetMunicipalityIndicators
 type PreflightGetMunicipalityIndicatorsResponse500Headers struct {
 	XRequestId *string
@@ -12300,12 +13734,20 @@ type PreflightGetMunicipalityIndicatorsResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightGetMunicipalityIndicatorsResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightGetMunicipalityIndicatorsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightGetMunicipalityIndicatorsResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightGetMunicipalityIndicatorsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightGetMunicipalityIndicatorsResponse500Headers
 }
@@ -12313,6 +13755,16 @@ type PreflightGetMunicipalityIndicatorsResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightGetMunicipalityIndicatorsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightGetMunicipalityIndicatorsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightGetMunicipalityIndicatorsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -12396,12 +13848,22 @@ type GetSimilarMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetSimilarMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
 // GetSimilarMunicipalitiesResponse429Headers the declared response headers of an HTTP 429 response for GetSimilarMunicipalities
 type GetSimilarMunicipalitiesResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// GetSimilarMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for GetSimilarMunicipalities
+type GetSimilarMunicipalitiesResponse431Headers struct {
+	XRequestId *string
 }
 
 // GetSimilarMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for GetSimilarMunicipalities
@@ -12430,8 +13892,12 @@ type GetSimilarMunicipalitiesResponse struct {
 	ApplicationproblemJSON404 *Problem
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -12450,8 +13916,12 @@ type GetSimilarMunicipalitiesResponse struct {
 	Headers404 *GetSimilarMunicipalitiesResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetSimilarMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetSimilarMunicipalitiesResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetSimilarMunicipalitiesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetSimilarMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetSimilarMunicipalitiesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12488,9 +13958,19 @@ func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON405() *Method
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetSimilarMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -12548,6 +14028,16 @@ type PreflightGetSimilarMunicipalitiesResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightGetSimilarMunicipalitiesResponse414Headers the declared response headers of an HTTP 414 response for PreflightGetSimilarMunicipalities
+type PreflightGetSimilarMunicipalitiesResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightGetSimilarMunicipalitiesResponse431Headers the declared response headers of an HTTP 431 response for PreflightGetSimilarMunicipalities
+type PreflightGetSimilarMunicipalitiesResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightGetSimilarMunicipalitiesResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetSimilarMunicipalities
 type PreflightGetSimilarMunicipalitiesResponse500Headers struct {
 	XRequestId *string
@@ -12558,12 +14048,20 @@ type PreflightGetSimilarMunicipalitiesResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightGetSimilarMunicipalitiesResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightGetSimilarMunicipalitiesResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightGetSimilarMunicipalitiesResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightGetSimilarMunicipalitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightGetSimilarMunicipalitiesResponse500Headers
 }
@@ -12571,6 +14069,16 @@ type PreflightGetSimilarMunicipalitiesResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightGetSimilarMunicipalitiesResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightGetSimilarMunicipalitiesResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightGetSimilarMunicipalitiesResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -12654,12 +14162,22 @@ type GetRankingResponse405Headers struct {
 	XRequestId *string
 }
 
+// GetRankingResponse414Headers the declared response headers of an HTTP 414 response for GetRanking
+type GetRankingResponse414Headers struct {
+	XRequestId *string
+}
+
 // GetRankingResponse429Headers the declared response headers of an HTTP 429 response for GetRanking
 type GetRankingResponse429Headers struct {
 	RateLimit       *string
 	RateLimitPolicy *string
 	RetryAfter      *int
 	XRequestId      *string
+}
+
+// GetRankingResponse431Headers the declared response headers of an HTTP 431 response for GetRanking
+type GetRankingResponse431Headers struct {
+	XRequestId *string
 }
 
 // GetRankingResponse500Headers the declared response headers of an HTTP 500 response for GetRanking
@@ -12688,8 +14206,12 @@ type GetRankingResponse struct {
 	ApplicationproblemJSON404 *KeyedNotFound
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -12708,8 +14230,12 @@ type GetRankingResponse struct {
 	Headers404 *GetRankingResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *GetRankingResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetRankingResponse414Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRankingResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetRankingResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRankingResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12746,9 +14272,19 @@ func (r GetRankingResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
 }
 
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetRankingResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
 func (r GetRankingResponse) GetApplicationproblemJSON429() *TooManyRequests {
 	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetRankingResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -12806,6 +14342,16 @@ type PreflightGetRankingResponse405Headers struct {
 	XRequestId *string
 }
 
+// PreflightGetRankingResponse414Headers the declared response headers of an HTTP 414 response for PreflightGetRanking
+type PreflightGetRankingResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightGetRankingResponse431Headers the declared response headers of an HTTP 431 response for PreflightGetRanking
+type PreflightGetRankingResponse431Headers struct {
+	XRequestId *string
+}
+
 // PreflightGetRankingResponse500Headers the declared response headers of an HTTP 500 response for PreflightGetRanking
 type PreflightGetRankingResponse500Headers struct {
 	XRequestId *string
@@ -12816,12 +14362,20 @@ type PreflightGetRankingResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *InternalError
 	// Headers204 the parsed response headers for an HTTP 204 response
 	Headers204 *PreflightGetRankingResponse204Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
 	Headers405 *PreflightGetRankingResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightGetRankingResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightGetRankingResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PreflightGetRankingResponse500Headers
 }
@@ -12829,6 +14383,16 @@ type PreflightGetRankingResponse struct {
 // GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
 func (r PreflightGetRankingResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightGetRankingResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightGetRankingResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -13448,7 +15012,7 @@ func (c *ClientWithResponses) PreflightExportMunicipalitiesWithResponse(ctx cont
 
 // ExportIndicatorSeriesWithResponse Every indicator in every survey year as one long table (CSV or Parquet)
 //
-// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. The national table of every indicator is built once per dataset version on its first request (seconds), one build at a time, and any choice of indicators and prefecture is cut from it without rebuilding it. A call that needs a table being built waits for it up to 20 s and is then 503 overloaded with Retry-After; a build that fails answers 500 (503 unavailable with Retry-After when the server's disk is full), counts nothing and is retried by the next call. CSV is gzipped for a client that accepts it, Parquet never.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13731,6 +15295,20 @@ func ParseGetHomePageResponse(rsp *http.Response) (*GetHomePageResponse, error) 
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -13761,6 +15339,26 @@ func ParseGetHomePageResponse(rsp *http.Response) (*GetHomePageResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetHomePageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetHomePageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetHomePageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13810,6 +15408,20 @@ func ParseGetAccountPageResponse(rsp *http.Response) (*GetAccountPageResponse, e
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -13857,6 +15469,26 @@ func ParseGetAccountPageResponse(rsp *http.Response) (*GetAccountPageResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetAccountPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetAccountPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetAccountPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13906,6 +15538,20 @@ func ParseGetIssuedKeyPageResponse(rsp *http.Response) (*GetIssuedKeyPageRespons
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -13953,6 +15599,26 @@ func ParseGetIssuedKeyPageResponse(rsp *http.Response) (*GetIssuedKeyPageRespons
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetIssuedKeyPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetIssuedKeyPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetIssuedKeyPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14001,6 +15667,20 @@ func ParseSetOriginsResponse(rsp *http.Response) (*SetOriginsResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -14059,6 +15739,26 @@ func ParseSetOriginsResponse(rsp *http.Response) (*SetOriginsResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers SetOriginsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers SetOriginsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SetOriginsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14108,6 +15808,20 @@ func ParseRotateKeyResponse(rsp *http.Response) (*RotateKeyResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -14155,6 +15869,26 @@ func ParseRotateKeyResponse(rsp *http.Response) (*RotateKeyResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers RotateKeyResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers RotateKeyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RotateKeyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14203,6 +15937,20 @@ func ParseFinishLoginResponse(rsp *http.Response) (*FinishLoginResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -14261,6 +16009,16 @@ func ParseFinishLoginResponse(rsp *http.Response) (*FinishLoginResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers FinishLoginResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers FinishLoginResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14271,6 +16029,16 @@ func ParseFinishLoginResponse(rsp *http.Response) (*FinishLoginResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers FinishLoginResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers FinishLoginResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14327,6 +16095,20 @@ func ParseGetFaceDemoResponse(rsp *http.Response) (*GetFaceDemoResponse, error) 
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -14357,6 +16139,26 @@ func ParseGetFaceDemoResponse(rsp *http.Response) (*GetFaceDemoResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetFaceDemoResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetFaceDemoResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetFaceDemoResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14392,6 +16194,20 @@ func ParsePostFaceDemoResponse(rsp *http.Response) (*PostFaceDemoResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -14473,6 +16289,16 @@ func ParsePostFaceDemoResponse(rsp *http.Response) (*PostFaceDemoResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 414:
+		var headers PostFaceDemoResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 415:
 		var headers PostFaceDemoResponse415Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14493,6 +16319,16 @@ func ParsePostFaceDemoResponse(rsp *http.Response) (*PostFaceDemoResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostFaceDemoResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PostFaceDemoResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14539,6 +16375,20 @@ func ParseGetDocsPageResponse(rsp *http.Response) (*GetDocsPageResponse, error) 
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -14569,6 +16419,26 @@ func ParseGetDocsPageResponse(rsp *http.Response) (*GetDocsPageResponse, error) 
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetDocsPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetDocsPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetDocsPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14605,6 +16475,20 @@ func ParsePostDocsPageResponse(rsp *http.Response) (*PostDocsPageResponse, error
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -14635,6 +16519,26 @@ func ParsePostDocsPageResponse(rsp *http.Response) (*PostDocsPageResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PostDocsPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PostDocsPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PostDocsPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14670,6 +16574,20 @@ func ParseGetGuidePageResponse(rsp *http.Response) (*GetGuidePageResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -14711,6 +16629,26 @@ func ParseGetGuidePageResponse(rsp *http.Response) (*GetGuidePageResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetGuidePageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetGuidePageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetGuidePageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14749,6 +16687,20 @@ func ParsePreflightPredictFacesResponse(rsp *http.Response) (*PreflightPredictFa
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -14822,6 +16774,26 @@ func ParsePreflightPredictFacesResponse(rsp *http.Response) (*PreflightPredictFa
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightPredictFacesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightPredictFacesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightPredictFacesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14900,6 +16872,13 @@ func ParsePredictFacesResponse(rsp *http.Response) (*PredictFacesResponse, error
 		}
 		response.ApplicationproblemJSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14913,6 +16892,13 @@ func ParsePredictFacesResponse(rsp *http.Response) (*PredictFacesResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -15071,6 +17057,16 @@ func ParsePredictFacesResponse(rsp *http.Response) (*PredictFacesResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 414:
+		var headers PredictFacesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 415:
 		var headers PredictFacesResponse415Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -15126,6 +17122,16 @@ func ParsePredictFacesResponse(rsp *http.Response) (*PredictFacesResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PredictFacesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PredictFacesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15196,6 +17202,20 @@ func ParseGetFaviconICOResponse(rsp *http.Response) (*GetFaviconICOResponse, err
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -15233,6 +17253,26 @@ func ParseGetFaviconICOResponse(rsp *http.Response) (*GetFaviconICOResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetFaviconICOResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetFaviconICOResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetFaviconICOResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15269,6 +17309,20 @@ func ParseGetFaviconResponse(rsp *http.Response) (*GetFaviconResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -15299,6 +17353,26 @@ func ParseGetFaviconResponse(rsp *http.Response) (*GetFaviconResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetFaviconResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetFaviconResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetFaviconResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15334,6 +17408,20 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -15372,6 +17460,26 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetHealthResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetHealthResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetHealthResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15408,6 +17516,20 @@ func ParseGetLoginPageResponse(rsp *http.Response) (*GetLoginPageResponse, error
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -15438,6 +17560,16 @@ func ParseGetLoginPageResponse(rsp *http.Response) (*GetLoginPageResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetLoginPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetLoginPageResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15448,6 +17580,16 @@ func ParseGetLoginPageResponse(rsp *http.Response) (*GetLoginPageResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetLoginPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLoginPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15497,6 +17639,20 @@ func ParseStartLoginResponse(rsp *http.Response) (*StartLoginResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -15534,6 +17690,16 @@ func ParseStartLoginResponse(rsp *http.Response) (*StartLoginResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers StartLoginResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers StartLoginResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15544,6 +17710,16 @@ func ParseStartLoginResponse(rsp *http.Response) (*StartLoginResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers StartLoginResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers StartLoginResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15593,6 +17769,20 @@ func ParseLogOutResponse(rsp *http.Response) (*LogOutResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -15640,6 +17830,26 @@ func ParseLogOutResponse(rsp *http.Response) (*LogOutResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers LogOutResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers LogOutResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers LogOutResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15686,6 +17896,20 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15723,6 +17947,26 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMetricsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMetricsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMetricsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15766,6 +18010,20 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15803,6 +18061,26 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetOpenAPIResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetOpenAPIResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOpenAPIResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15841,6 +18119,20 @@ func ParsePreflightGetOpenAPIResponse(rsp *http.Response) (*PreflightGetOpenAPIR
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -15914,6 +18206,26 @@ func ParsePreflightGetOpenAPIResponse(rsp *http.Response) (*PreflightGetOpenAPIR
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightGetOpenAPIResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightGetOpenAPIResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetOpenAPIResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15956,6 +18268,20 @@ func ParseGetProblemTypeResponse(rsp *http.Response) (*GetProblemTypeResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -16004,6 +18330,26 @@ func ParseGetProblemTypeResponse(rsp *http.Response) (*GetProblemTypeResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetProblemTypeResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetProblemTypeResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetProblemTypeResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16039,6 +18385,20 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -16077,6 +18437,26 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetReadinessResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetReadinessResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetReadinessResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16123,6 +18503,20 @@ func ParseGetRobotsResponse(rsp *http.Response) (*GetRobotsResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -16153,6 +18547,26 @@ func ParseGetRobotsResponse(rsp *http.Response) (*GetRobotsResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetRobotsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetRobotsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetRobotsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16188,6 +18602,20 @@ func ParseGetSearchPageResponse(rsp *http.Response) (*GetSearchPageResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -16229,6 +18657,26 @@ func ParseGetSearchPageResponse(rsp *http.Response) (*GetSearchPageResponse, err
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetSearchPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetSearchPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetSearchPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16274,6 +18722,20 @@ func ParseGetComparePageResponse(rsp *http.Response) (*GetComparePageResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -16325,6 +18787,26 @@ func ParseGetComparePageResponse(rsp *http.Response) (*GetComparePageResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetComparePageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetComparePageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetComparePageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16371,6 +18853,20 @@ func ParseGetIndicatorsPageResponse(rsp *http.Response) (*GetIndicatorsPageRespo
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -16411,6 +18907,26 @@ func ParseGetIndicatorsPageResponse(rsp *http.Response) (*GetIndicatorsPageRespo
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetIndicatorsPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetIndicatorsPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetIndicatorsPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16456,6 +18972,20 @@ func ParseGetIndicatorPageResponse(rsp *http.Response) (*GetIndicatorPageRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -16507,6 +19037,26 @@ func ParseGetIndicatorPageResponse(rsp *http.Response) (*GetIndicatorPageRespons
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetIndicatorPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetIndicatorPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetIndicatorPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16552,6 +19102,20 @@ func ParseGetMapPageResponse(rsp *http.Response) (*GetMapPageResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -16603,6 +19167,26 @@ func ParseGetMapPageResponse(rsp *http.Response) (*GetMapPageResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMapPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMapPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMapPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16651,6 +19235,20 @@ func ParseDownloadMunicipalitiesCSVResponse(rsp *http.Response) (*DownloadMunici
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -16733,6 +19331,26 @@ func ParseDownloadMunicipalitiesCSVResponse(rsp *http.Response) (*DownloadMunici
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers DownloadMunicipalitiesCSVResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers DownloadMunicipalitiesCSVResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DownloadMunicipalitiesCSVResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16788,6 +19406,20 @@ func ParseDownloadMunicipalitiesGeoJSONResponse(rsp *http.Response) (*DownloadMu
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -16870,6 +19502,26 @@ func ParseDownloadMunicipalitiesGeoJSONResponse(rsp *http.Response) (*DownloadMu
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers DownloadMunicipalitiesGeoJSONResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers DownloadMunicipalitiesGeoJSONResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DownloadMunicipalitiesGeoJSONResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16915,6 +19567,20 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -16966,6 +19632,26 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMunicipalityPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMunicipalityPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMunicipalityPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17012,6 +19698,20 @@ func ParseGetPrefecturesPageResponse(rsp *http.Response) (*GetPrefecturesPageRes
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -17042,6 +19742,26 @@ func ParseGetPrefecturesPageResponse(rsp *http.Response) (*GetPrefecturesPageRes
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetPrefecturesPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPrefecturesPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPrefecturesPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17087,6 +19807,20 @@ func ParseGetPrefecturePageResponse(rsp *http.Response) (*GetPrefecturePageRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -17138,6 +19872,26 @@ func ParseGetPrefecturePageResponse(rsp *http.Response) (*GetPrefecturePageRespo
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetPrefecturePageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPrefecturePageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPrefecturePageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17183,6 +19937,20 @@ func ParseGetRankingPageResponse(rsp *http.Response) (*GetRankingPageResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	}
 
@@ -17234,6 +20002,26 @@ func ParseGetRankingPageResponse(rsp *http.Response) (*GetRankingPageResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetRankingPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetRankingPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetRankingPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17280,6 +20068,20 @@ func ParseGetScatterPageResponse(rsp *http.Response) (*GetScatterPageResponse, e
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
 	}
 
 	switch {
@@ -17320,6 +20122,26 @@ func ParseGetScatterPageResponse(rsp *http.Response) (*GetScatterPageResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetScatterPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetScatterPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetScatterPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17404,12 +20226,26 @@ func ParseCompareMunicipalitiesResponse(rsp *http.Response) (*CompareMunicipalit
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -17582,6 +20418,16 @@ func ParseCompareMunicipalitiesResponse(rsp *http.Response) (*CompareMunicipalit
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers CompareMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers CompareMunicipalitiesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -17613,6 +20459,16 @@ func ParseCompareMunicipalitiesResponse(rsp *http.Response) (*CompareMunicipalit
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CompareMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CompareMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17668,6 +20524,20 @@ func ParsePreflightCompareMunicipalitiesResponse(rsp *http.Response) (*Preflight
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -17741,6 +20611,26 @@ func ParsePreflightCompareMunicipalitiesResponse(rsp *http.Response) (*Preflight
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightCompareMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightCompareMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightCompareMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17815,12 +20705,26 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -17979,6 +20883,16 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers ExportMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExportMunicipalitiesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -18010,6 +20924,16 @@ func ParseExportMunicipalitiesResponse(rsp *http.Response) (*ExportMunicipalitie
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExportMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExportMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18065,6 +20989,20 @@ func ParsePreflightExportMunicipalitiesResponse(rsp *http.Response) (*PreflightE
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -18138,6 +21076,26 @@ func ParsePreflightExportMunicipalitiesResponse(rsp *http.Response) (*PreflightE
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightExportMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightExportMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightExportMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18198,12 +21156,26 @@ func ParseExportIndicatorSeriesResponse(rsp *http.Response) (*ExportIndicatorSer
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -18359,6 +21331,16 @@ func ParseExportIndicatorSeriesResponse(rsp *http.Response) (*ExportIndicatorSer
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers ExportIndicatorSeriesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ExportIndicatorSeriesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -18390,6 +21372,16 @@ func ParseExportIndicatorSeriesResponse(rsp *http.Response) (*ExportIndicatorSer
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExportIndicatorSeriesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExportIndicatorSeriesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18445,6 +21437,20 @@ func ParsePreflightExportIndicatorSeriesResponse(rsp *http.Response) (*Preflight
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -18518,6 +21524,26 @@ func ParsePreflightExportIndicatorSeriesResponse(rsp *http.Response) (*Preflight
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightExportIndicatorSeriesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightExportIndicatorSeriesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightExportIndicatorSeriesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18585,12 +21611,26 @@ func ParseListIndicatorsResponse(rsp *http.Response) (*ListIndicatorsResponse, e
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -18739,6 +21779,16 @@ func ParseListIndicatorsResponse(rsp *http.Response) (*ListIndicatorsResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers ListIndicatorsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListIndicatorsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -18770,6 +21820,16 @@ func ParseListIndicatorsResponse(rsp *http.Response) (*ListIndicatorsResponse, e
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListIndicatorsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListIndicatorsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18825,6 +21885,20 @@ func ParsePreflightListIndicatorsResponse(rsp *http.Response) (*PreflightListInd
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -18898,6 +21972,26 @@ func ParsePreflightListIndicatorsResponse(rsp *http.Response) (*PreflightListInd
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightListIndicatorsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightListIndicatorsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightListIndicatorsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18972,12 +22066,26 @@ func ParseGetIndicatorRankingResponse(rsp *http.Response) (*GetIndicatorRankingR
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -19150,6 +22258,16 @@ func ParseGetIndicatorRankingResponse(rsp *http.Response) (*GetIndicatorRankingR
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetIndicatorRankingResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetIndicatorRankingResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -19181,6 +22299,16 @@ func ParseGetIndicatorRankingResponse(rsp *http.Response) (*GetIndicatorRankingR
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetIndicatorRankingResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetIndicatorRankingResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19236,6 +22364,20 @@ func ParsePreflightGetIndicatorRankingResponse(rsp *http.Response) (*PreflightGe
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -19309,6 +22451,26 @@ func ParsePreflightGetIndicatorRankingResponse(rsp *http.Response) (*PreflightGe
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightGetIndicatorRankingResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightGetIndicatorRankingResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetIndicatorRankingResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19376,12 +22538,26 @@ func ParseGetMetaResponse(rsp *http.Response) (*GetMetaResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -19530,6 +22706,16 @@ func ParseGetMetaResponse(rsp *http.Response) (*GetMetaResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMetaResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetMetaResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -19561,6 +22747,16 @@ func ParseGetMetaResponse(rsp *http.Response) (*GetMetaResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMetaResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMetaResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19616,6 +22812,20 @@ func ParsePreflightGetMetaResponse(rsp *http.Response) (*PreflightGetMetaRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -19689,6 +22899,26 @@ func ParsePreflightGetMetaResponse(rsp *http.Response) (*PreflightGetMetaRespons
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightGetMetaResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightGetMetaResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetMetaResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19756,12 +22986,26 @@ func ParseListMunicipalitiesResponse(rsp *http.Response) (*ListMunicipalitiesRes
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -19910,6 +23154,16 @@ func ParseListMunicipalitiesResponse(rsp *http.Response) (*ListMunicipalitiesRes
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers ListMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListMunicipalitiesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -19941,6 +23195,16 @@ func ParseListMunicipalitiesResponse(rsp *http.Response) (*ListMunicipalitiesRes
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19996,6 +23260,20 @@ func ParsePreflightListMunicipalitiesResponse(rsp *http.Response) (*PreflightLis
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -20069,6 +23347,26 @@ func ParsePreflightListMunicipalitiesResponse(rsp *http.Response) (*PreflightLis
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightListMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightListMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightListMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20143,12 +23441,26 @@ func ParseGetMunicipalityResponse(rsp *http.Response) (*GetMunicipalityResponse,
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -20321,6 +23633,16 @@ func ParseGetMunicipalityResponse(rsp *http.Response) (*GetMunicipalityResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMunicipalityResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetMunicipalityResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -20352,6 +23674,16 @@ func ParseGetMunicipalityResponse(rsp *http.Response) (*GetMunicipalityResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMunicipalityResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMunicipalityResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20407,6 +23739,20 @@ func ParsePreflightGetMunicipalityResponse(rsp *http.Response) (*PreflightGetMun
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -20480,6 +23826,26 @@ func ParsePreflightGetMunicipalityResponse(rsp *http.Response) (*PreflightGetMun
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightGetMunicipalityResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightGetMunicipalityResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetMunicipalityResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20554,12 +23920,26 @@ func ParseGetMunicipalityIndicatorsResponse(rsp *http.Response) (*GetMunicipalit
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -20732,6 +24112,16 @@ func ParseGetMunicipalityIndicatorsResponse(rsp *http.Response) (*GetMunicipalit
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMunicipalityIndicatorsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetMunicipalityIndicatorsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -20763,6 +24153,16 @@ func ParseGetMunicipalityIndicatorsResponse(rsp *http.Response) (*GetMunicipalit
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMunicipalityIndicatorsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMunicipalityIndicatorsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20818,6 +24218,20 @@ func ParsePreflightGetMunicipalityIndicatorsResponse(rsp *http.Response) (*Prefl
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -20891,6 +24305,26 @@ func ParsePreflightGetMunicipalityIndicatorsResponse(rsp *http.Response) (*Prefl
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightGetMunicipalityIndicatorsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightGetMunicipalityIndicatorsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetMunicipalityIndicatorsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20965,12 +24399,26 @@ func ParseGetSimilarMunicipalitiesResponse(rsp *http.Response) (*GetSimilarMunic
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -21143,6 +24591,16 @@ func ParseGetSimilarMunicipalitiesResponse(rsp *http.Response) (*GetSimilarMunic
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetSimilarMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetSimilarMunicipalitiesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -21174,6 +24632,16 @@ func ParseGetSimilarMunicipalitiesResponse(rsp *http.Response) (*GetSimilarMunic
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetSimilarMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetSimilarMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21229,6 +24697,20 @@ func ParsePreflightGetSimilarMunicipalitiesResponse(rsp *http.Response) (*Prefli
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -21302,6 +24784,26 @@ func ParsePreflightGetSimilarMunicipalitiesResponse(rsp *http.Response) (*Prefli
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightGetSimilarMunicipalitiesResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightGetSimilarMunicipalitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetSimilarMunicipalitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21376,12 +24878,26 @@ func ParseGetRankingResponse(rsp *http.Response) (*GetRankingResponse, error) {
 		}
 		response.ApplicationproblemJSON405 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -21554,6 +25070,16 @@ func ParseGetRankingResponse(rsp *http.Response) (*GetRankingResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetRankingResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetRankingResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -21585,6 +25111,16 @@ func ParseGetRankingResponse(rsp *http.Response) (*GetRankingResponse, error) {
 			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetRankingResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetRankingResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21640,6 +25176,20 @@ func ParsePreflightGetRankingResponse(rsp *http.Response) (*PreflightGetRankingR
 			return nil, err
 		}
 		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -21713,6 +25263,26 @@ func ParsePreflightGetRankingResponse(rsp *http.Response) (*PreflightGetRankingR
 			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightGetRankingResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightGetRankingResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetRankingResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

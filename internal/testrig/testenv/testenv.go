@@ -1,6 +1,6 @@
 // Package testenv finds what tests read from outside the repository: the shared inputs
-// (../shared beside the checkout), the ONNX Runtime library, the model bundle, PostgreSQL and the
-// GeoJSON readers from npm.
+// (../shared beside the checkout), the ONNX Runtime library, the model bundle, PostgreSQL, the
+// GeoJSON readers from npm and GDAL.
 package testenv
 
 import (
@@ -75,6 +75,19 @@ func GeoJSONTools(t testing.TB) string {
 	require(t, filepath.Join(p, "installed"), p, "GeoJSON readers (make geojson-tools)")
 	if _, err := exec.LookPath("node"); err != nil {
 		absent(t, "node (apt-get install nodejs)", err.Error(), err)
+	}
+	return p
+}
+
+// GDAL returns the path of GDAL's ogr2ogr, with ogrinfo beside it: Debian's gdal-bin, which .ci/run
+// installs, the GIS user's own converter and a reader that shares no code with package
+// geojsonfile. It is of the slow tier; without it the test is skipped, or fails under CI=true.
+func GDAL(t testing.TB) string {
+	t.Helper()
+	Slow(t, "GDAL's ogr2ogr and ogrinfo")
+	p, err := exec.LookPath("ogr2ogr")
+	if err != nil {
+		absent(t, "GDAL (apt-get install gdal-bin)", err.Error(), err)
 	}
 	return p
 }
