@@ -283,6 +283,17 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 
 	start = time.Now()
 	fromIndicators := statsOfIndicators(stats, res, len(parsed.codeList.Entries))
+	census, _ := strconv.Atoi(parsed.fields.ssdse.Years[colPopulation])
+	ev := panel.evacuation(parsed.codeList)
+	evacuated := ev[census]
+	// a rate over the census population is not the municipality's where the census counted under
+	// half its registered residents: null, as the catalogue's census rates
+	overCensus := func(d derivation, code string, f figure) figure {
+		if why, ok := evacuated[code]; ok && d.overCensus && f.why == "" {
+			return figure{why: why}
+		}
+		return f
+	}
 	for row, e := range parsed.codeList.Entries {
 		m := hensachi.Municipality{
 			Code: e.Code, Name: e.Name, Kana: e.Kana, Prefecture: e.Prefecture,
@@ -290,14 +301,14 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 			Stats:  make([]hensachi.Optional[float64], len(stats)),
 		}
 		for i, d := range axes {
-			m.Scores[i].Value = report.record(d.field.Key, e.Code, d.value(e.Code), d.field.Decimals)
+			m.Scores[i].Value = report.record(d.field.Key, e.Code, overCensus(d, e.Code, d.value(e.Code)), d.field.Decimals)
 		}
 		for i, d := range stats {
 			var f figure
 			if values := fromIndicators[i]; values != nil {
 				f = values[row]
 			} else {
-				f = d.value(e.Code)
+				f = overCensus(d, e.Code, d.value(e.Code))
 			}
 			m.Stats[i] = report.record(d.field.Key, e.Code, f, d.field.Decimals)
 		}
@@ -305,6 +316,9 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 		res.Municipalities = append(res.Municipalities, m)
 	}
 	res.Meta = meta(man, parsed.codeList, axes, stats, fu)
+	if len(evacuated) > 0 {
+		res.Meta.Note += ev.sentence(census, parsed.codeList)
+	}
 	log.Info("assembled municipalities", "count", len(res.Municipalities), "took", since(start))
 
 	return res, nil
@@ -409,6 +423,9 @@ type derivation struct {
 	// input the statistic is, computed by the catalogue's rules (its denominator, the evacuation
 	// rule), so that one name never shows two figures; value is then unused.
 	indicator string
+	// overCensus marks a rate over the census population or households, which the evacuation rule
+	// nulls where the census counted under half the registered residents (evacuation.go).
+	overCensus bool
 }
 
 // source describes where a field comes from: each survey with its year, then the published files.
@@ -442,7 +459,7 @@ func (s fieldTables) per(key string, num, den string, scale float64) derivation 
 	n, d := s.ssdseCol(num), s.ssdseCol(den)
 	return derivation{field: fieldByKey(key), inputs: []column{n, d}, value: func(code string) figure {
 		return ratio(n.at(code), d.at(code), scale)
-	}}
+	}, overCensus: den == colPopulation || den == colHouseholds}
 }
 
 // ofIndicator is a statistic that is an indicator's value in the survey year of the first of the
@@ -470,7 +487,7 @@ func (s fieldTables) axes() []derivation {
 		s.per("young", colUnder15, colPopulation, 100),
 		{field: fieldByKey("shops"), inputs: []column{retail, eateries, pop}, value: func(code string) figure {
 			return ratio(combine(retail.at(code), eateries.at(code), plus), pop.at(code), 10000)
-		}},
+		}, overCensus: true},
 		s.per("doctor", colDoctors, colPopulation, 100000),
 		// 課税対象所得 is in thousand yen; the axis is in ten-thousand yen per taxpayer.
 		{field: fieldByKey("income"), inputs: []column{income, payers}, value: func(code string) figure {
@@ -478,7 +495,7 @@ func (s fieldTables) axes() []derivation {
 		}},
 		{field: fieldByKey("inflow"), inputs: []column{in, out, pop}, value: func(code string) figure {
 			return ratio(combine(in.at(code), out.at(code), minus), pop.at(code), 1000)
-		}},
+		}, overCensus: true},
 		// The portal's ratio is the 2020 census's, but for a municipality without residents in that
 		// census (双葉町) it carries an older census's ratio forward: a 2020 ratio has no denominator.
 		{field: fieldByKey("daytime"), inputs: []column{daytime}, value: func(code string) figure {
@@ -486,7 +503,7 @@ func (s fieldTables) axes() []derivation {
 				return figure{why: "no residents in the 2020 census (" + p.name + " is 0), so no daytime population ratio; the source's figure is an older census's"}
 			}
 			return daytime.at(code)
-		}},
+		}, overCensus: true},
 	}
 }
 
