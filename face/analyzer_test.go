@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -601,7 +602,7 @@ func TestCloseWaitsForRunningWork(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the worker did not take the job")
 		}
-		time.Sleep(time.Millisecond) // bounded polling for the worker to start
+		runtime.Gosched() // bounded polling for the worker to start, yielding rather than sleeping
 	}
 	returnsWithin(t, 60*time.Second, "Close", a.Close)
 	select {
@@ -680,7 +681,7 @@ func TestQueueWithoutModels(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the first call was not queued")
 		}
-		time.Sleep(time.Millisecond) // bounded polling for the goroutine to queue its job
+		runtime.Gosched() // bounded polling for the goroutine to queue its job, yielding rather than sleeping
 	}
 	if _, err := a.Analyze(context.Background(), img); !errors.Is(err, ErrOverloaded) {
 		t.Fatalf("Analyze on a full queue = %v, want ErrOverloaded", err)

@@ -119,6 +119,8 @@ func TestPhotoTasksHelperStepsBack(t *testing.T) {
 		}
 		c.enter()
 		defer c.leave()
+		// time under test: the job lasts long enough that a second worker let through by a broken
+		// cap would overlap it and raise the peak
 		time.Sleep(100 * time.Microsecond)
 		return nil
 	})
