@@ -324,19 +324,27 @@ func explain(src *rawfiles.Sources, ind hensachi.Indicator, year int, code strin
 // the proof above, reading the catalogue's own formula, cannot tell apart.
 func TestHometownTaxIndicatorsInYen(t *testing.T) {
 	served := catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
-	tests := []struct {
-		key  string
-		year int
-		code string
-		want float64
-	}{
+	served.pinned(t, []pin{
 		{"furusato_average_donation", 2023, "13101", 9041434},  // 千代田区: ¥99,455,775 / 11
 		{"furusato_average_donation", 2024, "13421", 49362},    // 小笠原村: ¥27,988,500 / 567
 		{"furusato_receipts_per_person", 2022, "46303", 27776}, // 三島村: ¥10,249,240 / 369 registered on 1 January 2023 (jumin-2023.xlsx row 2207)
-	}
-	for _, tt := range tests {
-		if got, ok := served.Value(tt.key, tt.year, tt.code); !ok || got != tt.want {
-			t.Errorf("%s %d %s = %v (ok %v), want %v", tt.key, tt.year, tt.code, got, ok, tt.want)
+	})
+}
+
+// pin is a figure worked out by hand: an indicator's value for a municipality in a year.
+type pin struct {
+	key  string
+	year int
+	code string
+	want float64
+}
+
+// pinned checks each pinned figure against the served one.
+func (served catalogIndicators) pinned(t *testing.T, pins []pin) {
+	t.Helper()
+	for _, p := range pins {
+		if got, ok := served.Value(p.key, p.year, p.code); !ok || got != p.want {
+			t.Errorf("%s %d %s = %v (ok %v), want %v", p.key, p.year, p.code, got, ok, p.want)
 		}
 	}
 }
@@ -345,12 +353,7 @@ func TestHometownTaxIndicatorsInYen(t *testing.T) {
 // the issue 「Figures a journalist can print」 was about.
 func TestDenominatorsByHand(t *testing.T) {
 	served := catalogIndicators{realdata.Catalog(t, "https://hensachi.example")}
-	tests := []struct {
-		key  string
-		year int
-		code string
-		want float64
-	}{
+	served.pinned(t, []pin{
 		// 飯舘村: 57 births in 2016 over the 6,128 registered on 1 January 2017 (jumin-2017.xls row 494)
 		{"jumin_births_per_1000", 2016, "07564", 9.30},
 		// 大泉町: 195 births of Japanese children in 2023 over the 34,140 Japanese of the 2020 census
@@ -361,12 +364,7 @@ func TestDenominatorsByHand(t *testing.T) {
 		{"taxable_income_per_capita", 2023, "01209", 1029.1},
 		// 那珂川市: 50,420 on 1 January 2019 over the 50,030 of 2014, when it was 那珂川町 (40305)
 		{"jumin_population_change_5y", 2019, "40231", 0.78},
-	}
-	for _, tt := range tests {
-		if got, ok := served.Value(tt.key, tt.year, tt.code); !ok || got != tt.want {
-			t.Errorf("%s %d %s = %v (ok %v), want %v", tt.key, tt.year, tt.code, got, ok, tt.want)
-		}
-	}
+	})
 	// 飯舘村's 2016 births over its 41 residents of the 2015 census would be 1,317 per 1,000: the
 	// census does not describe it, so the rate is null, and the note says why.
 	if got, ok := served.Value("births_per_1000", 2016, "07564"); ok {
