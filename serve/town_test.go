@@ -124,8 +124,10 @@ func TestSpecShapes(t *testing.T) {
 			}
 		}
 	}
+	// 1,735 ranked: 双葉町 had no residents in the 2020 census and five towns under evacuation
+	// orders too few to describe them (the evacuation rule)
 	national := decode[ranking](t, ts.get(t, "/town/v1/rankings/young?limit=100").body)
-	if national.Data.Prefecture != nil || national.Data.Total != 1740 || national.Data.Items[0].Rank != 1 {
+	if national.Data.Prefecture != nil || national.Data.Total != 1735 || national.Data.Items[0].Rank != 1 {
 		t.Errorf("national ranking: prefecture %v, total %d, first rank %d", national.Data.Prefecture, national.Data.Total, national.Data.Items[0].Rank)
 	}
 	okinawa := decode[ranking](t, ts.get(t, "/town/v1/rankings/young?pref=47&limit=100").body)
@@ -141,7 +143,7 @@ func TestSpecShapes(t *testing.T) {
 		t.Errorf("Okinawa total %d, want 41 municipalities", okinawa.Data.Total)
 	}
 	past := decode[ranking](t, ts.get(t, "/town/v1/rankings/young?offset=5000").body)
-	if past.Data.Total != 1740 || len(past.Data.Items) != 0 {
+	if past.Data.Total != 1735 || len(past.Data.Items) != 0 {
 		t.Errorf("offset past the end: total %d, %d items", past.Data.Total, len(past.Data.Items))
 	}
 }

@@ -90,7 +90,7 @@ func TestFaceDemo(t *testing.T) {
 	}
 	for _, want := range []string{`id="result"`, "顔 1 件", `<rect x=`, "data:image/jpeg;base64,", "<td>女性</td>", `id="faces"`,
 		`<td class="n">1</td>`, // numbered from 1, as its box
-		" %</td>",             // probabilities in percent
+		" %</td>",              // probabilities in percent
 		"年齢の幅", "顔の確からしさ"} {
 		if !strings.Contains(p.Body, want) {
 			t.Errorf("result page has no %q", want)

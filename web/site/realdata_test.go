@@ -189,11 +189,13 @@ func TestCountsGroupedOnRealData(t *testing.T) {
 }
 
 // TestScatterMissedOnRealData: a scatter names the few municipalities it leaves out for want of a
-// value, and counts them when they are many (the 23 wards have no recycling rate).
+// value, and counts them when they are many (the 23 wards have no recycling rate; 双葉町 and the
+// towns under evacuation orders no share of young people).
 func TestScatterMissedOnRealData(t *testing.T) {
 	s := newRealSite(t, "https://hensachi.example")
 	for path, want := range map[string]string{
-		"/town/scatter":                    `どちらかの値がない <a href="municipalities/07546">双葉町（福島県）</a>を除く`,
+		"/town/scatter?x=jobless&y=income": `どちらかの値がない <a href="municipalities/07546">双葉町（福島県）</a>を除く`,
+		"/town/scatter":                    "どちらかの値がない 6 市区町村を除く", // 双葉町 and the five the evacuation rule nulls
 		"/town/scatter?x=recycle&y=income": "どちらかの値がない 23 市区町村を除く",
 	} {
 		if status, body := s.get(t, path); status != 200 || !strings.Contains(body, want) {
