@@ -1712,7 +1712,7 @@ type GetIndicatorRankingParams struct {
 	// Year a survey year of the indicator (its `years`), four digits (2020; `02020` is a 400 naming `year`, as on every call); omitted: the latest.
 	Year *RankingYear `form:"year,omitempty" json:"year,omitempty"`
 
-	// Order desc: highest deviation score first; asc: lowest first.
+	// Order desc: highest deviation score first, which is the best first (on an indicator where less is better, the lowest value: see IndicatorDirection); asc: the worst first.
 	Order *Order `form:"order,omitempty" json:"order,omitempty"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
@@ -1832,7 +1832,7 @@ type PreflightGetSimilarMunicipalitiesParams struct {
 
 // GetRankingParams defines parameters for GetRanking.
 type GetRankingParams struct {
-	// Order desc: highest deviation score first; asc: lowest first.
+	// Order desc: highest deviation score first, which is the best first (on an indicator where less is better, the lowest value: see IndicatorDirection); asc: the worst first.
 	Order *Order `form:"order,omitempty" json:"order,omitempty"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
