@@ -13,6 +13,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -185,19 +187,97 @@ func (s sections) len() int64 {
 	return n
 }
 
+// writeTo writes the sections to w. A section of the file on disk of gather bytes or more goes by
+// io.Copy from a reader of its own over that file: a w that leads to a socket (net/http's
+// ResponseWriter, whose ReadFrom reaches the TCP connection's) then sends it with sendfile, the
+// kernel moving the bytes from the page cache, and nothing is copied through the process. Smaller
+// sections (a prefecture's runs, headers and trailers) are gathered into writes of up to gather
+// bytes: a socket with Nagle's algorithm off (Go's default) would otherwise send a packet per part.
 func (s sections) writeTo(w io.Writer) error {
-	for _, p := range s {
-		var err error
-		if p.disk != nil {
-			_, err = io.Copy(w, io.NewSectionReader(p.disk, p.off, p.n))
-		} else {
-			_, err = w.Write(p.bytes)
+	var own *os.File
+	defer func() {
+		if own != nil {
+			own.Close()
 		}
-		if err != nil {
-			return err
+	}()
+	buf := make([]byte, 0, gather)
+	flush := func() error {
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	for _, p := range s {
+		n := int64(len(p.bytes)) + p.n
+		if int64(len(buf))+n > gather && len(buf) > 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		switch {
+		case n < gather && p.disk != nil:
+			at := len(buf)
+			buf = buf[:at+int(n)]
+			if _, err := p.disk.ReadAt(buf[at:], p.off); err != nil {
+				return fmt.Errorf("export: reading the long table: %w", err)
+			}
+		case n < gather:
+			buf = append(buf, p.bytes...)
+		case p.disk != nil:
+			if own == nil {
+				own = reopen(p.disk)
+			}
+			if err := copySection(w, own, p); err != nil {
+				return err
+			}
+		default:
+			if _, err := w.Write(p.bytes); err != nil {
+				return err
+			}
 		}
 	}
+	if len(buf) > 0 {
+		return flush()
+	}
 	return nil
+}
+
+// gather is the size below which sections are gathered into one write, and at which a file's
+// section is worth a sendfile of its own.
+const gather = 64 << 10
+
+// copySection copies a section of the file on disk to w: from own, the file opened again with an
+// offset of its own (reopen), or through a SectionReader when it could not be opened.
+func copySection(w io.Writer, own *os.File, p section) error {
+	var src io.Reader = io.NewSectionReader(p.disk, p.off, p.n)
+	if own != nil {
+		if _, err := own.Seek(p.off, io.SeekStart); err != nil {
+			return fmt.Errorf("export: reading the long table: %w", err)
+		}
+		// a LimitedReader of an *os.File, which sendfile takes as it is
+		src = &io.LimitedReader{R: own, N: p.n}
+	}
+	n, err := io.Copy(w, src)
+	if err == nil && n < p.n {
+		err = fmt.Errorf("export: reading the long table: %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// reopen opens the file disk again, read-only with an offset of its own that no other call moves,
+// through /proc/self/fd (which reaches an unlinked file too); nil where that fails: disk is not an
+// *os.File, the system is not Linux.
+func reopen(disk io.ReaderAt) *os.File {
+	f, ok := disk.(*os.File)
+	if !ok {
+		return nil
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var own *os.File
+	rc.Control(func(fd uintptr) { own, _ = os.Open("/proc/self/fd/" + strconv.Itoa(int(fd))) })
+	return own
 }
 
 // Of returns the file of a prefecture ("" for the whole country) in a format Available for c,

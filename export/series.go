@@ -29,11 +29,14 @@ import (
 //   - Parquet has a row group per indicator: the file of some indicators is their row groups'
 //     bytes copied and a footer made for them (parquetfile.Groups). A prefecture's rows are spread
 //     over every row group, so its file is written for the call, from its 1/47 of the rows.
-//   - CSV is on disk twice: as it is, with the byte ranges of each indicator and, inside it, of each
-//     run of one prefecture's rows (a prefecture's file is those ranges read in order, a streamed
-//     filter of the national file), and deflated an indicator at a time, each part on its own and
-//     flushed to a byte boundary, so that a gzip stream of any indicators in any order is their
-//     parts one after another between a header and a trailer made for the call.
+//   - CSV is on disk three times: as it is, with the byte ranges of each indicator and, inside it,
+//     of each run of one prefecture's rows (a prefecture's file is those ranges read in order, a
+//     streamed filter of the national file); deflated an indicator at a time, each part on its own
+//     and flushed to a byte boundary, so that a gzip stream of any indicators in any order is their
+//     parts one after another between a header and a trailer made for the call; and deflated an
+//     indicator's rows of one prefecture at a time, the same way, for a prefecture's gzip stream.
+//     No call compresses: a prefecture's CSV compressed for its call cost a core tens of
+//     milliseconds, beside the other calls.
 
 // Series returns the indicators' long table of a prefecture ("" for the whole country) in a
 // format that writes in parts (CSV, Parquet; SeriesFormat): one row per municipality, indicator
@@ -65,7 +68,7 @@ func Series(ctx context.Context, c *town.Catalog, f *Format, pref string, indica
 	case f == Parquet:
 		return t.parquet(indicators, name)
 	case pref != "":
-		return t.csvPrefecture(pref, indicators, name)
+		return t.csvPrefecture(pref, indicators, name), nil
 	default:
 		return t.csvNational(indicators, name), nil
 	}
@@ -99,9 +102,9 @@ var NewScratch = func() (Scratch, error) {
 }
 
 const (
-	// buildWait is how long a call waits for the national long table being built (about 5 s for
-	// the CSV of the real dataset on a loaded machine, 3 s for the Parquet) or for its turn to
-	// build it.
+	// buildWait is how long a call waits for the national long table being built (the CSV of the
+	// real dataset takes 6 s of a core, half of it deflating, and 10 s at a load average of 10;
+	// the Parquet 3 s) or for its turn to build it.
 	buildWait = 20 * time.Second
 	// busyRetry is the Retry-After of a call that waited that long.
 	busyRetry = 10 * time.Second
@@ -161,6 +164,16 @@ type csvPart struct {
 	crc             uint32 // of the plain bytes
 	// runs are the plain bytes by consecutive rows of one prefecture, in order
 	runs []run
+	// prefs are the rows of each prefecture deflated on their own, in the order of their first run
+	prefs []prefPart
+}
+
+// prefPart is the rows of one prefecture in a part, deflated.
+type prefPart struct {
+	pref     string
+	deflated parquetfile.Span
+	crc      uint32 // of the plain bytes
+	n        int64  // plain bytes
 }
 
 // run is the bytes of consecutive rows of one prefecture.
@@ -260,18 +273,47 @@ func (o *offsetWriter) csvPart(plain []byte, prefs []string) (csvPart, error) {
 		at += int64(end)
 		line = line[end:]
 	}
+	var err error
+	if p.deflated, err = o.deflate(plain); err != nil {
+		return p, err
+	}
+	var order []string // the prefectures by their first run
+	byPref := map[string][]run{}
+	for _, r := range p.runs {
+		if byPref[r.pref] == nil {
+			order = append(order, r.pref)
+		}
+		byPref[r.pref] = append(byPref[r.pref], r)
+	}
+	var rows []byte
+	for _, pref := range order {
+		rows = rows[:0]
+		for _, r := range byPref[pref] {
+			rows = append(rows, plain[r.Off-p.plain.Off:][:r.N]...)
+		}
+		d, err := o.deflate(rows)
+		if err != nil {
+			return p, err
+		}
+		p.prefs = append(p.prefs, prefPart{pref: pref, deflated: d, crc: crc32.ChecksumIEEE(rows), n: int64(len(rows))})
+	}
+	return p, nil
+}
+
+// deflate writes b deflated on its own: a part refers to no bytes of another, and it ends flushed
+// to a byte boundary with the stream left open, so that parts can follow one another in a stream.
+func (o *offsetWriter) deflate(b []byte) (parquetfile.Span, error) {
 	start := o.n
 	if o.flate == nil {
 		o.flate, _ = flate.NewWriter(o, flate.DefaultCompression)
 	} else {
-		o.flate.Reset(o) // a part refers to no bytes of another
+		o.flate.Reset(o)
 	}
-	o.flate.Write(plain)
-	if err := o.flate.Flush(); err != nil { // to a byte boundary, the stream left open
-		return p, err
+	o.flate.Write(b)
+	if err := o.flate.Flush(); err != nil {
+		return parquetfile.Span{}, err
 	}
-	p.deflated = parquetfile.Span{Off: start, N: o.n - start}
-	return p, nil
+	return parquetfile.Span{Off: start, N: o.n - start}, nil
 }
 
 // csvNational is the CSV of indicators for the whole country: the header and their parts, as
@@ -286,12 +328,15 @@ func (t *longTable) csvNational(indicators []int, filename string) *File {
 		zipped = append(zipped, section{disk: t.disk, off: p.deflated.Off, n: p.deflated.N})
 		crc, size = crc32Combine(crc, p.crc, p.plain.N), size+p.plain.N
 	}
-	// the final block, empty and stored (RFC 1951 §3.2.4), then the gzip trailer (RFC 1952)
+	return &File{Format: t.format, Filename: filename, plain: plain, zipped: append(zipped, gzipEnd(crc, size))}
+}
+
+// gzipEnd ends a gzip stream of size bytes whose CRC-32 is crc: the final block, empty and stored
+// (RFC 1951 §3.2.4), then the gzip trailer (RFC 1952).
+func gzipEnd(crc uint32, size int64) section {
 	end := []byte{1, 0, 0, 0xff, 0xff}
 	end = binary.LittleEndian.AppendUint32(end, crc)
-	end = binary.LittleEndian.AppendUint32(end, uint32(size))
-	zipped = append(zipped, section{bytes: end})
-	return &File{Format: t.format, Filename: filename, plain: plain, zipped: zipped}
+	return section{bytes: binary.LittleEndian.AppendUint32(end, uint32(size))}
 }
 
 // gzipHeader starts a gzip stream (RFC 1952): magic, deflate, no flags, no time, no extra flags,
@@ -299,33 +344,25 @@ func (t *longTable) csvNational(indicators []int, filename string) *File {
 var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 
 // csvPrefecture is the CSV of indicators for one prefecture: the header and the prefecture's runs
-// of their parts, read into memory (a prefecture's table is a forty-seventh of the country's).
-func (t *longTable) csvPrefecture(pref string, indicators []int, filename string) (*File, error) {
-	var n int64
+// of their parts, and its gzip stream of their prefecture parts.
+func (t *longTable) csvPrefecture(pref string, indicators []int, filename string) *File {
+	plain := sections{{disk: t.disk, off: t.head.plain.Off, n: t.head.plain.N}}
+	zipped := sections{{bytes: gzipHeader}, {disk: t.disk, off: t.head.deflated.Off, n: t.head.deflated.N}}
+	crc, size := t.head.crc, t.head.plain.N
 	for _, i := range indicators {
 		for _, r := range t.parts[i].runs {
 			if r.pref == pref {
-				n += r.N
+				plain = append(plain, section{disk: t.disk, off: r.Off, n: r.N})
+			}
+		}
+		for _, q := range t.parts[i].prefs {
+			if q.pref == pref {
+				zipped = append(zipped, section{disk: t.disk, off: q.deflated.Off, n: q.deflated.N})
+				crc, size = crc32Combine(crc, q.crc, q.n), size+q.n
 			}
 		}
 	}
-	body := make([]byte, t.head.plain.N, t.head.plain.N+n)
-	if _, err := t.disk.ReadAt(body, t.head.plain.Off); err != nil {
-		return nil, fmt.Errorf("export: reading the long table: %w", err)
-	}
-	for _, i := range indicators {
-		for _, r := range t.parts[i].runs {
-			if r.pref != pref {
-				continue
-			}
-			at := len(body)
-			body = body[:at+int(r.N)]
-			if _, err := t.disk.ReadAt(body[at:], r.Off); err != nil {
-				return nil, fmt.Errorf("export: reading the long table: %w", err)
-			}
-		}
-	}
-	return &File{Format: t.format, Body: body, Filename: filename}, nil
+	return &File{Format: t.format, Filename: filename, plain: plain, zipped: append(zipped, gzipEnd(crc, size))}
 }
 
 // parquet is the Parquet file of indicators for the whole country: their row groups.

@@ -117,11 +117,13 @@ func BenchmarkMunicipalityPage(b *testing.B) {
 // same run (x-single): the export (goal: under 5 ms of server time for the whole country), similar
 // municipalities (goal: under 50 µs), a comparison of ten, a name search, one municipality's
 // indicators (goal: every indicator with its series under 200 µs), an indicator's ranking, the
-// export with every indicator's columns and the indicators' long table (series; the identity CSV
-// is gunzipped as it is written).
+// export with every indicator's columns and the indicators' long table (series), unpaced: the
+// export bodies' budget would make a long table's call take its bytes' time at the budget's rate,
+// where this measures the server's work (BenchmarkSeriesLoad measures the budget's effect).
 func BenchmarkTownCalls(b *testing.B) {
 	ts := newTestServer(b, func(c *app.Config) {
 		c.KeyCacheTTL = 1 << 62
+		c.Server.ExportRate = -1
 		c.Server.Limits = hensachi.Limits{hensachi.PlanPro: {hensachi.ServiceTown: 1 << 62}}
 	})
 	h := ts.Handler()

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -79,6 +80,10 @@ func (c *cappedConn) Close() error {
 	c.once.Do(c.l.release)
 	return err
 }
+
+// ReadFrom passes a body read from a file on to the TCP connection's ReadFrom, which sends it
+// with sendfile.
+func (c *cappedConn) ReadFrom(r io.Reader) (int64, error) { return io.Copy(c.Conn, r) }
 
 // CloseWrite passes net/http's half-close on (apiConn lingers through it).
 func (c *cappedConn) CloseWrite() error {

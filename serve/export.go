@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -148,8 +149,13 @@ func exportFormat(q param.Query, formats []string) (string, error) {
 }
 
 // writeExport writes the call's export: gzipped when the client accepts it and the format is
-// not compressed already, the envelope's usage in a JSON export's last part.
+// not compressed already, the envelope's usage in a JSON export's last part, the body paced by the
+// export bodies' budget.
 func (c *call) writeExport(used, limit int64) {
+	var w io.Writer = c.w // a HEAD's body, which net/http drops, takes nothing from the budget
+	if c.r.Method != http.MethodHead {
+		w = c.s.exports.writer(c.r.Context(), c.w)
+	}
 	var parts [][]byte
 	if e := c.jsonExport; e != nil {
 		tail := c.appendUsage(nil, used, limit)
@@ -164,7 +170,7 @@ func (c *call) writeExport(used, limit int64) {
 		}
 		c.exportHeader("application/json", e.filename, int64(n))
 		for _, p := range parts {
-			c.w.Write(p)
+			w.Write(p)
 		}
 		return
 	}
@@ -175,7 +181,7 @@ func (c *call) writeExport(used, limit int64) {
 	}
 	c.exportHeader(f.Format.ContentType, f.Filename, n)
 	if c.r.Method != http.MethodHead { // whose body net/http would drop after a file on disk is read
-		write(c.w) // a client gone is no error of the server's
+		write(w) // a client gone is no error of the server's
 	}
 }
 

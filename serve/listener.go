@@ -202,6 +202,17 @@ func (c *apiConn) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// ReadFrom sends a handler's body read from a file (net/http's ResponseWriter calls it once the
+// header is written) through the connection's own ReadFrom, with sendfile; anything else goes
+// through Write, which knows net/http's refusals.
+func (c *apiConn) ReadFrom(r io.Reader) (int64, error) {
+	if !c.handled.Load() || c.answered.Load() {
+		return io.Copy(struct{ io.Writer }{c}, r)
+	}
+	c.pending.Store(false)
+	return io.Copy(c.Conn, r)
+}
+
 // refuse writes the problem document for a request net/http refused and logs it with the
 // problem's request id.
 func (c *apiConn) refuse(status int) error {

@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -55,6 +56,18 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 		r.status = http.StatusOK
 	}
 	return r.ResponseWriter.Write(b)
+}
+
+// ReadFrom passes a body read from a file on to net/http's ResponseWriter, whose ReadFrom sends it
+// with sendfile (the long table's export): io.Copy looks for ReadFrom on the writer it is given.
+func (r *statusRecorder) ReadFrom(src io.Reader) (int64, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	if rf, ok := r.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(struct{ io.Writer }{r.ResponseWriter}, src)
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

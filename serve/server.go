@@ -60,6 +60,9 @@ type Config struct {
 	MaxConns int
 	// UploadPace is how fast a face call's upload must arrive; zero: DefaultUploadPace.
 	UploadPace UploadPace
+	// ExportRate is the bytes per second all export bodies share (pace.go); zero:
+	// DefaultExportRate, negative: not paced.
+	ExportRate int64
 }
 
 // Pages serves a part of the web front through the server's instrumented handle: site.Site (the
@@ -77,6 +80,7 @@ type Server struct {
 	catalogs *town.Catalogs    // nil: no statistics service
 	faces    *facecall.Service // nil: no face service
 	metrics  *metrics
+	exports  *pacer // the export bodies' budget; nil: not paced
 	router   *httprouter.Router
 	handler  http.Handler
 	policies sync.Map // daily limit → its RateLimit-Policy header value
@@ -103,6 +107,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.UploadPace == (UploadPace{}) {
 		cfg.UploadPace = DefaultUploadPace
 	}
+	if cfg.ExportRate == 0 {
+		cfg.ExportRate = DefaultExportRate
+	}
 	switch {
 	case cfg.Catalogs == nil && cfg.Faces == nil:
 		return nil, errors.New("no service to run: give a dataset, face calls or both")
@@ -111,6 +118,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, now: cfg.Now, keys: cfg.Keys, quota: cfg.Quota, catalogs: cfg.Catalogs, faces: cfg.Faces}
 	s.metrics = newMetrics(s)
+	s.exports = newPacer(cfg.ExportRate)
 	s.routes()
 	return s, nil
 }

@@ -41,7 +41,8 @@ type Main struct {
 	UploadsDir                 string // empty: uploads are not kept
 	UploadRetention            time.Duration
 	KeyCacheTTL                time.Duration
-	MaxConns                   int // connections held open at once
+	MaxConns                   int   // connections held open at once
+	ExportRate                 int64 // bytes per second the export bodies share; negative: not paced
 	AccessLog                  bool
 	Limits                     hensachi.Limits
 	Login                      account.Config
@@ -71,6 +72,8 @@ func (m *Main) ParseFlags(args []string) error {
 	lf := addLoginFlags(fs)
 	fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("HENSACHI_DEBUG_ADDR"), "loopback address serving Go's profiles at /debug/pprof/, e.g. 127.0.0.1:6060; empty: off (env HENSACHI_DEBUG_ADDR)")
 	maxConns := fs.String("max-conns", cli.EnvOr("HENSACHI_MAX_CONNS", strconv.Itoa(serve.DefaultMaxConns)), "connections held open at once; past it new ones wait (env HENSACHI_MAX_CONNS)")
+	exportRate := fs.String("export-rate", cli.EnvOr("HENSACHI_EXPORT_RATE", strconv.Itoa(serve.DefaultExportRate>>20)),
+		"MiB per second all export bodies share, so that downloads cannot crowd out the other calls; 0: not paced (env HENSACHI_EXPORT_RATE)")
 	limitSpec := fs.String("limits", os.Getenv("HENSACHI_LIMITS"), "override daily limits, e.g. town.pro=20000,face.free=10 (env HENSACHI_LIMITS)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -78,6 +81,14 @@ func (m *Main) ParseFlags(args []string) error {
 	var err error
 	if m.MaxConns, err = strconv.Atoi(*maxConns); err != nil || m.MaxConns < 1 {
 		return fmt.Errorf("-max-conns %q: want a positive number", *maxConns)
+	}
+	mib, err := strconv.ParseInt(*exportRate, 10, 64)
+	if err != nil || mib < 0 || mib > 1<<20 {
+		return fmt.Errorf("-export-rate %q: want MiB per second, 0 for no pacing", *exportRate)
+	}
+	m.ExportRate = mib << 20
+	if mib == 0 {
+		m.ExportRate = -1
 	}
 	if m.Limits, err = hensachi.ParseLimits(*limitSpec, hensachi.DefaultLimits()); err != nil {
 		return err
@@ -150,7 +161,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	srv, err := app.Build(ctx, app.Config{
 		Server: serve.Config{Addr: m.Addr, PublicURL: m.PublicURL, Store: store, AccessLog: m.AccessLog, Limits: m.Limits,
-			DebugAddr: m.DebugAddr, MaxConns: m.MaxConns},
+			DebugAddr: m.DebugAddr, MaxConns: m.MaxConns, ExportRate: m.ExportRate},
 		DatasetPath: m.DatasetPath, KeyCacheTTL: m.KeyCacheTTL, Faces: faces, Login: m.Login})
 	if err != nil {
 		return err
