@@ -13,6 +13,9 @@ import (
 	"github.com/hensachi/hensachi/app"
 )
 
+// benchSeriesRounds is how many times BenchmarkSeriesLoad alternates its idle and loaded phases.
+const benchSeriesRounds = 5
+
 // BenchmarkSeriesLoad measures what long-table downloads cost the other calls: the latency of
 // GET /town/v1/indicators/population over loopback, two clients at a time, first with nothing
 // else running (idle) and then while three clients download long tables without pause (the whole
@@ -23,7 +26,8 @@ import (
 // a dataset version does, and the server paces the exports as it does by default
 // (DefaultExportRate). It reports the p50 and p99 of both, the loaded ones as multiples of the
 // idle ones of the same run (the machine is shared, so only the ratios compare across runs), and
-// the MB/s the loaders received while the loaded calls ran.
+// the MB/s the loaders received while the loaded calls ran. The two phases alternate in rounds
+// (benchSeriesRounds) and each pools its rounds' calls.
 func BenchmarkSeriesLoad(b *testing.B) {
 	ts := newTestServer(b, func(c *app.Config) {
 		c.KeyCacheTTL = 1 << 62
@@ -53,13 +57,13 @@ func BenchmarkSeriesLoad(b *testing.B) {
 	for _, d := range downloads {
 		get(d, "gzip", io.Discard) // builds the national tables
 	}
-	// latencies runs b.N calls on two clients and returns their latencies, sorted
-	latencies := func() []time.Duration {
-		out := make([]time.Duration, b.N)
+	// latencies runs n calls on two clients and returns their latencies
+	latencies := func(n int) []time.Duration {
+		out := make([]time.Duration, n)
 		var wg sync.WaitGroup
 		for w := range 2 {
 			wg.Go(func() {
-				for i := w; i < b.N; i += 2 {
+				for i := w; i < n; i += 2 {
 					start := time.Now()
 					get("/town/v1/indicators/population", "gzip", io.Discard)
 					out[i] = time.Since(start)
@@ -67,38 +71,53 @@ func BenchmarkSeriesLoad(b *testing.B) {
 			})
 		}
 		wg.Wait()
-		slices.Sort(out)
 		return out
 	}
 	quantile := func(d []time.Duration, q float64) float64 {
 		return float64(d[min(len(d)-1, int(q*float64(len(d))))].Microseconds()) / 1000
 	}
-	b.ResetTimer()
-	idle := latencies()
-	stop := make(chan struct{})
-	var loaders, started sync.WaitGroup
 	var received atomic.Int64
-	for _, d := range downloads {
-		started.Add(1)
-		sink := &countingDiscard{n: &received, first: sync.OnceFunc(started.Done)}
-		loaders.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					get(d, "gzip", sink)
+	// load starts the three downloads without pause and returns once every one is under way,
+	// with the function that stops them
+	load := func() (stop func()) {
+		done := make(chan struct{})
+		var loaders, started sync.WaitGroup
+		for _, d := range downloads {
+			started.Add(1)
+			sink := &countingDiscard{n: &received, first: sync.OnceFunc(started.Done)}
+			loaders.Go(func() {
+				for {
+					select {
+					case <-done:
+						return
+					default:
+						get(d, "gzip", sink)
+					}
 				}
-			}
-		})
+			})
+		}
+		started.Wait()
+		return func() { close(done); loaders.Wait() }
 	}
-	started.Wait()
-	from, start := received.Load(), time.Now()
-	loaded := latencies()
-	rate := float64(received.Load()-from) / time.Since(start).Seconds() / 1e6
-	close(stop)
-	loaders.Wait()
+	// Idle and loaded calls alternate over benchSeriesRounds rounds and are pooled, so that a
+	// spell of the shared machine's own load falls on both rather than on one phase.
+	b.ResetTimer()
+	var idle, loaded []time.Duration
+	var loadedTime time.Duration
+	var loadedBytes int64
+	per := max(b.N/benchSeriesRounds, 1)
+	for range benchSeriesRounds {
+		idle = append(idle, latencies(per)...)
+		stop := load()
+		from, start := received.Load(), time.Now()
+		loaded = append(loaded, latencies(per)...)
+		loadedBytes, loadedTime = loadedBytes+received.Load()-from, loadedTime+time.Since(start)
+		stop()
+	}
 	b.StopTimer()
+	slices.Sort(idle)
+	slices.Sort(loaded)
+	rate := float64(loadedBytes) / loadedTime.Seconds() / 1e6
 	b.ReportMetric(quantile(idle, 0.5), "idle-p50-ms")
 	b.ReportMetric(quantile(idle, 0.99), "idle-p99-ms")
 	b.ReportMetric(quantile(loaded, 0.5), "loaded-p50-ms")
