@@ -173,7 +173,7 @@ bench-go: runtime turbojpeg models noface
 	$(GO) test -run '^$$' -bench . -benchmem ./compute/... ./dataset/...
 	$(GO) test -run '^$$' -bench Municipality -benchmem ./serve/
 	$(GO) test -run '^$$' -bench TownCalls -benchmem ./serve/
-	$(GO) test -run '^$$' -bench SeriesLoad -benchtime 2000x ./serve/
+	$(GO) test -run '^$$' -bench SeriesLoad -benchtime 5000x ./serve/
 	$(GO) test -run '^$$' -bench Predict -benchtime 40x -benchmem ./serve/
 	$(GO) test -run '^$$' -bench "Analyze|Decode|Resize|Models|SecondLook" -benchtime 40x -benchmem ./face/
 
