@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/serve"
 )
 
 // TestCompression: a JSON or CSV answer over 1 KB is gzipped for a client that accepts gzip, and
@@ -104,4 +105,34 @@ func sameButUsage(a, b []byte) bool {
 		return s
 	}
 	return bytes.Equal(cut(a), cut(b))
+}
+
+// TestOpenAPICompressed: the OpenAPI document, some 330 KB, goes gzipped to a client that accepts
+// gzip, and whole to one that does not, varying on Accept-Encoding.
+func TestOpenAPICompressed(t *testing.T) {
+	ts := newTestServer(t)
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	for _, accept := range []string{"gzip", "", "gzip;q=0"} {
+		req, _ := http.NewRequest("GET", ts.http.URL+"/openapi.json", nil)
+		if accept != "" {
+			req.Header.Set("Accept-Encoding", accept)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		zipped := accept == "gzip"
+		if zipped {
+			if len(body) > len(serve.OpenAPI())/5 {
+				t.Errorf("gzipped document %d bytes of %d", len(body), len(serve.OpenAPI()))
+			}
+			body = gunzip(t, body)
+		}
+		if resp.StatusCode != 200 || (resp.Header.Get("Content-Encoding") == "gzip") != zipped ||
+			!strings.Contains(resp.Header.Get("Vary"), "Accept-Encoding") || !bytes.Equal(body, serve.OpenAPI()) {
+			t.Errorf("Accept-Encoding %q: %d %v, %d bytes", accept, resp.StatusCode, resp.Header, len(body))
+		}
+	}
 }

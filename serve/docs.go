@@ -1,10 +1,15 @@
 package serve
 
 import (
+	"bytes"
 	_ "embed"
 	"net/http"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/internal/negotiate"
 	"github.com/hensachi/hensachi/internal/param"
 )
 
@@ -14,8 +19,25 @@ var openAPIDoc []byte
 // OpenAPI returns the API's OpenAPI document, which /openapi.json serves and the web front renders.
 func OpenAPI() []byte { return openAPIDoc }
 
-func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
+// gzippedOpenAPI is the document gzipped once, at the best compression: it is large (some 330 KB)
+// and never changes while the binary runs.
+var gzippedOpenAPI = sync.OnceValue(func() []byte {
+	var b bytes.Buffer
+	z, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	z.Write(openAPIDoc)
+	z.Close()
+	return b.Bytes()
+})
+
+func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Vary", "Accept-Encoding")
+	if negotiate.AcceptsGzip(r.Header) {
+		h.Set("Content-Encoding", "gzip")
+		w.Write(gzippedOpenAPI())
+		return
+	}
 	w.Write(openAPIDoc)
 }
 
