@@ -60,6 +60,7 @@ type municipalityPage struct {
 	Method            string
 	Updated           string
 	NoResidents       string // why the population is 0 beside other figures, when it is
+	CensusWithheld    string // why the rates over the census population are left out, when they are
 }
 
 // noResidents explains a population of 0, or is empty: the census counted nobody, which is what a
@@ -80,6 +81,33 @@ func noResidents(c *town.Catalog, m *hensachi.Municipality) string {
 	return m.Name + "の総人口が 0 人なのは、" + census + "の時点で住んでいる人がいなかったためです。2011 年の東京電力福島第一原子力発電所の事故のあと、" +
 		"全域に避難指示が出ていた町がこれに当たります。人口から求める値（高齢化率、若さ、昼間人口など）は 0 かデータなしになり、所得・ふるさと納税などは" +
 		"別の調査や年の値なので、0 人と並んで表示されます。"
+}
+
+// censusWithheld explains the figures over the census population a municipality has none of, or
+// is empty: where the census counted under half the residents registered on the next 1 January
+// (住民基本台帳), as in the towns under evacuation orders after the 2011 nuclear accident, the
+// dataset leaves every rate over the census population out (ingest's evacuation rule). It reads the
+// two populations from the catalogue's indicators, so the page says it exactly where the data does.
+func censusWithheld(c *town.Catalog, m *hensachi.Municipality) string {
+	census, registered := c.IndicatorIndex("population"), c.IndicatorIndex("jumin_population")
+	if census < 0 || registered < 0 {
+		return ""
+	}
+	row := c.Index(m.Code)
+	years := c.Indicator(census).Years
+	counted := c.IndicatorPoint(census, len(years)-1, row)
+	k := c.Indicator(registered).YearIndex(counted.Year + 1)
+	if !counted.Value.Valid || counted.Value.V == 0 || k < 0 {
+		return ""
+	}
+	reg := c.IndicatorPoint(registered, k, row)
+	if !reg.Value.Valid || counted.Value.V >= reg.Value.V/2 {
+		return ""
+	}
+	return fmt.Sprintf("%s は、%d 年の国勢調査が数えた人口（%s 人）が、%d 年 1 月 1 日に住民基本台帳に登録されていた人口（%s 人）の半分に満たない"+
+		"（原子力災害の避難指示で、登録された住民の多くが町村外に住む）ため、国勢調査の人口を分母とする値（若さ、高齢化率、出生率など）を出していません。"+
+		"住民基本台帳による人口と率は、指標の「人口・世帯」にあります。",
+		m.Name, counted.Year, integer(int(counted.Value.V)), counted.Year+1, integer(int(reg.Value.V)))
 }
 
 func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params) (string, any, error) {
@@ -112,6 +140,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 	}
 	p.Furusato = furusatoOf(m, c)
 	p.NoResidents = noResidents(c, m)
+	p.CensusWithheld = censusWithheld(c, m)
 	if b, err := c.Boundaries(); err == nil {
 		p.Map, p.MapURL, p.MapCredit = miniMap(c, m), mapURL(defaultMapMeasure, m.Prefecture.Code), b.Meta.Credit
 	}

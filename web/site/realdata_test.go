@@ -203,3 +203,23 @@ func TestScatterMissedOnRealData(t *testing.T) {
 		}
 	}
 }
+
+// TestCensusWithheldOnRealData: a municipality whose 2020 census population is under half its
+// registered one (the evacuation rule) says on its page why its rates over the census population
+// are left out, with both populations; a municipality with no residents at all (双葉町) and one
+// whose census describes it (浪江町's neighbour 南相馬市, 千代田区) do not.
+func TestCensusWithheldOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	for code, want := range map[string]string{
+		"07564": "飯舘村 は、2020 年の国勢調査が数えた人口（1,318 人）が、2021 年 1 月 1 日に住民基本台帳に登録されていた人口（5,246 人）の半分に満たない",
+		"07545": "大熊町 は、2020 年の国勢調査が数えた人口（847 人）",
+		"07546": "",
+		"07212": "",
+		"13101": "",
+	} {
+		_, body := s.get(t, "/town/municipalities/"+code)
+		if shown := strings.Contains(body, `id="census-withheld"`); shown != (want != "") || !strings.Contains(body, want) {
+			t.Errorf("%s: note shown %v, want %q", code, shown, want)
+		}
+	}
+}
