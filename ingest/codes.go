@@ -127,19 +127,10 @@ func code5(raw string) (string, error) {
 	if len(s) != 6 || !isDigits(s) {
 		return "", fmt.Errorf("not a 6-digit municipality code: %q", truncate(s, 20))
 	}
-	if want := checkDigit(s[:5]); s[5] != want {
+	if want := hensachi.CheckDigit(s[:5]); s[5] != want {
 		return "", fmt.Errorf("code %s has check digit %c, expected %c", s, s[5], want)
 	}
 	return s[:5], nil
-}
-
-// checkDigit computes the check digit of a local-government code (総務省 rule: weights 6…2, modulus 11).
-func checkDigit(code string) byte {
-	sum := 0
-	for i := range 5 {
-		sum += int(code[i]-'0') * (6 - i)
-	}
-	return byte('0' + (11-sum%11)%10)
 }
 
 func isDigits(s string) bool {

@@ -823,15 +823,15 @@ func TestCheckDigit(t *testing.T) {
 		{"11000", '1'}, // sum 11, remainder 0
 		{"01100", '2'}, // sum 9
 	} {
-		if got := checkDigit(tc.code); got != tc.want {
-			t.Errorf("checkDigit(%s) = %c, want %c", tc.code, got, tc.want)
+		if got := hensachi.CheckDigit(tc.code); got != tc.want {
+			t.Errorf("hensachi.CheckDigit(%s) = %c, want %c", tc.code, got, tc.want)
 		}
 	}
 	// The fixture computes the rule on its own; the two must agree on every code.
 	for n := range 100000 {
 		code := fmt.Sprintf("%05d", n)
-		if got, want := checkDigit(code), fixtures.CheckDigit(code); got != want {
-			t.Fatalf("checkDigit(%s) = %c, fixtures.CheckDigit = %c", code, got, want)
+		if got, want := hensachi.CheckDigit(code), fixtures.CheckDigit(code); got != want {
+			t.Fatalf("hensachi.CheckDigit(%s) = %c, fixtures.CheckDigit = %c", code, got, want)
 		}
 	}
 }

@@ -34,9 +34,10 @@ type Catalog struct {
 	ranking, ascending [][]int
 	// statMedian[s] is the national median of statistic s over the municipalities that have it.
 	statMedian []hensachi.Optional[float64]
-	// searchKeys[i] is what a query is matched against: name, reading and prefecture;
-	// searchNames[i] the name alone, folded alike, to rank exact and leading matches first.
-	searchKeys, searchNames []string
+	// searchKeys[i] is what a query is matched against: name, reading, prefecture and name,
+	// prefecture's reading and reading, folded by searchKey; searchNames[i] and searchKanas[i] the
+	// name and the reading alone, folded alike, to rank exact and leading matches first.
+	searchKeys, searchNames, searchKanas []string
 	// romajiKeys[i] is what a query in latin letters is matched against: the reading in romaji
 	// and the prefecture's name, folded by romajiKey
 	romajiKeys []string
@@ -83,8 +84,9 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 	for i, m := range towns {
 		c.byCode[m.Code] = i
 		c.byPref[m.Prefecture.Code] = append(c.byPref[m.Prefecture.Code], i)
-		c.searchKeys = append(c.searchKeys, searchKey(m.Name+" "+m.Kana+" "+m.Prefecture.Name+m.Name))
+		c.searchKeys = append(c.searchKeys, searchKey(m.Name+" "+m.Kana+" "+m.Prefecture.Name+m.Name+" "+prefectureReading(m.Prefecture.Code)+m.Kana))
 		c.searchNames = append(c.searchNames, searchKey(m.Name))
+		c.searchKanas = append(c.searchKanas, searchKey(m.Kana))
 		c.romajiKeys = append(c.romajiKeys, romajiSearchKey(&towns[i]))
 	}
 	for a := range hensachi.Axes {
