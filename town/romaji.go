@@ -6,8 +6,6 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/width"
-
-	"github.com/hensachi/hensachi"
 )
 
 // prefectureKana are the prefectures' readings without their 都, 府 or 県, by code, for searches
@@ -86,12 +84,6 @@ func isLatinWord(w string) bool {
 		}
 	}
 	return letters > 0
-}
-
-// romajiSearchKey is what a latin query word is matched against: the reading and the prefecture,
-// each folded by romajiKey, apart so that a word cannot match across them.
-func romajiSearchKey(m *hensachi.Municipality) string {
-	return romajiKey(hensachi.Romaji(m.Kana)) + " " + romajiKey(hensachi.Romaji(prefectureReading(m.Prefecture.Code)))
 }
 
 func prefectureNumber(code string) int {

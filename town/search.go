@@ -14,8 +14,9 @@ import (
 
 // Search finds municipalities whose name, reading (in hiragana or katakana, either width, or in
 // latin letters as people romanise it), prefecture and name, or prefecture's reading and name's
-// reading contain every word of the query, each word folded as searchKey and romajiKey say, and
-// those whose code a word gives (five digits, or six with the check digit): at most limit of them,
+// reading contain every word of the query, each word folded as searchKey and romajiKey say; those
+// whose code a word gives (five digits, or six with the check digit); and the designated cities
+// whose ward a word names (港北区, 横浜市港北区, こうほく, the ward's code: Wards says which). At most limit of them,
 // exact names and codes first, then names that start with the query, then the rest, each in code
 // order.
 func (c *Catalog) Search(query string, limit int) []*hensachi.Municipality {
@@ -25,7 +26,7 @@ func (c *Catalog) Search(query string, limit int) []*hensachi.Municipality {
 	}
 	type hit struct{ row, class int }
 	var hits []hit
-	for i := range c.searchKeys {
+	for i := range c.search {
 		if !slices.ContainsFunc(words, func(w searchWord) bool { return !c.matches(i, w) }) {
 			hits = append(hits, hit{i, c.searchClass(i, words[0])})
 		}
@@ -36,6 +37,76 @@ func (c *Catalog) Search(query string, limit int) []*hensachi.Municipality {
 		out = append(out, &c.towns[h.row])
 	}
 	return out
+}
+
+// WardHit is a ward of a designated city that a query names, and the city Search finds for it.
+type WardHit struct {
+	Ward hensachi.Ward
+	City *hensachi.Municipality
+}
+
+// Wards are the wards by which Search finds their city for query, in code order: those a word of
+// the query matches that the city's own name, reading and prefecture do not, so that the reader
+// learns why the city is listed (港北区は横浜市の区).
+func (c *Catalog) Wards(query string) []WardHit {
+	words := searchWords(query)
+	var out []WardHit
+	for _, w := range c.wards {
+		viaWard := func(word searchWord) bool { return w.matches(word) && !c.search[w.city].matches(word) }
+		if slices.ContainsFunc(words, viaWard) && !slices.ContainsFunc(words, func(word searchWord) bool { return !c.matches(w.city, word) }) {
+			out = append(out, WardHit{Ward: w.Ward, City: &c.towns[w.city]})
+		}
+	}
+	return out
+}
+
+// searchEntry is what a query's words are matched against for a municipality or a ward, folded.
+type searchEntry struct {
+	// key is for the words in kanji or kana (searchKey): the name, the reading, the prefecture and
+	// name, the prefecture's reading and reading, apart so that a word cannot match across them
+	key string
+	// romaji is for the words in latin letters (romajiKey): the reading and the prefecture's
+	romaji string
+	// name and kana alone, and the reading in romaji alone, rank exact and leading matches first
+	name, kana, romajiReading string
+	code                      string
+}
+
+func municipalityEntry(m *hensachi.Municipality) searchEntry {
+	return newEntry(m.Code, m.Prefecture.Code, m.Name, m.Kana, m.Prefecture.Name+m.Name, prefectureReading(m.Prefecture.Code)+m.Kana)
+}
+
+// newEntry folds a name and its reading, and the longer forms a word may give them in (prefecture
+// and name, city and ward), into the entry of code.
+func newEntry(code, pref, name, kana, longName, longKana string) searchEntry {
+	reading := romajiKey(hensachi.Romaji(kana))
+	return searchEntry{
+		key:    searchKey(name + " " + kana + " " + longName + " " + longKana),
+		romaji: romajiKey(hensachi.Romaji(longKana)) + " " + reading + " " + romajiKey(hensachi.Romaji(prefectureReading(pref))),
+		name:   searchKey(name), kana: searchKey(kana), romajiReading: reading, code: code,
+	}
+}
+
+// ward is a designated city's ward with its search entry and its city's row.
+type ward struct {
+	hensachi.Ward
+	searchEntry
+	city int
+}
+
+// setWards keeps the wards of the cities the catalog has, for the search.
+func (c *Catalog) setWards(wards []hensachi.Ward) {
+	c.wardsOf = map[int][]int{}
+	for _, w := range wards {
+		row, ok := c.byCode[w.City]
+		if !ok {
+			continue // a city the dataset does not hold has nothing to be found
+		}
+		city := &c.towns[row]
+		c.wardsOf[row] = append(c.wardsOf[row], len(c.wards))
+		c.wards = append(c.wards, ward{Ward: w, city: row,
+			searchEntry: newEntry(w.Code, city.Prefecture.Code, w.Name, w.Kana, city.Name+w.Name, city.Kana+w.Kana)})
+	}
 }
 
 // searchWord is one word of a query, folded for the key it is matched against.
@@ -85,26 +156,41 @@ func municipalityCode(w string) (string, bool) {
 	return "", false
 }
 
+// matches reports whether row's entry or one of its wards' matches w.
 func (c *Catalog) matches(row int, w searchWord) bool {
-	switch w.kind {
-	case codeWord:
-		return c.towns[row].Code == w.key
-	case latinWord:
-		return strings.Contains(c.romajiKeys[row], w.key)
-	}
-	return strings.Contains(c.searchKeys[row], w.key)
+	return c.search[row].matches(w) || slices.ContainsFunc(c.wardsOf[row], func(k int) bool { return c.wards[k].matches(w) })
 }
 
-// searchClass orders a hit by how its name, reading or code meets the query's first word: 0 exactly,
-// 1 at its start, 2 elsewhere.
+func (e *searchEntry) matches(w searchWord) bool {
+	switch w.kind {
+	case codeWord:
+		return e.code == w.key
+	case latinWord:
+		return strings.Contains(e.romaji, w.key)
+	}
+	return strings.Contains(e.key, w.key)
+}
+
+// searchClass orders a hit by how the name, reading or code of its entry or ward that w matches
+// meets it: exactly, at its start, elsewhere; a municipality's own before a ward's of the same
+// class, so that 北区 lists 東京都北区 before the cities with a 北区.
 func (c *Catalog) searchClass(row int, w searchWord) int {
-	name, kana := c.searchNames[row], c.searchKanas[row]
+	class := 2 * c.search[row].class(w)
+	for _, k := range c.wardsOf[row] {
+		if c.wards[k].matches(w) {
+			class = min(class, 2*c.wards[k].class(w)+1)
+		}
+	}
+	return class
+}
+
+func (e *searchEntry) class(w searchWord) int {
+	name, kana := e.name, e.kana
 	switch w.kind {
 	case codeWord:
 		return 0
 	case latinWord:
-		reading, _, _ := strings.Cut(c.romajiKeys[row], " ")
-		name, kana = reading, reading
+		name, kana = e.romajiReading, e.romajiReading
 	}
 	switch {
 	case w.key == name || w.key == kana:
@@ -134,9 +220,9 @@ func (c *Catalog) Suggest(query string) []*hensachi.Municipality {
 	}
 	var out []*hensachi.Municipality
 	for i := range c.towns {
-		reading := c.searchKanas[i]
+		reading := c.search[i].kana
 		if w.kind == latinWord {
-			reading, _, _ = strings.Cut(c.romajiKeys[i], " ")
+			reading = c.search[i].romajiReading
 		}
 		if prefixDistance(q, []rune(reading)) <= 1 {
 			out = append(out, &c.towns[i])

@@ -169,6 +169,19 @@ func TestRealSearch(t *testing.T) {
 		{"壽都", "01392", 1},
 		{"\ufa19戸市", "28100", 1}, // 神戸市 with the compatibility ideograph 神
 		{"兵庫県 寳塚", "28214", 1},
+		// the designated cities' wards find their city
+		{"横浜市港北区", "14100", 1},
+		{"港北区", "14100", 1},
+		{"港北", "14100", 1},
+		{"こうほくく", "14100", 1},
+		{"kohokuku", "14100", 1}, // kohoku alone finds 江北町 (こうほくまち) first
+		{"神奈川県 港北区", "14100", 1},
+		{"14109", "14100", 1}, // 港北区's code
+		{"北区", "13117", 12},   // 東京都北区, a municipality, then the cities with a 北区
+		{"中央区", "13102", 2},   // 東京都中央区, then the cities with a 中央区
+		{"名古屋市中村区", "23100", 1},
+		{"さいたま市浦和区", "11100", 1},
+		{"浦和", "11100", 1},
 		// codes
 		{"28214", "28214", 1},
 		{"282146", "28214", 1},
@@ -200,6 +213,40 @@ func TestRealSearch(t *testing.T) {
 	}
 	if got := c.Search("28214", 100); len(got) != 1 {
 		t.Errorf("search 28214: %d hits, want 1", len(got))
+	}
+}
+
+// TestRealWards: a ward that finds its city says so, and only when the city is found by the ward.
+func TestRealWards(t *testing.T) {
+	c := realdata.Catalog(t, "https://hensachi.example")
+	tests := []struct {
+		query string
+		want  []string // ward name は city name の区
+	}{
+		{"横浜市港北区", []string{"港北区は横浜市の区"}},
+		{"港北区", []string{"港北区は横浜市の区"}},
+		{"こうほく", []string{"港北区は横浜市の区"}},
+		{"kohoku", []string{"港北区は横浜市の区"}},
+		{"14109", []string{"港北区は横浜市の区"}},
+		{"横浜市", nil}, // the city by its own name
+		{"かながわ 港北", []string{"港北区は横浜市の区"}},
+		{"大阪府 港北区", nil}, // no ward of that name in 大阪府
+		{"宝塚", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, h := range c.Wards(tt.query) {
+			got = append(got, h.Ward.Name+"は"+h.City.Name+"の区")
+			if !hasCode(c.Search(tt.query, 100), h.City.Code) {
+				t.Errorf("wards %q: %s, which search does not find", tt.query, h.City.Name)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("wards %q = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+	if n := len(c.Wards("北区")); n < 10 {
+		t.Errorf("wards 北区: %d, want one for each city with a 北区", n)
 	}
 }
 
