@@ -66,18 +66,6 @@ func TestMunicipalityCode(t *testing.T) {
 	}
 }
 
-func TestKanjiVariantPairs(t *testing.T) {
-	from := map[string]bool{}
-	for i := 0; i < len(kanjiVariantPairs); i += 2 {
-		from[kanjiVariantPairs[i]] = true
-	}
-	for i := 1; i < len(kanjiVariantPairs); i += 2 {
-		if from[kanjiVariantPairs[i]] { // a form folded to is folded again: the fold would depend on the order
-			t.Errorf("%s is both folded and folded to", kanjiVariantPairs[i])
-		}
-	}
-}
-
 // FuzzSearchKey: the query's folds give valid text, fold what they give to itself (a name folded at
 // build and a query folded at search meet), and never panic whatever a query holds.
 func FuzzSearchKey(f *testing.F) {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/internal/testrig/realdata"
-	"github.com/hensachi/hensachi/town"
 )
 
 // TestRealSearch: the real code list's municipalities found the ways people type them — Hepburn and
@@ -273,21 +272,6 @@ func TestRealSuggest(t *testing.T) {
 			t.Errorf("suggest %q: %s, want nothing", tt.query, label(got))
 		case tt.want != "" && !hasCode(got, tt.want):
 			t.Errorf("suggest %q: %s, want %s among them", tt.query, label(got), tt.want)
-		}
-	}
-}
-
-// TestKanjiVariantsInNames: every pair of kanjiVariants has a character a municipality's name is
-// written with, so the table holds what the code list needs and no more.
-func TestKanjiVariantsInNames(t *testing.T) {
-	c := realdata.Catalog(t, "https://hensachi.example")
-	var names strings.Builder
-	for i := range c.Len() {
-		names.WriteString(c.Row(i).Name)
-	}
-	for i := 0; i < len(town.KanjiVariantPairs); i += 2 {
-		if old, new := town.KanjiVariantPairs[i], town.KanjiVariantPairs[i+1]; !strings.Contains(names.String(), old) && !strings.Contains(names.String(), new) {
-			t.Errorf("variants %s/%s: no municipality's name has either", old, new)
 		}
 	}
 }
