@@ -16,9 +16,9 @@ import (
 // latin letters as people romanise it), prefecture and name, or prefecture's reading and name's
 // reading contain every word of the query, each word folded as searchKey and romajiKey say; those
 // whose code a word gives (five digits, or six with the check digit); and the designated cities
-// whose ward a word names (港北区, 横浜市港北区, こうほく, the ward's code: Wards says which). At most limit of them,
-// exact names and codes first, then names that start with the query, then the rest, each in code
-// order.
+// whose ward a word names (港北区, 横浜市港北区, こうほく, the ward's code: Wards says which). At
+// most limit of them, exact names and codes first, then names that start with the query, then the
+// rest, each in code order; a municipality's own name before a ward's in each.
 func (c *Catalog) Search(query string, limit int) []*hensachi.Municipality {
 	words := searchWords(query)
 	if len(words) == 0 {
@@ -65,7 +65,8 @@ type searchEntry struct {
 	// key is for the words in kanji or kana (searchKey): the name, the reading, the prefecture and
 	// name, the prefecture's reading and reading, apart so that a word cannot match across them
 	key string
-	// romaji is for the words in latin letters (romajiKey): the reading and the prefecture's
+	// romaji is for the words in latin letters (romajiKey): the longer form's reading, the
+	// reading, the prefecture's reading
 	romaji string
 	// name and kana alone, and the reading in romaji alone, rank exact and leading matches first
 	name, kana, romajiReading string
