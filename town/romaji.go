@@ -49,11 +49,10 @@ func romajiKey(s string) string {
 		}
 		return -1
 	}, strings.ToLower(width.Narrow.String(norm.NFKC.String(s))))
-	s = kunrei.Replace(s)
-	// until nothing changes, so that a query typed with three of a vowel or nnn folds as far as the
-	// reading it means: one pass leaves ooo as oo
+	// until nothing changes, so that a query typed with three of a vowel, nnn or ddu folds as far
+	// as the reading it means: one pass leaves ooo as oo and ddu as dzu
 	for {
-		folded := syllabicN.Replace(longVowels.Replace(s))
+		folded := syllabicN.Replace(longVowels.Replace(kunrei.Replace(s)))
 		if folded == s {
 			return s
 		}

@@ -244,6 +244,9 @@ func TestRealWards(t *testing.T) {
 			t.Errorf("wards %q = %q, want %q", tt.query, got, tt.want)
 		}
 	}
+	if c.Meta.Wards != nil {
+		t.Errorf("the catalog's meta lists %d wards; the meta served does not", len(c.Meta.Wards))
+	}
 	if n := len(c.Wards("北区")); n < 10 {
 		t.Errorf("wards 北区: %d, want one for each city with a 北区", n)
 	}
