@@ -15,6 +15,18 @@ type Meta struct {
 	Furusato       FurusatoMeta `json:"furusato"`
 	// Boundaries is absent from a dataset built without boundary files.
 	Boundaries *BoundaryMeta `json:"boundaries,omitempty"`
+	// Wards are the designated cities' wards, which the dataset file carries for the name search;
+	// the read model takes them out of the meta it serves, whose document does not list them.
+	Wards []Ward `json:"wards,omitempty"`
+}
+
+// Ward is a ward of a government-designated city (政令指定都市の区): no municipality of the dataset,
+// which counts the city whole, but a name people look for.
+type Ward struct {
+	Code string `json:"code"` // five digits
+	Name string `json:"name"` // without the city's: 港北区
+	Kana string `json:"kana"` // without the city's, in hiragana: こうほくく
+	City string `json:"city"` // the city's code
 }
 
 // Link names a source and where to find it.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hensachi/hensachi"
 )
 
 // The lists of financial indicators of FY2005–FY2015 name municipalities as they were in that year:
@@ -153,10 +155,14 @@ func changedAfter(code string, fiscalYear int) string {
 	return fmt.Sprintf("territory changed after FY%d: merged with %s", fiscalYear, strings.Join(after, "; "))
 }
 
-// nameVariants are the characters the lists and the code list write differently in one name
-// (下条村 and 下條村, 鳩ケ谷市 and 鳩ヶ谷市, 桧原村 and 檜原村).
-var nameVariants = strings.NewReplacer("ヶ", "ケ", "ヵ", "カ", "條", "条", "龍", "竜", "曾", "曽", "檜", "桧", "檮", "梼", " ", "", "　", "")
+// nameVariants are the characters besides the kanji's variants (hensachi.FoldKanji) that the lists
+// and the code list write differently in one name (鳩ケ谷市 and 鳩ヶ谷市), and the spaces some put in.
+var nameVariants = strings.NewReplacer("ヶ", "ケ", "ヵ", "カ", " ", "", "　", "")
+
+// foldName folds a name for comparing it across the lists: 下条村 and 下條村, 鳩ケ谷市 and 鳩ヶ谷市, 桧原村
+// and 檜原村 are one.
+func foldName(name string) string { return hensachi.FoldKanji(nameVariants.Replace(name)) }
 
 func nameKey(pref, name string) string {
-	return nameVariants.Replace(pref) + "/" + nameVariants.Replace(name)
+	return foldName(pref) + "/" + foldName(name)
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -45,6 +46,7 @@ type Entry struct {
 type CodeList struct {
 	Entries     []Entry
 	Prefectures []hensachi.Prefecture
+	Wards       []hensachi.Ward // the designated cities' wards, in the list's order
 	index       map[string]int
 	// designated maps the code of each government-designated city to its name; their wards appear
 	// in some sources as separate rows, which are not municipalities of this dataset.
@@ -127,19 +129,10 @@ func code5(raw string) (string, error) {
 	if len(s) != 6 || !isDigits(s) {
 		return "", fmt.Errorf("not a 6-digit municipality code: %q", truncate(s, 20))
 	}
-	if want := checkDigit(s[:5]); s[5] != want {
+	if want := hensachi.CheckDigit(s[:5]); s[5] != want {
 		return "", fmt.Errorf("code %s has check digit %c, expected %c", s, s[5], want)
 	}
 	return s[:5], nil
-}
-
-// checkDigit computes the check digit of a local-government code (総務省 rule: weights 6…2, modulus 11).
-func checkDigit(code string) byte {
-	sum := 0
-	for i := range 5 {
-		sum += int(code[i]-'0') * (6 - i)
-	}
-	return byte('0' + (11-sum%11)%10)
 }
 
 func isDigits(s string) bool {
@@ -265,13 +258,15 @@ func (c *CodeList) sortByCode() {
 	}
 }
 
-// readDesignated reads the code list's sheet of government-designated cities and their wards,
-// keeping the cities, which are municipalities of the list; it must name at least one.
+// readDesignated reads the code list's sheet of government-designated cities and their wards:
+// the cities, which are municipalities of the list (it must name one at least), and the wards, each
+// on a row after its city's, named and read with the city's name and reading before their own.
 func (c *CodeList) readDesignated(f *excelize.File, file string) error {
 	rows, err := sheetRows(f, file, designatedSheet)
 	if err != nil {
 		return err
 	}
+	var city Entry
 	for i, row := range rows {
 		if len(row) < 2 {
 			continue
@@ -285,12 +280,40 @@ func (c *CodeList) readDesignated(f *excelize.File, file string) error {
 		}
 		if e, ok := c.Entry(code); ok {
 			c.designated[code] = e.Name
+			city = e
+			continue
 		}
+		w, err := ward(city, row)
+		if err != nil {
+			return sourceErr(file+" sheet "+designatedSheet, i+1, "", "ward %s: %v", code, err)
+		}
+		w.Code = code
+		c.Wards = append(c.Wards, w)
 	}
 	if len(c.designated) == 0 {
 		return sourceErr(file, 0, "", "sheet %q lists no designated city of the code list", designatedSheet)
 	}
 	return nil
+}
+
+// ward reads a ward's row of the designated cities' sheet (code, prefecture, name, prefecture's
+// reading, reading) after its city's.
+func ward(city Entry, row []string) (hensachi.Ward, error) {
+	if city.Code == "" {
+		return hensachi.Ward{}, errors.New("comes before any designated city of the code list")
+	}
+	if len(row) < 5 {
+		return hensachi.Ward{}, fmt.Errorf("has %d columns, not the 5 of a name and its reading", len(row))
+	}
+	name, ok := strings.CutPrefix(strings.TrimSpace(row[2]), city.Name)
+	if !ok || name == "" {
+		return hensachi.Ward{}, fmt.Errorf("name %q is not the name of a ward of %s", truncate(row[2], 20), city.Name)
+	}
+	kana, ok := strings.CutPrefix(hensachi.Hiragana(strings.TrimSpace(row[4])), city.Kana)
+	if !ok || kana == "" {
+		return hensachi.Ward{}, fmt.Errorf("reading %q is not the reading of a ward of %s (%s)", truncate(row[4], 20), city.Name, city.Kana)
+	}
+	return hensachi.Ward{Name: name, Kana: kana, City: city.Code}, nil
 }
 
 // sheetRows returns a sheet's raw cell values (not display-formatted), matching the sheet name

@@ -365,7 +365,7 @@ func absorbedBy(cl *CodeList, year int) func(pref, name string) bool {
 				continue
 			}
 			for _, a := range m.absorbed {
-				if strings.HasSuffix(nameVariants.Replace(name), nameVariants.Replace(a)) {
+				if strings.HasSuffix(foldName(name), foldName(a)) {
 					return true
 				}
 			}

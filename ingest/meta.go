@@ -39,6 +39,7 @@ func meta(man *Manifest, cl *CodeList, axes, stats []derivation, fu *furusatoTab
 		Note:           metaNote,
 		Source:         hensachi.Link{Name: metaSourceName, URL: metaSourceURL},
 		Prefectures:    cl.Prefectures,
+		Wards:          cl.Wards,
 	}
 	for _, d := range axes {
 		m.Axes = append(m.Axes, hensachi.AxisMeta{Key: d.field.Key, Label: d.field.Label, Unit: d.field.Unit,

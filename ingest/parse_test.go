@@ -207,6 +207,10 @@ func TestParseCodeList(t *testing.T) {
 			if name := cl.designated["01100"]; name != "白鷺市" {
 				t.Errorf("designated[01100] = %q, want 白鷺市", name)
 			}
+			wantWards := []hensachi.Ward{{Code: "01101", Name: "東区", Kana: "ひがしく", City: "01100"}, {Code: "01102", Name: "西区", Kana: "にしく", City: "01100"}}
+			if !slices.Equal(cl.Wards, wantWards) {
+				t.Errorf("wards %v, want %v", cl.Wards, wantWards)
+			}
 			for _, o := range []struct{ code, area, want string }{
 				{"01101", "北辺道 白鷺市 東区", "ward of a designated city"},
 				{"01102", "北辺道 白鷺市 西区", "ward of a designated city"},
@@ -252,6 +256,30 @@ func TestParseCodeListMalformed(t *testing.T) {
 			}
 			return rows
 		}), reason: "lists no designated city"},
+		{name: "ward named without its city", opts: mutate(func(sheet string, rows [][]any) [][]any {
+			if sheet == fixtures.SheetDesignated {
+				rows[2][2] = "東区" // 01101, without 白鷺市
+			}
+			return rows
+		}), file: designated, row: 3, reason: `ward 01101: name "東区" is not the name of a ward of 白鷺市`},
+		{name: "ward read without its city", opts: mutate(func(sheet string, rows [][]any) [][]any {
+			if sheet == fixtures.SheetDesignated {
+				rows[3][4] = "ﾆｼｸ" // 01102, without the city's reading
+			}
+			return rows
+		}), file: designated, row: 4, reason: "ward 01102: reading"},
+		{name: "ward without its reading", opts: mutate(func(sheet string, rows [][]any) [][]any {
+			if sheet == fixtures.SheetDesignated {
+				rows[2] = rows[2][:3]
+			}
+			return rows
+		}), file: designated, row: 3, reason: "has 3 columns"},
+		{name: "ward before any city", opts: mutate(func(sheet string, rows [][]any) [][]any {
+			if sheet == fixtures.SheetDesignated {
+				rows[1], rows[2] = rows[2], rows[1]
+			}
+			return rows
+		}), file: designated, row: 2, reason: "comes before any designated city"},
 		{name: "not a workbook", data: []byte("団体コード,都道府県名\n"), reason: "not a readable xlsx workbook"},
 	}, func(r io.Reader) error {
 		_, err := ParseCodeList(fixtures.PathCodes, r)
@@ -823,15 +851,15 @@ func TestCheckDigit(t *testing.T) {
 		{"11000", '1'}, // sum 11, remainder 0
 		{"01100", '2'}, // sum 9
 	} {
-		if got := checkDigit(tc.code); got != tc.want {
-			t.Errorf("checkDigit(%s) = %c, want %c", tc.code, got, tc.want)
+		if got := hensachi.CheckDigit(tc.code); got != tc.want {
+			t.Errorf("hensachi.CheckDigit(%s) = %c, want %c", tc.code, got, tc.want)
 		}
 	}
 	// The fixture computes the rule on its own; the two must agree on every code.
 	for n := range 100000 {
 		code := fmt.Sprintf("%05d", n)
-		if got, want := checkDigit(code), fixtures.CheckDigit(code); got != want {
-			t.Fatalf("checkDigit(%s) = %c, fixtures.CheckDigit = %c", code, got, want)
+		if got, want := hensachi.CheckDigit(code), fixtures.CheckDigit(code); got != want {
+			t.Fatalf("hensachi.CheckDigit(%s) = %c, fixtures.CheckDigit = %c", code, got, want)
 		}
 	}
 }

@@ -4,24 +4,32 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
 	"golang.org/x/text/width"
-
-	"github.com/hensachi/hensachi"
 )
 
-// prefectureRomaji are the prefectures' names in Hepburn without their 都, 府 or 県, by code, for
-// searches typed in latin letters (tokyo finds the municipalities of 東京都).
-var prefectureRomaji = [...]string{"", "hokkaido", "aomori", "iwate", "miyagi", "akita", "yamagata",
-	"fukushima", "ibaraki", "tochigi", "gunma", "saitama", "chiba", "tokyo", "kanagawa", "niigata",
-	"toyama", "ishikawa", "fukui", "yamanashi", "nagano", "gifu", "shizuoka", "aichi", "mie", "shiga",
-	"kyoto", "osaka", "hyogo", "nara", "wakayama", "tottori", "shimane", "okayama", "hiroshima",
-	"yamaguchi", "tokushima", "kagawa", "ehime", "kochi", "fukuoka", "saga", "nagasaki", "kumamoto",
-	"oita", "miyazaki", "kagoshima", "okinawa"}
+// prefectureKana are the prefectures' readings without their 都, 府 or 県, by code, for searches
+// typed in kana or latin letters (とうきょう and tokyo find the municipalities of 東京都).
+var prefectureKana = [...]string{"", "ほっかいどう", "あおもり", "いわて", "みやぎ", "あきた", "やまがた",
+	"ふくしま", "いばらき", "とちぎ", "ぐんま", "さいたま", "ちば", "とうきょう", "かながわ", "にいがた",
+	"とやま", "いしかわ", "ふくい", "やまなし", "ながの", "ぎふ", "しずおか", "あいち", "みえ", "しが",
+	"きょうと", "おおさか", "ひょうご", "なら", "わかやま", "とっとり", "しまね", "おかやま", "ひろしま",
+	"やまぐち", "とくしま", "かがわ", "えひめ", "こうち", "ふくおか", "さが", "ながさき", "くまもと",
+	"おおいた", "みやざき", "かごしま", "おきなわ"}
+
+// prefectureReading is the reading of a prefecture by its code, "" for a code of none.
+func prefectureReading(code string) string {
+	if n := prefectureNumber(code); n > 0 && n < len(prefectureKana) {
+		return prefectureKana[n]
+	}
+	return ""
+}
 
 // romajiKey folds latin spellings of a reading to one, so that a query matches whichever way people
 // romanise: Hepburn or Kunrei (shi/si, chi/ti, tsu/tu, fu/hu, ji/zi, sha/sya), long vowels written
 // twice, with a macron or not at all (oosaka, ōsaka, osaka; toukyou, tōkyō, tokyo; oh as in Ohno),
-// n or m before b, m and p (shimbashi, shinbashi), nn for ん. Anything but letters is dropped.
+// n or m before b, m and p (shimbashi, shinbashi), nn for ん, du and dzu for づ (takaraduka), di for
+// ぢ. Anything but letters is dropped.
 func romajiKey(s string) string {
 	s = strings.Map(func(r rune) rune {
 		switch r {
@@ -40,15 +48,21 @@ func romajiKey(s string) string {
 			return r
 		}
 		return -1
-	}, strings.ToLower(width.Narrow.String(s)))
-	s = kunrei.Replace(s)
-	s = longVowels.Replace(s)
-	return syllabicN.Replace(s)
+	}, strings.ToLower(width.Narrow.String(norm.NFKC.String(s))))
+	// until nothing changes, so that a query typed with three of a vowel, nnn or ddu folds as far
+	// as the reading it means: one pass leaves ooo as oo and ddu as dzu
+	for {
+		folded := syllabicN.Replace(longVowels.Replace(kunrei.Replace(s)))
+		if folded == s {
+			return s
+		}
+		s = folded
+	}
 }
 
 var (
 	kunrei = strings.NewReplacer("cchi", "tti", "tchi", "tti", "cch", "tty", "tch", "tty", "shi", "si", "chi", "ti", "tsu", "tu",
-		"fu", "hu", "ji", "zi", "sh", "sy", "ch", "ty", "j", "zy")
+		"fu", "hu", "ji", "zi", "dzu", "zu", "du", "zu", "di", "zi", "dy", "zy", "sh", "sy", "ch", "ty", "j", "zy")
 	longVowels = strings.NewReplacer("aa", "a", "ii", "i", "uu", "u", "ee", "e", "oo", "o", "ou", "o",
 		"ohb", "ob", "ohd", "od", "ohg", "og", "ohk", "ok", "ohm", "om", "ohn", "on", "ohr", "or",
 		"ohs", "os", "oht", "ot", "ohy", "oy", "ohz", "oz")
@@ -59,7 +73,7 @@ var (
 // macrons, apostrophes or hyphens), to be matched against the readings' romaji.
 func isLatinWord(w string) bool {
 	letters := 0
-	for _, r := range width.Narrow.String(w) {
+	for _, r := range strings.ToLower(width.Narrow.String(norm.NFKC.String(w))) {
 		switch {
 		case r < unicode.MaxASCII && unicode.IsLetter(r):
 			letters++
@@ -69,16 +83,6 @@ func isLatinWord(w string) bool {
 		}
 	}
 	return letters > 0
-}
-
-// romajiSearchKey is what a latin query word is matched against: the reading and the prefecture,
-// each folded by romajiKey, apart so that a word cannot match across them.
-func romajiSearchKey(m *hensachi.Municipality) string {
-	key := romajiKey(hensachi.Romaji(m.Kana))
-	if n := prefectureNumber(m.Prefecture.Code); n > 0 && n < len(prefectureRomaji) {
-		key += " " + romajiKey(prefectureRomaji[n])
-	}
-	return key
 }
 
 func prefectureNumber(code string) int {

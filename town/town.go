@@ -34,12 +34,11 @@ type Catalog struct {
 	ranking, ascending [][]int
 	// statMedian[s] is the national median of statistic s over the municipalities that have it.
 	statMedian []hensachi.Optional[float64]
-	// searchKeys[i] is what a query is matched against: name, reading and prefecture;
-	// searchNames[i] the name alone, folded alike, to rank exact and leading matches first.
-	searchKeys, searchNames []string
-	// romajiKeys[i] is what a query in latin letters is matched against: the reading in romaji
-	// and the prefecture's name, folded by romajiKey
-	romajiKeys []string
+	// search[i] is what a query is matched against for row i (searchEntry); wards are the
+	// designated cities' wards, which find their city, and wardsOf[i] the wards of row i.
+	search  []searchEntry
+	wards   []ward
+	wardsOf map[int][]int
 	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
 	neighbours [][]neighbour
 	medians    Medians
@@ -75,6 +74,8 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 // with a mapping that may go away: the catalog keeps them.
 func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL string) *Catalog {
 	meta.Method += SimilarMethod // the neighbours are this read model's, so their method is added here
+	wards := meta.Wards
+	meta.Wards = nil // for the search alone: the meta document served does not list them
 	c := &Catalog{Meta: meta, Version: version, baseURL: strings.TrimSuffix(baseURL, "/"), indicators: &indicators{},
 		towns: towns, byCode: make(map[string]int, len(towns)), prefs: map[string]hensachi.Prefecture{}, byPref: map[string][]int{}}
 	for _, p := range meta.Prefectures {
@@ -83,10 +84,9 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 	for i, m := range towns {
 		c.byCode[m.Code] = i
 		c.byPref[m.Prefecture.Code] = append(c.byPref[m.Prefecture.Code], i)
-		c.searchKeys = append(c.searchKeys, searchKey(m.Name+" "+m.Kana+" "+m.Prefecture.Name+m.Name))
-		c.searchNames = append(c.searchNames, searchKey(m.Name))
-		c.romajiKeys = append(c.romajiKeys, romajiSearchKey(&towns[i]))
+		c.search = append(c.search, municipalityEntry(&towns[i]))
 	}
+	c.setWards(wards)
 	for a := range hensachi.Axes {
 		var rows []int
 		for i, m := range towns {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -220,6 +221,42 @@ func TestCensusWithheldOnRealData(t *testing.T) {
 		_, body := s.get(t, "/town/municipalities/"+code)
 		if shown := strings.Contains(body, `id="census-withheld"`); shown != (want != "") || !strings.Contains(body, want) {
 			t.Errorf("%s: note shown %v, want %q", code, shown, want)
+		}
+	}
+}
+
+// TestSearchPageOnRealData: the search page says which ward found a designated city, proposes a
+// name for a reading one letter off (もしかして), and lists what town's search finds.
+func TestSearchPageOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	tests := []struct {
+		query     string
+		want, not []string
+	}{
+		{"横浜市港北区", []string{`id="search-wards"`, `港北区は<a href="/town/municipalities/14100">横浜市</a>の区`, "1 件"}, []string{`id="search-suggest"`}},
+		{"港北区", []string{`港北区は<a href="/town/municipalities/14100">横浜市</a>の区`}, nil},
+		{"横浜市", []string{"/town/municipalities/14100"}, []string{`id="search-wards"`}},
+		{"たからずく", []string{`id="search-suggest"`, "もしかして", `<a href="/town/municipalities/28214">宝塚市</a>`, "0 件"}, []string{`id="search-wards"`}},
+		{"takarazka", []string{"もしかして", `href="/town/municipalities/28214"`}, nil},
+		{"鎌ヶ谷", []string{"/town/municipalities/12224", "1 件"}, []string{"もしかして"}},
+		{"282146", []string{"/town/municipalities/28214", "1 件"}, nil},
+		{"xqzwv", []string{"0 件", `id="search-hint"`}, []string{"もしかして"}},
+	}
+	for _, tt := range tests {
+		status, body := s.get(t, "/search?q="+url.QueryEscape(tt.query))
+		if status != 200 {
+			t.Errorf("search %q: %d", tt.query, status)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("search %q: page lacks %s", tt.query, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(body, n) {
+				t.Errorf("search %q: page has %s", tt.query, n)
+			}
 		}
 	}
 }

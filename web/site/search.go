@@ -19,6 +19,10 @@ type searchPage struct {
 	Query   string
 	Results []*hensachi.Municipality
 	More    bool
+	// Wards say which of the results a designated city's ward found (港北区は横浜市の区).
+	Wards []town.WardHit
+	// Suggestions are the names one letter off a query that found nothing (もしかして).
+	Suggestions []*hensachi.Municipality
 }
 
 func (s *Site) search(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
@@ -31,6 +35,10 @@ func (s *Site) search(c *town.Catalog, q param.Query, _ httprouter.Params) (stri
 	p.Results = c.Search(query, maxSearchResults+1)
 	if len(p.Results) > maxSearchResults {
 		p.Results, p.More = p.Results[:maxSearchResults], true
+	}
+	p.Wards = c.Wards(query)
+	if len(p.Results) == 0 {
+		p.Suggestions = c.Suggest(query)
 	}
 	return "search", p, nil
 }

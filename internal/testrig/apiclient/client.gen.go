@@ -1541,7 +1541,7 @@ type PreflightGetOpenAPIParams struct {
 
 // GetSearchPageParams defines parameters for GetSearchPage.
 type GetSearchPageParams struct {
-	// Q name or reading, as GET /town/v1/municipalities?q= reads it
+	// Q name, reading, code or a designated city's ward, as GET /town/v1/municipalities?q= reads it; the page also says which ward found a city and, for a reading that finds nothing, proposes the names one letter off it (もしかして)
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
@@ -1757,7 +1757,7 @@ type ListMunicipalitiesParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
-	// Q name search, as the web front's: kanji, hiragana or katakana of either width, latin letters as people romanise the reading (Hepburn or Kunrei, long vowels written or not: `takarazuka`, `osaka`, `ōsaka`), or the prefecture and the name (`兵庫県 宝塚`, `tokyo chiyoda`); every word must match; exact names first, then names that start with the query, then the rest, each in code order. Combines with `pref`. At most 64 bytes (URL-decoded).
+	// Q name search, as the web front's: kanji, hiragana or katakana of either width, latin letters as people romanise the reading (Hepburn, Kunrei or Nihon-shiki, long vowels written twice, with a macron, with an h or not at all: `takarazuka`, `takaraduka`, `osaka`, `Ōsaka`, `Ohtsu`), or the prefecture and the name (`兵庫県 宝塚`, `tokyo chiyoda`), the prefecture by its reading too (`とうきょう`); ヶ, ケ, ヵ and a が between kanji alike (`鎌ヶ谷` finds 鎌ケ谷市), the old and variant kanji of the names alike (`五条` finds 五條市, `檮原` 梼原町), ず and づ, じ and ぢ alike; a municipality's code, five digits or six with a right check digit (`28214`, `282146`); a designated city's ward finds its city (`横浜市港北区`, `港北区`), after the municipalities of that name. Every word must match; exact names and codes first, then names that start with the query, then the rest, each in code order. Combines with `pref`. At most 128 bytes (URL-decoded), as every one-value parameter.
 	Q *SearchQuery `form:"q,omitempty" json:"q,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
