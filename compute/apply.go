@@ -45,6 +45,20 @@ type Standing struct {
 	Order    []int
 }
 
+// StandOriented is Stand with the best first: the lowest value when lowerIsBetter (a rate of
+// unemployment, a debt ratio), so that rank 1 and a deviation score above 50 are the better side
+// whichever way that is.
+func StandOriented(values []hensachi.Optional[float64], lowerIsBetter bool) Standing {
+	if !lowerIsBetter {
+		return Stand(values)
+	}
+	negated := make([]hensachi.Optional[float64], len(values))
+	for i, v := range values {
+		negated[i] = hensachi.Optional[float64]{V: -v.V, Valid: v.Valid}
+	}
+	return Stand(negated)
+}
+
 // Stand ranks the valid values of a figure: the method of every axis and indicator.
 func Stand(values []hensachi.Optional[float64]) Standing {
 	var idx []int

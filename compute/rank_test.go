@@ -132,3 +132,16 @@ func TestApplyIndicators(t *testing.T) {
 		t.Errorf("years %+v, want %+v", got, want)
 	}
 }
+
+// TestStandOriented: where less is better the lowest value is rank 1 with the highest score, the
+// mirror of the highest-first standing; a null stays unranked either way.
+func TestStandOriented(t *testing.T) {
+	values := []hensachi.Optional[float64]{hensachi.Some(3.0), {}, hensachi.Some(1.0), hensachi.Some(2.0)}
+	up, down := StandOriented(values, false), StandOriented(values, true)
+	if !slices.Equal(up.Rank, []int{1, 0, 3, 2}) || !slices.Equal(down.Rank, []int{3, 0, 1, 2}) {
+		t.Errorf("ranks %v (higher better), %v (lower better)", up.Rank, down.Rank)
+	}
+	if down.Hensachi[2] != up.Hensachi[0] || down.Hensachi[0] != up.Hensachi[2] || !slices.Equal(down.Order, []int{2, 3, 0}) {
+		t.Errorf("scores %v against %v, order %v", down.Hensachi, up.Hensachi, down.Order)
+	}
+}

@@ -276,7 +276,8 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 		}
 	}
 	panel := newItemPanel(ssdse, parsed.ssdse, breaks, financeSeries(parsed.finance), parsed.fields.portal, furusatoSeries(fu), juminSeries(parsed.jumin))
-	if res.Indicators, res.IndicatorValues, err = buildIndicators(inds, panel, parsed.codeList, report); err != nil {
+	ev := panel.evacuation(parsed.codeList)
+	if res.Indicators, res.IndicatorValues, err = buildIndicators(inds, panel, parsed.codeList, report, ev); err != nil {
 		return nil, err
 	}
 	log.Info("assembled indicators", "count", len(res.Indicators.Indicators), "disagreements", len(disagreements), "took", since(start))
@@ -284,7 +285,6 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 	start = time.Now()
 	fromIndicators := statsOfIndicators(stats, res, len(parsed.codeList.Entries))
 	census, _ := strconv.Atoi(parsed.fields.ssdse.Years[colPopulation])
-	ev := panel.evacuation(parsed.codeList)
 	evacuated := ev[census]
 	// a rate over the census population is not the municipality's where the census counted under
 	// half its registered residents: null, as the catalogue's census rates

@@ -345,11 +345,11 @@ func sumAt(cols [][]figure, i int) figure {
 	return f
 }
 
-// buildIndicators plans and computes every indicator of the catalogue.
-func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *Report) (hensachi.IndicatorCatalogue, hensachi.IndicatorValues, error) {
+// buildIndicators plans and computes every indicator of the catalogue, census rates under the
+// evacuation rule ev.
+func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *Report, ev evacuation) (hensachi.IndicatorCatalogue, hensachi.IndicatorValues, error) {
 	cat := hensachi.IndicatorCatalogue{Method: indicatorMethod}
 	var values hensachi.IndicatorValues
-	ev := p.evacuation(cl)
 	for _, ind := range inds {
 		plan, err := p.plan(ind)
 		if err != nil {

@@ -82,18 +82,10 @@ func rankIndicators(rows int, cat hensachi.IndicatorCatalogue, read func(i, k in
 	}
 	in.cells = make([]indicatorCell, rows*in.width)
 	values := make([]hensachi.Optional[float64], rows)
-	standing := make([]hensachi.Optional[float64], rows)
 	for i, ind := range cat.Indicators {
 		for k := range ind.Years {
 			read(i, k, values)
-			// ranked best first: for an indicator where less is better, the lowest value is the best
-			copy(standing, values)
-			if ind.LowerIsBetter() {
-				for m := range standing {
-					standing[m].V = -standing[m].V
-				}
-			}
-			s := compute.Stand(standing)
+			s := compute.StandOriented(values, ind.LowerIsBetter())
 			col := in.first[i] + k
 			for m, v := range values {
 				cell := &in.cells[m*in.width+col]

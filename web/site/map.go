@@ -129,15 +129,10 @@ type standing struct {
 
 func standingOf(c *town.Catalog, m param.Measure) standing {
 	values := make([]hensachi.Optional[float64], c.Len())
-	oriented := make([]hensachi.Optional[float64], c.Len())
 	for i := range values {
 		values[i] = m.Value(c.Row(i))
-		oriented[i] = values[i]
-		if m.LowerIsBetter() { // the best first, as the indicators' rankings
-			oriented[i].V = -oriented[i].V
-		}
 	}
-	return standing{values: values, Standing: compute.Stand(oriented)}
+	return standing{values: values, Standing: compute.StandOriented(values, m.LowerIsBetter())}
 }
 
 // legend gives each class the range of its deviation scores and of the values it holds nationally.
