@@ -110,6 +110,9 @@ type Municipality struct {
 	Scores     []Score             // aligned with Axes
 	Stats      []Optional[float64] // aligned with Stats
 	Furusato   Furusato
+	// PeerGroup is the Code of its 類似団体 by the latest census the dataset classes (Meta.PeerGroups);
+	// "" when none classes it.
+	PeerGroup string
 }
 
 // Furusato holds the hometown-tax-donation (ふるさと納税) figures of one municipality.

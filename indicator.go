@@ -38,6 +38,9 @@ type Indicator struct {
 	// ZeroLabel says what a value of 0 means where the source writes it as a word or a dash
 	// (将来負担比率's 「－」: 将来負担なし), for the pages to show beside the 0.
 	ZeroLabel string `json:"zero_label,omitempty"`
+	// Change is how a change between two of its years is measured (ChangeDifference, ChangePercent);
+	// "" for an indicator of one year or one whose change means nothing.
+	Change string `json:"change,omitempty"`
 	// Years are the survey years with values, oldest first, each with its national summary.
 	Years []IndicatorYear `json:"years,omitempty"`
 }
@@ -62,6 +65,19 @@ const (
 
 // IndicatorKinds are the values Indicator.Kind may take.
 var IndicatorKinds = []string{KindCount, KindRate, KindPerCapita, KindIndex}
+
+// The measures of an indicator's change between two years.
+const (
+	// ChangeDifference is the later value minus the earlier, in the indicator's unit (points for a
+	// rate or an index): a share's change in percent of itself misleads.
+	ChangeDifference = "difference"
+	// ChangePercent is the difference in percent of the earlier value: for counts and amounts,
+	// whose size differs by municipality.
+	ChangePercent = "percent"
+)
+
+// IndicatorChanges are the values Indicator.Change may take.
+var IndicatorChanges = []string{ChangeDifference, ChangePercent}
 
 // LowerIsBetter reports whether the indicator ranks its lowest value first.
 func (ind *Indicator) LowerIsBetter() bool { return ind.Direction == DirectionLowerBetter }

@@ -18,6 +18,23 @@ type Meta struct {
 	// Wards are the designated cities' wards, which the dataset file carries for the name search;
 	// the read model takes them out of the meta it serves, whose document does not list them.
 	Wards []Ward `json:"wards,omitempty"`
+	// PeerGroups are the 類似団体 of each census year the dataset classes, latest year first.
+	PeerGroups []PeerGroup `json:"peer_groups,omitempty"`
+}
+
+// PeerGroup is one of 総務省's 類似団体: municipalities alike in population and industrial
+// structure, within which officials compare their finances. This product derives them from the
+// census by 総務省's class boundaries (docs/data.md, 類似団体).
+type PeerGroup struct {
+	// Code names the group within its census year: designated_city, core_city, special_ward,
+	// city-{population class 1–4}-{industry class 0–3}, town-{population class 1–5}-{industry class 0–2}.
+	Code string `json:"code"`
+	// Name is the group as 総務省 writes it: 政令指定都市, 中核市, 特別区, 都市Ⅱ-3, 町村Ⅴ-0.
+	Name string `json:"name"`
+	// CensusYear is the census whose population and shares of workers by industry class the members.
+	CensusYear int `json:"census_year"`
+	// Members are the codes of its municipalities, in code order.
+	Members []string `json:"members"`
 }
 
 // Ward is a ward of a government-designated city (政令指定都市の区): no municipality of the dataset,

@@ -15,15 +15,20 @@ mod=$($go list -m)
   # the versions of the modules the test binaries compile (go.sum pins each version's content), not
   # go.mod as a whole, which a module the pass never builds would change
   $go list -deps -test -f '{{with .Module}}{{.Path}} {{.Version}}{{with .Replace}} => {{.Path}} {{.Version}}{{end}}{{end}}' ./training ./training/hardcase | sort -u
-  # the Go and embedded files of each package the test binaries are built from, and its test data
-  $go list -deps -test -f '{{with .Module}}{{if eq .Path "'"$mod"'"}}{{range $.GoFiles}}{{$.Dir}}/{{.}}
+  # the Go and embedded files of each package the test binaries are built from and its test data
+  # (which a test may read at run time); the test files of the two packages under test only, as no
+  # other package's are compiled into them
+  {
+    $go list -deps -test -f '{{with .Module}}{{if eq .Path "'"$mod"'"}}{{range $.GoFiles}}{{$.Dir}}/{{.}}
 {{end}}{{range $.CgoFiles}}{{$.Dir}}/{{.}}
-{{end}}{{range $.TestGoFiles}}{{$.Dir}}/{{.}}
-{{end}}{{range $.XTestGoFiles}}{{$.Dir}}/{{.}}
 {{end}}{{range $.EmbedFiles}}{{$.Dir}}/{{.}}
-{{end}}{{range $.TestEmbedFiles}}{{$.Dir}}/{{.}}
 {{end}}{{$.Dir}}/testdata
-{{end}}{{end}}' ./training ./training/hardcase | sed "s|^$PWD/||" | sort -u | while read -r path; do
+{{end}}{{end}}' ./training ./training/hardcase
+    $go list -f '{{range .TestGoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range .XTestGoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range .TestEmbedFiles}}{{$.Dir}}/{{.}}
+{{end}}' ./training ./training/hardcase
+  } | sed "s|^$PWD/||" | sort -u | while read -r path; do
     [ -e "$path" ] && find "$path" -type f -not -path '*/fuzz/*' -print0 | sort -z | xargs -0 -r sha256sum
   done
   for tree in face/models ../shared/datasets ../shared/models "${MODELS_DIR:-models}" build/onnxruntime build/noface; do
