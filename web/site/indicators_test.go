@@ -126,4 +126,9 @@ func TestAppendPath(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	// a reference line's lone points are level strokes
+	lone := []town.IndicatorPoint{at(2010, 0), at(2015, 5), none(2018), at(2020, 10)}
+	if got, want := string(appendRuns(nil, lone, []int{2015}, sx, sy, 4)), "M-4,10h8M46,5h8M96,0h8"; got != want {
+		t.Errorf("lone points of a reference: %q, want %q", got, want)
+	}
 }
