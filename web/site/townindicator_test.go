@@ -170,7 +170,9 @@ func TestSparklineOrChange(t *testing.T) {
 
 // TestAppendChange: the change between two values in the indicator's own terms.
 func TestAppendChange(t *testing.T) {
-	at := func(year int, v float64) town.IndicatorPoint { return town.IndicatorPoint{Year: year, Value: hensachi.Some(v)} }
+	at := func(year int, v float64) town.IndicatorPoint {
+		return town.IndicatorPoint{Year: year, Value: hensachi.Some(v)}
+	}
 	tests := []struct {
 		name     string
 		ind      hensachi.Indicator
