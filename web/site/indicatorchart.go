@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/town"
@@ -158,7 +159,7 @@ func appendChange(dst []byte, ind *hensachi.Indicator, from, to town.IndicatorPo
 			change += " " + ind.Unit
 		}
 	}
-	dst = append(dst, " <small>"...)
+	dst = append(dst, " <small class=nb>"...)
 	dst = strconv.AppendInt(dst, int64(from.Year), 10)
 	dst = append(dst, " → "...)
 	dst = strconv.AppendInt(dst, int64(to.Year), 10)
@@ -333,7 +334,7 @@ type seriesLine struct {
 // haloed in white to stay legible over a line.
 const seriesStyle = `<style>.ln{fill:none;stroke-width:2}.ln-town{stroke:#0072b2;stroke-width:3}.ln-national{stroke:#1d2433;stroke-dasharray:8 5}` +
 	`.ln-pref{stroke:#d55e00;stroke-width:3;stroke-dasharray:.5 5;stroke-linecap:round}.ln-peers{stroke:#009e73;stroke-dasharray:12 4 3 4}` +
-	`svg .pt{fill:#0072b2}svg.chart .val{text-anchor:middle;font-weight:700;paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}` +
+	`svg .pt{fill:#0072b2}svg.chart .val{text-anchor:middle;font-weight:700;paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}svg.chart .from{text-anchor:start}svg.chart .to{text-anchor:end}` +
 	`ul.legend{list-style:none;padding:0;margin:.4rem 0;display:flex;flex-wrap:wrap;gap:.2rem 1.2rem}ul.legend svg{width:2.75rem;height:.9rem;vertical-align:middle;margin-right:.3rem}</style>`
 
 // seriesChart draws a municipality's values of an indicator over its survey years, the first of
@@ -377,7 +378,7 @@ func seriesChart(ind *hensachi.Indicator, title string, lines []seriesLine) temp
 		fmt.Fprintf(&b, `<line class="grid" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text class="tick" x="%.0f" y="%.0f" text-anchor="end">%s</text>`,
 			left, sy.at(t), width-right, sy.at(t), left-8, sy.at(t)+4, sy.label(t))
 	}
-	every := 1 + len(years)/13
+	every := 1 + len(years)/12 // a phone's larger type fits a dozen years
 	for k, y := range years {
 		if (len(years)-1-k)%every == 0 { // the latest year always labelled
 			fmt.Fprintf(&b, `<text class="tick" x="%.0f" y="%.0f">%d</text>`, sx.at(float64(y.Year)), height-bottom+20, y.Year)
@@ -390,9 +391,14 @@ func seriesChart(ind *hensachi.Indicator, title string, lines []seriesLine) temp
 	fmt.Fprintf(&b, `<text x="4" y="18">%s</text><text x="%.0f" y="%.0f" text-anchor="end">調査年 →</text>`,
 		html.EscapeString(name), width-right, height-4)
 	for _, year := range ind.Breaks {
+		// the note beside the rule, on the side with room for it
 		bx := sx.at(float64(year) - 0.5)
-		fmt.Fprintf(&b, `<line class="mid" stroke-dasharray="3 3" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text x="%.0f" y="%.0f">%d年から定義変更</text>`,
-			bx, top-14, bx, height-bottom, bx+4, top-2, year)
+		tx, anchor := bx+4, "start"
+		if bx > (left+width-right)/2 {
+			tx, anchor = bx-4, "end"
+		}
+		fmt.Fprintf(&b, `<line class="mid" stroke-dasharray="3 3" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text x="%.0f" y="%.0f" text-anchor="%s">%d年から定義変更</text>`,
+			bx, top-14, bx, height-bottom, tx, top-2, anchor, year)
 	}
 	for _, l := range lines[1:] {
 		if d := appendRuns(nil, l.Points, ind.Breaks, sx, sy, 14); len(d) > 0 {
@@ -412,8 +418,17 @@ func seriesChart(ind *hensachi.Indicator, title string, lines []seriesLine) temp
 		if stagger && (len(years)-1-k)%2 == 1 {
 			raise = 28
 		}
-		fmt.Fprintf(&b, `<circle class="pt" cx="%.0f" cy="%.0f" r="4"/><text class="val" x="%.0f" y="%.0f">%s</text>`,
-			x, y, x, y-raise, html.EscapeString(pointLabel(p.Value.V, ind.Decimals)))
+		label := pointLabel(p.Value.V, ind.Decimals)
+		// a label centred on a dot near either end would run over the ticks or out of the chart:
+		// it starts or ends at the dot instead (half a phone's digit is 5 units wide)
+		tx, anchor := x, ""
+		if half := 5 * float64(utf8.RuneCountInString(label)); x-half < left {
+			tx, anchor = x-6, " from"
+		} else if x+half > width {
+			tx, anchor = x+6, " to"
+		}
+		fmt.Fprintf(&b, `<circle class="pt" cx="%.0f" cy="%.0f" r="4"/><text class="val%s" x="%.0f" y="%.0f">%s</text>`,
+			x, y, anchor, tx, y-raise, html.EscapeString(label))
 	}
 	b.WriteString(`</svg><ul class="legend">`)
 	for _, l := range lines {

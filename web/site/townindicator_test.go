@@ -161,10 +161,10 @@ func TestSparklineOrChange(t *testing.T) {
 			`<li><a href=01202/indicators/jobless>完全失業率</a> <span class=nb>5.0 %</span>（2020）・全国 5 / 5 位・偏差値 ` + strconv.FormatFloat(c.IndicatorPoint(2, 2, 1).Hensachi, 'f', 1, 64) +
 				`<a href=01202/indicators/jobless><svg role=img aria-label="2010年 6.0 % → 2020年 5.0 %"><path d=`,
 			`<li><a href=01202/indicators/fiscal_strength>財政力指数</a> 0.41（2022）・全国 4 / 5 位・偏差値 `},
-			[]string{"<small>2020 → 2023", "../indicators/"}},
+			[]string{"<small class=nb>2020 → 2023", "../indicators/"}},
 		// 札内町's jobless has two values: 4.0 % in 2010, 3.2 % in 2020
 		{"/town/municipalities/01345", 200, []string{`<li><a href=01345/indicators/jobless>完全失業率</a> <span class=nb>3.2 %</span>（2020）・全国 3 / 5 位・偏差値 `,
-			` <small>2010 → 2020: -0.8 ポイント</small>`}, []string{"01345/indicators/jobless><svg"}},
+			` <small class=nb>2010 → 2020: -0.8 ポイント</small>`}, []string{"01345/indicators/jobless><svg"}},
 	})
 }
 
@@ -180,20 +180,20 @@ func TestAppendChange(t *testing.T) {
 		want     string
 	}{
 		{"percent declared", hensachi.Indicator{Unit: "人", Kind: hensachi.KindCount, Change: hensachi.ChangePercent}, at(2015, 1000), at(2020, 1031),
-			" <small>2015 → 2020: +3.1 %</small>"},
+			" <small class=nb>2015 → 2020: +3.1 %</small>"},
 		{"a count, undeclared: percent", hensachi.Indicator{Unit: "人", Kind: hensachi.KindCount}, at(2015, 12_000), at(2020, 11_000),
-			" <small>2015 → 2020: -8.3 %</small>"},
+			" <small class=nb>2015 → 2020: -8.3 %</small>"},
 		{"a share: points", hensachi.Indicator{Unit: "%", Kind: hensachi.KindRate, Decimals: 2}, at(2015, 10.25), at(2020, 11.05),
-			" <small>2015 → 2020: +0.80 ポイント</small>"},
+			" <small class=nb>2015 → 2020: +0.80 ポイント</small>"},
 		{"a rate in its unit", hensachi.Indicator{Unit: "‰", Kind: hensachi.KindRate, Decimals: 2}, at(2020, 6.5), at(2023, 6.1),
-			" <small>2020 → 2023: -0.40 ‰</small>"},
+			" <small class=nb>2020 → 2023: -0.40 ‰</small>"},
 		{"an index without a unit", hensachi.Indicator{Kind: hensachi.KindIndex, Decimals: 2}, at(2020, 0.5), at(2023, 0.5),
-			" <small>2020 → 2023: ±0.00</small>"},
+			" <small class=nb>2020 → 2023: ±0.00</small>"},
 		{"difference declared for an amount", hensachi.Indicator{Unit: "千円", Kind: hensachi.KindPerCapita, Change: hensachi.ChangeDifference}, at(2020, 1200), at(2023, 1450),
-			" <small>2020 → 2023: +250 千円</small>"},
+			" <small class=nb>2020 → 2023: +250 千円</small>"},
 		{"percent of nothing", hensachi.Indicator{Unit: "所", Kind: hensachi.KindCount}, at(2015, 0), at(2020, 3), ""},
 		{"across a break", hensachi.Indicator{Unit: "店", Kind: hensachi.KindCount, Breaks: []int{2016}}, at(2014, 10), at(2021, 12), ""},
-		{"a break before", hensachi.Indicator{Unit: "店", Kind: hensachi.KindCount, Breaks: []int{2016}}, at(2016, 10), at(2021, 12), " <small>2016 → 2021: +20.0 %</small>"},
+		{"a break before", hensachi.Indicator{Unit: "店", Kind: hensachi.KindCount, Breaks: []int{2016}}, at(2016, 10), at(2021, 12), " <small class=nb>2016 → 2021: +20.0 %</small>"},
 	}
 	for _, tc := range tests {
 		if got := string(appendChange(nil, &tc.ind, tc.from, tc.to)); got != tc.want {
