@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -178,12 +179,12 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 // blue is better; one hue from light to dark (ColorBrewer's Purples) inside an element of class seq,
 // for a measure without one, whose colours must not read as good or bad; hatching for no value.
 const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh;contain:content}svg.map path{stroke:#fff;stroke-width:.5}svg.map .t path,svg.map path.t{stroke:none}` +
-	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{font-size:13px;fill:#4a5366}` +
+	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{fill:#4a5366}` +
 	`.c0{fill:#b2182b;background:#b2182b}.c1{fill:#ef8a62;background:#ef8a62}.c2{fill:#fddbc7;background:#fddbc7}.c3{fill:#e4e4e4;background:#e4e4e4}` +
 	`.c4{fill:#d1e5f0;background:#d1e5f0}.c5{fill:#67a9cf;background:#67a9cf}.c6{fill:#2166ac;background:#2166ac}` +
 	`.seq .c0{fill:#f2f0f7;background:#f2f0f7}.seq .c1{fill:#dadaeb;background:#dadaeb}.seq .c2{fill:#bcbddc;background:#bcbddc}.seq .c3{fill:#9e9ac8;background:#9e9ac8}` +
 	`.seq .c4{fill:#807dba;background:#807dba}.seq .c5{fill:#6a51a3;background:#6a51a3}.seq .c6{fill:#4a1486;background:#4a1486}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +
-	`svg.map .pick{fill:#c2571a}svg.map .rest{fill:#d5d9e2}svg.mini{max-width:20rem}.sw{display:inline-block;width:1.6em;height:1em;border:1px solid #4a5366;vertical-align:middle}</style>`
+	`svg.map .pick{fill:#c2571a}svg.map .ring{fill:none;stroke:#c2571a;stroke-width:2}svg.map .rest{fill:#d5d9e2}svg.mini{max-width:20rem}.sw{display:inline-block;width:1.6em;height:1em;border:1px solid #4a5366;vertical-align:middle}</style>`
 
 // paletteOf is the class of a measure's palette (mapStyle): seq for one hue when neither way is
 // better, none for the diverging one.
@@ -217,10 +218,16 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 			t.Code, class, d.Paths[n], html.EscapeString(t.Name), html.EscapeString(t.Prefecture.Name), html.EscapeString(label))
 	}
 	for _, f := range d.Frames {
-		fmt.Fprintf(&b, `<rect class=frame x=%d y=%d width=%d height=%d /><text x=%d y=%d>%s</text>`, f.X, f.Y, f.W, f.H, f.X+6, f.Y+16, html.EscapeString(f.Label))
+		f.write(&b)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// write draws an inset's frame and its label.
+func (f mapFrame) write(b *strings.Builder) {
+	fmt.Fprintf(b, `<rect class=frame x=%d y=%d width=%d height=%d /><text x=%d y=%d font-size=%d>%s</text>`,
+		f.X, f.Y, f.W, f.H, f.X+6, f.Y+f.FontSize+3, f.FontSize, html.EscapeString(f.Label))
 }
 
 // mapMeasureGroups lists the axes, the statistics and the indicators (by group, latest year) for
@@ -279,7 +286,8 @@ func measureSource(c *town.Catalog, key string) string {
 }
 
 // miniMap draws a municipality's prefecture with the municipality picked out, for its page: the
-// others as one grey path, no links, so that the page stays light.
+// others as one grey path, no links, so that the page stays light. A municipality small on it is
+// ringed (ringed), so that the eye finds it.
 func miniMap(c *town.Catalog, m *hensachi.Municipality) template.HTML {
 	set := drawnMaps.Of(c)
 	if set.mini == nil {
@@ -288,24 +296,42 @@ func miniMap(c *town.Catalog, m *hensachi.Municipality) template.HTML {
 	d := set.mini[m.Prefecture.Code]()
 	var rest, pick strings.Builder
 	pickClass := "pick"
+	var ring string
 	for n, i := range d.Rows {
 		if c.Row(i).Code == m.Code {
 			pick.WriteString(d.Paths[n])
 			if d.Thin[n] {
 				pickClass = `"pick t"`
 			}
+			ring = d.ring(n)
 		} else {
 			rest.WriteString(d.Paths[n])
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="map mini" viewBox="0 0 %d %d" role=img aria-labelledby=mini-title><title id=mini-title>%sの中の%sの位置</title>%s<path class=rest d="%s"/><path class=%s d="%s"/>`,
-		d.W, d.H, html.EscapeString(m.Prefecture.Name), html.EscapeString(m.Name), mapStyle, rest.String(), pickClass, pick.String())
+	fmt.Fprintf(&b, `<svg class="map mini" viewBox="0 0 %d %d" role=img aria-labelledby=mini-title><title id=mini-title>%sの中の%sの位置</title>%s<path class=rest d="%s"/><path class=%s d="%s"/>%s`,
+		d.W, d.H, html.EscapeString(m.Prefecture.Name), html.EscapeString(m.Name), mapStyle, rest.String(), pickClass, pick.String(), ring)
 	for _, f := range d.Frames {
-		fmt.Fprintf(&b, `<rect class=frame x=%d y=%d width=%d height=%d />`, f.X, f.Y, f.W, f.H)
+		f.write(&b)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// ringBelowPx is the size, in screen pixels where the locator is seen, under which a municipality
+// is ringed on it: a speck (speckPx) surely, and a shape of a few pixels, which the eye misses on
+// a prefecture of dozens.
+const ringBelowPx = 16
+
+// ring is the circle around row n when it is small, "" when it is not.
+func (d *drawnMap) ring(n int) string {
+	box := d.Boxes[n]
+	across := max(box.w(), box.h())
+	if across*d.PxPerUnit >= ringBelowPx {
+		return ""
+	}
+	return fmt.Sprintf(`<circle class=ring cx=%d cy=%d r=%d />`, int(math.Round((box.X0+box.X1)/2)), int(math.Round((box.Y0+box.Y1)/2)),
+		int(math.Ceil(across/2+6/d.PxPerUnit)))
 }
 
 // yearSpan is an indicator's survey years, 2015〜2020 or 2020.
