@@ -163,7 +163,9 @@ var prefectureInsets = map[string][]inset{
 	"47": {
 		// 石垣市's 尖閣諸島 lie 150 km north of its island, and would halve the scale of 八重山's
 		{label: "尖閣諸島", share: [2]float64{0.2, 0.15}, corner: topLeft,
-			holds: func(m *hensachi.Municipality, _ float64, part geo.Point) bool { return m.Code == "47207" && part[1] > 25.5 }},
+			holds: func(m *hensachi.Municipality, _ float64, part geo.Point) bool {
+				return m.Code == "47207" && part[1] > 25.5
+			}},
 		{label: "宮古・八重山", share: [2]float64{0.6, 0.4}, corner: bottomLeft, holds: codes("47207", "47214", "47375", "47381", "47382")},
 		{label: "大東諸島", share: [2]float64{0.2, 0.4}, corner: bottomRight, holds: codes("47357", "47358")},
 	},
