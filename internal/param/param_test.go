@@ -2,6 +2,7 @@ package param
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -137,6 +138,14 @@ func TestValidators(t *testing.T) {
 		{"int", "limit=100", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, ""},
 		{"int over", "limit=101", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
 		{"int signed", "limit=%2B5", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
+		{"choice", "order=pref", func(q Query) error { _, err := Choice(q, "order", "pref", "national"); return err }, ""},
+		{"choice absent", "", func(q Query) error {
+			if c, err := Choice(q, "order", "pref", "national"); c != "pref" {
+				return fmt.Errorf("%q, %w", c, err)
+			}
+			return nil
+		}, ""},
+		{"choice unknown", "order=nation", func(q Query) error { _, err := Choice(q, "order", "pref", "national"); return err }, hensachi.EInvalidParameter},
 		{"order", "order=asc", func(q Query) error { _, err := Order(q); return err }, ""},
 		{"order unknown", "order=up", func(q Query) error { _, err := Order(q); return err }, hensachi.EInvalidParameter},
 	} {
