@@ -61,6 +61,11 @@ type mapPage struct {
 	Reading, Palette string
 	Drawn            string // how many municipalities the map draws, written as the pages write counts
 	Missing          []*hensachi.Municipality
+	// Bands offers a prefecture map's choice of distributions; BandsWhere names the one the
+	// colours are read against: 全国 or the prefecture.
+	Bands      []bandOption
+	BandsWhere string
+	Table      mapTable
 	// Credits are the boundaries' and the measure's sources, shown under the map.
 	BoundaryCredit, BoundarySource, MeasureSource, StatsCredit string
 	Note                                                       string
@@ -75,6 +80,10 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	if p.Pref, err = param.Prefecture(c, q); err != nil {
 		return "", nil, err
 	}
+	bands, err := param.Choice(q, "bands", mapBands...)
+	if err != nil {
+		return "", nil, err
+	}
 	b, err := c.Boundaries()
 	if err != nil {
 		return "", nil, err
@@ -86,14 +95,29 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		d, where = set.prefs[p.Pref.Code](), p.Pref.Name
 	}
 	st := standingOf(c, p.M.Measure)
-	p.Map = mapSVG(c, d, p.M, st, where)
+	band, local, prefName := st, standing{}, ""
+	p.BandsWhere = "全国"
+	if p.Pref != nil {
+		local, prefName = st.within(d.Rows, p.M.LowerIsBetter()), p.Pref.Name
+		if bands == "pref" {
+			band, p.BandsWhere = local, p.Pref.Name
+		}
+		p.Bands = []bandOption{{"pref", p.Pref.Name + "内の分布", bands == "pref"}, {"national", "全国の分布", bands == "national"}}
+	}
+	p.Map = mapSVG(c, d, p.M, st, band, local, where)
+	prefCode := param.PrefectureCode(p.Pref)
+	if p.Table, err = mapTableOf(c, q, d, p.M, st, local, prefName, func(sort string, page int) string {
+		return mapLink(p.M.Key, prefCode, bands, sort, page) + "#values"
+	}); err != nil {
+		return "", nil, err
+	}
 	p.Drawn = integer(len(d.Rows))
 	for _, i := range d.Rows {
 		if !st.values[i].Valid {
 			p.Missing = append(p.Missing, c.Row(i))
 		}
 	}
-	p.Legend = st.legend(p.M.Field)
+	p.Legend = band.legend(p.M.Field)
 	p.Reading, p.Palette = mapReading(p.M.Field), paletteOf(p.M.Field)
 	p.Select = measureSelect{ID: "m", Label: "指標", Groups: mapMeasureGroups(c, p.M.Key)}
 	if undated, year, dated := strings.Cut(p.M.Key, "@"); dated {
@@ -101,7 +125,6 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 			p.Years = append(p.Years, yearOption{Year: y.Year, Selected: strconv.Itoa(y.Year) == year})
 		}
 	}
-	prefCode := param.PrefectureCode(p.Pref)
 	for _, pr := range c.Meta.Prefectures {
 		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
@@ -195,9 +218,10 @@ func paletteOf(f hensachi.Field) string {
 	return ""
 }
 
-// mapSVG draws a measure's map: per municipality a link to its page around its path, whose title
-// gives the name, the value with its unit and the national rank.
-func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) template.HTML {
+// mapSVG draws a measure's map: per municipality a link to its page around its path, coloured by
+// its deviation score in band, whose title gives the name, the value with its unit, the national
+// rank and, on a prefecture's map, the rank there (local).
+func mapSVG(c *town.Catalog, d *drawnMap, m measure, st, band, local standing, where string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(d.Rows) * 160)
 	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%s 市区町村</title>`,
@@ -208,8 +232,11 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 		t := c.Row(i)
 		class, label := "nv", "値なし"
 		if v := st.values[i]; v.Valid {
-			class = "c" + strconv.Itoa(mapClass(st.Hensachi[i]))
+			class = "c" + strconv.Itoa(mapClass(band.Hensachi[i]))
 			label = withUnit(v, m.Field) + "、全国 " + integer(st.Rank[i]) + " 位"
+			if local.values != nil {
+				label += "、" + where + "内 " + integer(local.Rank[i]) + " 位"
+			}
 		}
 		if d.Thin[n] {
 			class = `"` + class + ` t"`
