@@ -2,8 +2,8 @@ package site
 
 import (
 	"math"
-	"slices"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
