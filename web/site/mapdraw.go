@@ -210,6 +210,8 @@ func layout(c *town.Catalog, l geo.Layer, rows []int, insets []inset, size float
 	W, H := int(math.Ceil(box.w()*scale)), int(math.Ceil(box.h()*scale))
 	d := &drawnMap{W: W, H: H}
 	mainFrame := rect{0, 0, float64(W), float64(H)}
+	// an inset's label is about 10 px high on a phone, within 13 and 24 units (a wide map's 24 is
+	// 23 px at the page's widest)
 	font := int(math.Round(min(max(10/min(screen/float64(W), phoneMapHeight/float64(H)), 13), 24)))
 	sea := newLand(parts[0], main, scale, -box.X0*scale, -box.Y0*scale, W, H)
 	frames := make([]rect, len(insets))
@@ -264,7 +266,7 @@ func layout(c *town.Catalog, l geo.Layer, rows []int, insets []inset, size float
 		parts[k+1].draw(d, paths, drawn[k+1], frames[k], in.label, font, least, alone)
 	}
 	for _, i := range rows {
-		if path := paths[i]; path != nil {
+		if paths[i] != nil {
 			d.Rows = append(d.Rows, i)
 		}
 	}
