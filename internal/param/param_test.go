@@ -2,6 +2,7 @@ package param
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -142,6 +143,14 @@ func TestValidators(t *testing.T) {
 		{"highlight of no municipality", "highlight=99999", func(q Query) error { _, err := Highlight(q); return err }, ""},
 		{"highlight malformed", "highlight=1310", func(q Query) error { _, err := Highlight(q); return err }, hensachi.EInvalidParameter},
 		{"highlight twice", "highlight=13101&highlight=13102", func(q Query) error { _, err := Highlight(q); return err }, hensachi.EInvalidParameter},
+		{"choice", "order=pref", func(q Query) error { _, err := Choice(q, "order", "pref", "national"); return err }, ""},
+		{"choice absent", "", func(q Query) error {
+			if c, err := Choice(q, "order", "pref", "national"); c != "pref" {
+				return fmt.Errorf("%q, %w", c, err)
+			}
+			return nil
+		}, ""},
+		{"choice unknown", "order=nation", func(q Query) error { _, err := Choice(q, "order", "pref", "national"); return err }, hensachi.EInvalidParameter},
 		{"order", "order=asc", func(q Query) error { _, err := Order(q); return err }, ""},
 		{"order unknown", "order=up", func(q Query) error { _, err := Order(q); return err }, hensachi.EInvalidParameter},
 	} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -60,6 +61,11 @@ type mapPage struct {
 	Reading, Palette string
 	Drawn            string // how many municipalities the map draws, written as the pages write counts
 	Missing          []*hensachi.Municipality
+	// Bands offers a prefecture map's choice of distributions; BandsWhere names the one the
+	// colours are read against: 全国 or the prefecture.
+	Bands      []bandOption
+	BandsWhere string
+	Table      mapTable
 	// Credits are the boundaries' and the measure's sources, shown under the map.
 	BoundaryCredit, BoundarySource, MeasureSource, StatsCredit string
 	Note                                                       string
@@ -74,6 +80,10 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	if p.Pref, err = param.Prefecture(c, q); err != nil {
 		return "", nil, err
 	}
+	bands, err := param.Choice(q, "bands", mapBands...)
+	if err != nil {
+		return "", nil, err
+	}
 	b, err := c.Boundaries()
 	if err != nil {
 		return "", nil, err
@@ -85,14 +95,29 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		d, where = set.prefs[p.Pref.Code](), p.Pref.Name
 	}
 	st := standingOf(c, p.M.Measure)
-	p.Map = mapSVG(c, d, p.M, st, where)
+	band, local, prefName := st, standing{}, ""
+	p.BandsWhere = "全国"
+	if p.Pref != nil {
+		local, prefName = st.within(d.Rows, p.M.LowerIsBetter()), p.Pref.Name
+		if bands == "pref" {
+			band, p.BandsWhere = local, p.Pref.Name
+		}
+		p.Bands = []bandOption{{"pref", p.Pref.Name + "内の分布", bands == "pref"}, {"national", "全国の分布", bands == "national"}}
+	}
+	p.Map = mapSVG(c, d, p.M, st, band, local, where)
+	prefCode := param.PrefectureCode(p.Pref)
+	if p.Table, err = mapTableOf(c, q, d, p.M, st, local, prefName, func(sort string, page int) string {
+		return mapLink(p.M.Key, prefCode, bands, sort, page) + "#values"
+	}); err != nil {
+		return "", nil, err
+	}
 	p.Drawn = integer(len(d.Rows))
 	for _, i := range d.Rows {
 		if !st.values[i].Valid {
 			p.Missing = append(p.Missing, c.Row(i))
 		}
 	}
-	p.Legend = st.legend(p.M.Field)
+	p.Legend = band.legend(p.M.Field)
 	p.Reading, p.Palette = mapReading(p.M.Field), paletteOf(p.M.Field)
 	p.Select = measureSelect{ID: "m", Label: "指標", Groups: mapMeasureGroups(c, p.M.Key)}
 	if undated, year, dated := strings.Cut(p.M.Key, "@"); dated {
@@ -100,7 +125,6 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 			p.Years = append(p.Years, yearOption{Year: y.Year, Selected: strconv.Itoa(y.Year) == year})
 		}
 	}
-	prefCode := param.PrefectureCode(p.Pref)
 	for _, pr := range c.Meta.Prefectures {
 		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
@@ -178,12 +202,12 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 // blue is better; one hue from light to dark (ColorBrewer's Purples) inside an element of class seq,
 // for a measure without one, whose colours must not read as good or bad; hatching for no value.
 const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh;contain:content}svg.map path{stroke:#fff;stroke-width:.5}svg.map .t path,svg.map path.t{stroke:none}` +
-	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{font-size:13px;fill:#4a5366}` +
+	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{fill:#4a5366}` +
 	`.c0{fill:#b2182b;background:#b2182b}.c1{fill:#ef8a62;background:#ef8a62}.c2{fill:#fddbc7;background:#fddbc7}.c3{fill:#e4e4e4;background:#e4e4e4}` +
 	`.c4{fill:#d1e5f0;background:#d1e5f0}.c5{fill:#67a9cf;background:#67a9cf}.c6{fill:#2166ac;background:#2166ac}` +
 	`.seq .c0{fill:#f2f0f7;background:#f2f0f7}.seq .c1{fill:#dadaeb;background:#dadaeb}.seq .c2{fill:#bcbddc;background:#bcbddc}.seq .c3{fill:#9e9ac8;background:#9e9ac8}` +
 	`.seq .c4{fill:#807dba;background:#807dba}.seq .c5{fill:#6a51a3;background:#6a51a3}.seq .c6{fill:#4a1486;background:#4a1486}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +
-	`svg.map .pick{fill:#c2571a}svg.map .rest{fill:#d5d9e2}svg.mini{max-width:20rem}.sw{display:inline-block;width:1.6em;height:1em;border:1px solid #4a5366;vertical-align:middle}</style>`
+	`svg.map .pick{fill:#c2571a}svg.map .ring{fill:none;stroke:#c2571a;stroke-width:2}svg.map .rest{fill:#d5d9e2}svg.mini{max-width:20rem}.sw{display:inline-block;width:1.6em;height:1em;border:1px solid #4a5366;vertical-align:middle}</style>`
 
 // paletteOf is the class of a measure's palette (mapStyle): seq for one hue when neither way is
 // better, none for the diverging one.
@@ -194,9 +218,10 @@ func paletteOf(f hensachi.Field) string {
 	return ""
 }
 
-// mapSVG draws a measure's map: per municipality a link to its page around its path, whose title
-// gives the name, the value with its unit and the national rank.
-func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) template.HTML {
+// mapSVG draws a measure's map: per municipality a link to its page around its path, coloured by
+// its deviation score in band, whose title gives the name, the value with its unit, the national
+// rank and, on a prefecture's map, the rank there (local).
+func mapSVG(c *town.Catalog, d *drawnMap, m measure, st, band, local standing, where string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(d.Rows) * 160)
 	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%s 市区町村</title>`,
@@ -207,8 +232,11 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 		t := c.Row(i)
 		class, label := "nv", "値なし"
 		if v := st.values[i]; v.Valid {
-			class = "c" + strconv.Itoa(mapClass(st.Hensachi[i]))
+			class = "c" + strconv.Itoa(mapClass(band.Hensachi[i]))
 			label = withUnit(v, m.Field) + "、全国 " + integer(st.Rank[i]) + " 位"
+			if local.values != nil {
+				label += "、" + where + "内 " + integer(local.Rank[i]) + " 位"
+			}
 		}
 		if d.Thin[n] {
 			class = `"` + class + ` t"`
@@ -217,10 +245,16 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 			t.Code, class, d.Paths[n], html.EscapeString(t.Name), html.EscapeString(t.Prefecture.Name), html.EscapeString(label))
 	}
 	for _, f := range d.Frames {
-		fmt.Fprintf(&b, `<rect class=frame x=%d y=%d width=%d height=%d /><text x=%d y=%d>%s</text>`, f.X, f.Y, f.W, f.H, f.X+6, f.Y+16, html.EscapeString(f.Label))
+		f.write(&b)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// write draws an inset's frame and its label.
+func (f mapFrame) write(b *strings.Builder) {
+	fmt.Fprintf(b, `<rect class=frame x=%d y=%d width=%d height=%d /><text x=%d y=%d font-size=%d>%s</text>`,
+		f.X, f.Y, f.W, f.H, f.X+6, f.Y+f.FontSize+3, f.FontSize, html.EscapeString(f.Label))
 }
 
 // mapMeasureGroups lists the axes, the statistics and the indicators (by group, latest year) for
@@ -279,7 +313,8 @@ func measureSource(c *town.Catalog, key string) string {
 }
 
 // miniMap draws a municipality's prefecture with the municipality picked out, for its page: the
-// others as one grey path, no links, so that the page stays light.
+// others as one grey path, no links, so that the page stays light. A municipality small on it is
+// ringed (ringed), so that the eye finds it.
 func miniMap(c *town.Catalog, m *hensachi.Municipality) template.HTML {
 	set := drawnMaps.Of(c)
 	if set.mini == nil {
@@ -288,24 +323,42 @@ func miniMap(c *town.Catalog, m *hensachi.Municipality) template.HTML {
 	d := set.mini[m.Prefecture.Code]()
 	var rest, pick strings.Builder
 	pickClass := "pick"
+	var ring string
 	for n, i := range d.Rows {
 		if c.Row(i).Code == m.Code {
 			pick.WriteString(d.Paths[n])
 			if d.Thin[n] {
 				pickClass = `"pick t"`
 			}
+			ring = d.ring(n)
 		} else {
 			rest.WriteString(d.Paths[n])
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="map mini" viewBox="0 0 %d %d" role=img aria-labelledby=mini-title><title id=mini-title>%sの中の%sの位置</title>%s<path class=rest d="%s"/><path class=%s d="%s"/>`,
-		d.W, d.H, html.EscapeString(m.Prefecture.Name), html.EscapeString(m.Name), mapStyle, rest.String(), pickClass, pick.String())
+	fmt.Fprintf(&b, `<svg class="map mini" viewBox="0 0 %d %d" role=img aria-labelledby=mini-title><title id=mini-title>%sの中の%sの位置</title>%s<path class=rest d="%s"/><path class=%s d="%s"/>%s`,
+		d.W, d.H, html.EscapeString(m.Prefecture.Name), html.EscapeString(m.Name), mapStyle, rest.String(), pickClass, pick.String(), ring)
 	for _, f := range d.Frames {
-		fmt.Fprintf(&b, `<rect class=frame x=%d y=%d width=%d height=%d />`, f.X, f.Y, f.W, f.H)
+		f.write(&b)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// ringBelowPx is the size, in screen pixels where the locator is seen, under which a municipality
+// is ringed on it: a speck (speckPx) surely, and a shape of a few pixels, which the eye misses on
+// a prefecture of dozens.
+const ringBelowPx = 16
+
+// ring is the circle around row n when it is small, "" when it is not.
+func (d *drawnMap) ring(n int) string {
+	box := d.Boxes[n]
+	across := max(box.w(), box.h())
+	if across*d.PxPerUnit >= ringBelowPx {
+		return ""
+	}
+	return fmt.Sprintf(`<circle class=ring cx=%d cy=%d r=%d />`, int(math.Round((box.X0+box.X1)/2)), int(math.Round((box.Y0+box.Y1)/2)),
+		int(math.Ceil(across/2+6/d.PxPerUnit)))
 }
 
 // yearSpan is an indicator's survey years, 2015〜2020 or 2020.

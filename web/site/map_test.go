@@ -26,11 +26,20 @@ func TestMapPage(t *testing.T) {
 	}{
 		{"/town/map", 200, "01100 01202 01345 13101 13102", []string{"所得の地図", "札幌市（北海道）9.0 万円、全国 1 位", `<option value="income" selected>`,
 			"出典：テスト境界を加工して作成", "テスト統計", `<link rel="canonical" href="https://hensachi.example/town/map?m=income">`, `<span class="sw c6">`},
-			[]string{`id="missing-list"`, `id="year"`}},
+			[]string{`id="missing-list"`, `id="year"`, `id="bands"`}},
 		{"/town/map?m=young", 200, "01100 01202 01345* 13101 13102", []string{`id="missing-list"`, `<li><a href="/town/municipalities/01345">札内町</a>`,
 			"札内町（北海道）値なし", "国勢調査（2020年）"}, nil},
-		{"/town/map?m=young&pref=13", 200, "13101 13102", []string{"若さの地図 <small>東京都</small>", `<option value="13" selected>`, `href="/town/map?m=young"`},
-			[]string{`id="missing-list"`}},
+		{"/town/map?m=young&pref=13", 200, "13101 13102", []string{"若さの地図 <small>東京都</small>", `<option value="13" selected>`, `href="/town/map?m=young"`,
+			`<option value="pref" selected>東京都内の分布</option>`, "色の段階は東京都の分布で", "、東京都内 1 位</title>",
+			`<details id="values"><summary>地図の値の表（2 市区町村）</summary>`, "<caption>若さの値と順位（東京都、順位順、2 市区町村）</caption>",
+			`<th scope="col" class="n">東京都内順位</th>`, `<a href="/town/map?m=young&amp;pref=13&amp;sort=name#values">50 音順</a>`},
+			[]string{`id="missing-list"`, `class="pager"`}},
+		{"/town/map?m=young&pref=13&bands=national&sort=code", 200, "13101 13102", []string{`<option value="national" selected>全国の分布</option>`,
+			"色の段階は全国の分布で", `<details id="values" open>`, `<strong aria-current="true">地域順</strong>`,
+			`<a href="/town/map?bands=national&amp;m=young&amp;pref=13#values">順位順</a>`}, nil},
+		{"/town/map?pref=13&bands=nation", 400, "", []string{"bands には pref、national のどれかを"}, nil},
+		{"/town/map?sort=size", 400, "", []string{"sort には rank、name、code のどれかを"}, nil},
+		{"/town/map?page=2", 400, "", []string{"page には 1 から 1 までの整数を"}, nil},
 		{"/town/map?m=births_per_1000@2020", 200, "01100 01202 01345* 13101 13102", []string{"出生率（人口千人当たり）（2020年）の地図", `<option selected>2020</option>`,
 			`<option value="births_per_1000" selected>`, "指標：人口・世帯", "人口動態統計"}, nil},
 		{"/town/map?m=births_per_1000&year=2020", 200, "01100 01202 01345* 13101 13102", []string{"（2020年）の地図",
@@ -139,6 +148,34 @@ func TestMapLinks(t *testing.T) {
 			if !strings.Contains(body, w) {
 				t.Errorf("%s: no %q", path, w)
 			}
+		}
+	}
+}
+
+// TestMapTableRows: the table gives every municipality drawn, with its value and ranks, a row
+// header each, the one without a value last in rank order and dashed.
+func TestMapTableRows(t *testing.T) {
+	_, body := getPage(t, siteRouter(t), "/town/map?m=young")
+	rows := regexp.MustCompile(`<tr><th scope=row><a href=municipalities/(\d{5})>[^<]+</a> <small>[^<]+</small></th><td class=n>([^<]+)</td><td class=n>([^<]+)</td></tr>`).FindAllStringSubmatch(body, -1)
+	var got []string
+	for _, r := range rows {
+		got = append(got, r[1]+":"+r[3])
+	}
+	if want := "01100:1 13101:2 01202:3 13102:4 01345:—"; strings.Join(got, " ") != want {
+		t.Errorf("rows %q, want %q", strings.Join(got, " "), want)
+	}
+	if len(rows) > 0 && rows[len(rows)-1][2] != "—" {
+		t.Errorf("the row without a value gives %q", rows[len(rows)-1][2])
+	}
+}
+
+// TestRing: the locator rings a municipality under ringBelowPx where it is seen, round what it
+// draws with room to spare, and leaves a larger one alone.
+func TestRing(t *testing.T) {
+	d := &drawnMap{Boxes: []rect{{100, 100, 110, 104}, {100, 100, 101, 101}, {0, 0, ringBelowPx, 2}, {0, 0, 40, 2}}, PxPerUnit: 1}
+	for n, want := range []string{`<circle class=ring cx=105 cy=102 r=11 />`, `<circle class=ring cx=101 cy=101 r=7 />`, "", ""} {
+		if got := d.ring(n); got != want {
+			t.Errorf("box %v: %q, want %q", d.Boxes[n], got, want)
 		}
 	}
 }
