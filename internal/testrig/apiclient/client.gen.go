@@ -679,15 +679,21 @@ type CompareResponseSuccess bool
 
 // ComparedIndicator defines model for ComparedIndicator.
 type ComparedIndicator struct {
+	// Breaks survey years from which the figure has a new definition (the catalogue entry's `breaks`): a series is not to be joined across them
+	Breaks []int `json:"breaks"`
+
 	// Direction Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
 	Direction IndicatorDirection `json:"direction"`
 
-	// Items the compared municipalities in the order of codes
+	// Items the compared municipalities in the order of codes: the standing in `year`, and the series of every survey year
 	Items []struct {
 		Code     string   `json:"code"`
 		Hensachi *float64 `json:"hensachi"`
 		Rank     *int     `json:"rank"`
-		Value    *float64 `json:"value"`
+
+		// Series every survey year of the indicator, oldest first, as in GET /town/v1/municipalities/{code}/indicators
+		Series []IndicatorPoint `json:"series"`
+		Value  *float64         `json:"value"`
 	} `json:"items"`
 
 	// Key key@year
@@ -1619,7 +1625,7 @@ type CompareMunicipalitiesParams struct {
 	// Codes 2 to 10 distinct 5-digit municipality codes separated by commas; the items come back in this order.
 	Codes CompareCodes `form:"codes" json:"codes"`
 
-	// Indicators 1 to 10 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median and the municipalities' standing.
+	// Indicators 1 to 4 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median, the municipalities' standing in that year and their series of every survey year. More than 4 is a 400 naming `indicators`.
 	Indicators *CompareIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
@@ -2330,7 +2336,7 @@ type ClientInterface interface {
 
 	// CompareMunicipalities Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 	CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3076,7 +3082,7 @@ func (c *Client) GetScatterPage(ctx context.Context, params *GetScatterPageParam
 
 // CompareMunicipalities Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6803,7 +6809,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14952,7 +14958,7 @@ func (c *ClientWithResponses) GetScatterPageWithResponse(ctx context.Context, pa
 
 // CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
