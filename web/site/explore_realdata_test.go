@@ -166,12 +166,13 @@ func TestScatterBudget(t *testing.T) {
 }
 
 // BenchmarkExplorePages measures the server time of the scatter (every municipality, a
-// prefecture picked out) and of a comparison of ten, each as a ratio to the municipality page
+// prefecture picked out) and of a comparison of ten, without and with four indicators' series, each as a ratio to the municipality page
 // timed in the same run (x-municipality), and reports their weights.
 func BenchmarkExplorePages(b *testing.B) {
 	benchmarkPages(b, []benchPage{
 		{"scatter", "/town/scatter?x=income&y=young&pref=28"},
 		{"compare-10", "/town/compare?codes=28214,14207,13215,12204,23219,11203,28217,29209,12203,13225"},
+		{"compare-10-indicators-4", "/town/compare?codes=28214,14207,13215,12204,23219,11203,28217,29209,12203,13225&indicators=fiscal_strength,current_balance_ratio,real_debt_service_ratio,laspeyres_index"},
 	})
 }
 

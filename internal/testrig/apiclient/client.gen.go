@@ -1553,8 +1553,14 @@ type GetSearchPageParams struct {
 
 // GetComparePageParams defines parameters for GetComparePage.
 type GetComparePageParams struct {
-	// Codes 2 to 10 distinct 5-digit municipality codes, separated by commas or the parameter repeated (a form's check boxes).
+	// Codes 1 to 10 distinct 5-digit municipality codes, separated by commas or the parameter repeated (a form's check boxes and hidden fields); with one, the page offers others to add.
 	Codes string `form:"codes" json:"codes"`
+
+	// Indicators 1 to 4 distinct indicator keys, separated by commas or the parameter repeated (the form's hidden field and its select); a chart of every survey year each (`key@year` is taken, its year being one of them).
+	Indicators *string `form:"indicators,omitempty" json:"indicators,omitempty"`
+
+	// Q a name to search for a municipality to add, as the site's search reads it (the API's `q`); the page lists at most 20 not compared yet.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
 // GetIndicatorPageParams defines parameters for GetIndicatorPage.
@@ -1610,11 +1616,17 @@ type GetRankingPageParams struct {
 
 // GetScatterPageParams defines parameters for GetScatterPage.
 type GetScatterPageParams struct {
-	// X horizontal measure: an axis (its value) or a statistic key; default income
+	// X horizontal measure: an axis (its value), a statistic key or an indicator key (`key@year` for a survey year, else its latest); default income
 	X *string `form:"x,omitempty" json:"x,omitempty"`
 
-	// Y vertical measure, another key; default young
+	// Y vertical measure, another key of the same kinds; default young
 	Y *string `form:"y,omitempty" json:"y,omitempty"`
+
+	// Xyear the survey year of the indicator `x` names (the form's year select); omitted: its latest. Beside an axis or a statistic, or a year the indicator lacks: 400.
+	Xyear *int `form:"xyear,omitempty" json:"xyear,omitempty"`
+
+	// Yyear the survey year of the indicator `y` names, as `xyear`.
+	Yyear *int `form:"yyear,omitempty" json:"yyear,omitempty"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
@@ -2263,9 +2275,9 @@ type ClientInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPage(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+	// GetComparePage Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 	//
-	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
 	// Corresponds with GET /town/compare (the `GetComparePage` operationId).
 	GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2899,9 +2911,9 @@ func (c *Client) GetSearchPage(ctx context.Context, params *GetSearchPageParams,
 	return c.Client.Do(req)
 }
 
-// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+// GetComparePage Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 //
-// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
 // Corresponds with GET /town/compare (the `GetComparePage` operationId).
 func (c *Client) GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4344,6 +4356,30 @@ func NewGetComparePageRequest(server string, params *GetComparePageParams) (*htt
 			}
 		}
 
+		if params.Indicators != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "indicators", *params.Indicators, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4891,6 +4927,30 @@ func NewGetScatterPageRequest(server string, params *GetScatterPageParams) (*htt
 		if params.Y != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "y", *params.Y, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Xyear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "xyear", *params.Xyear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Yyear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "yyear", *params.Yyear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6714,9 +6774,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPageWithResponse(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*GetSearchPageResponse, error)
 
-	// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+	// GetComparePageWithResponse Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 	//
-	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14797,9 +14857,9 @@ func (c *ClientWithResponses) GetSearchPageWithResponse(ctx context.Context, par
 	return ParseGetSearchPageResponse(rsp)
 }
 
-// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+// GetComparePageWithResponse Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 //
-// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
 // Returns a wrapper object for the known response body format(s).
 //
