@@ -326,6 +326,25 @@ func TestScatterFormKeepsAxes(t *testing.T) {
 	}
 }
 
+// TestSeriesScale: a series chart's scale is logarithmic only for positive values spanning two
+// orders of magnitude.
+func TestSeriesScale(t *testing.T) {
+	for _, tc := range []struct {
+		values []float64
+		log    bool
+	}{
+		{[]float64{800, 3_700_000, 20_000}, true},
+		{[]float64{0.06, 0.95, 0.5}, false}, // sixteen times apart: the differences are what a reader compares
+		{[]float64{0, 500, 100_000}, false},
+		{[]float64{-3, 2}, false},
+		{nil, false},
+	} {
+		if s := seriesScale(tc.values, 100, 0); s.log != tc.log {
+			t.Errorf("%v: log %v, want %v", tc.values, s.log, tc.log)
+		}
+	}
+}
+
 // TestSeriesChart: a series chart joins a line's values year to year, never across a year without
 // a value nor across a break in the definition, marks every value with the line's own marker,
 // tells up to ten lines apart by colour and by marker, and says each line's first and last
@@ -359,8 +378,8 @@ func TestSeriesChart(t *testing.T) {
 	if runs := strings.Count(paths[0][1], "M"); runs != 3 || paths[0][2] != seriesColours[0] {
 		t.Errorf("甲町's line %q in %d runs of %s, want 3 (apart at the missing 2017 and the 2019 break) of the first colour", paths[0][1], runs, paths[0][2])
 	}
-	if runs := strings.Count(paths[1][1], "M"); runs != 2 || paths[1][2] != "#1d2433" {
-		t.Errorf("the median %q in %s, want two runs in the ink colour", paths[1][1], paths[1][2])
+	if runs := strings.Count(paths[1][1], "M"); runs != 2 || paths[1][2] != "#7b8496" {
+		t.Errorf("the median %q in %s, want two runs in grey", paths[1][1], paths[1][2])
 	}
 	checkBody(t, "series chart", chart, []string{
 		"<title id=\"s-title\">指標の推移：甲町 2015年 1.0 % → 2020年 6.0 %、乙村 データなし、全国中央値 2015年 3.0 % → 2020年 3.0 %</title>",

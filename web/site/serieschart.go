@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,7 +18,7 @@ import (
 
 // seriesLine is one line of a series chart: values over the indicator's survey years, oldest
 // first, named for the legend and the text alternative. A reference line (a median) is drawn
-// dashed in the ink colour without markers, apart from the palette.
+// dashed in grey without markers, apart from the palette (whose black it must not be taken for).
 type seriesLine struct {
 	Label     string
 	Points    []town.IndicatorPoint
@@ -27,6 +29,9 @@ type seriesLine struct {
 // Okabe–Ito palette without its yellow (too pale for a line on white), then three of Paul Tol's
 // muted colours. The first ones, which most comparisons use, contrast most with the page.
 var seriesColours = [...]string{"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#000000", "#882255", "#999933", "#e69f00", "#56b4e9", "#332288"}
+
+// referenceStroke draws a reference line, in the legend as in the chart.
+const referenceStroke = `stroke="#7b8496" stroke-width="2" stroke-dasharray="6 4"`
 
 // seriesShapes are the markers' outlines around 0,0; the first five lines have them filled, the
 // next five hollow, so that a line is told by its marker when its colour is not.
@@ -49,8 +54,7 @@ func seriesMark(k int) string {
 }
 
 // seriesChart draws indicator ind's lines over its survey years: labelled axes (the years, the
-// values in the indicator's unit, on a logarithmic scale when they span orders of magnitude, as
-// the scatter's), a marker at every value, no line across a year without a value nor across a
+// values in the indicator's unit, seriesScale's), a marker at every value, no line across a year without a value nor across a
 // break in the definition (ind.Breaks, marked by a dashed rule), and, for more than one line, a
 // legend above it pairing each name with its colour and marker. id names the chart's elements,
 // unique on its page. The text alternative gives each line's first and last values; the page
@@ -74,14 +78,14 @@ func seriesChart(id string, ind *hensachi.Indicator, lines []seriesLine) templat
 	}
 	first, last := float64(ind.Years[0].Year), float64(ind.Years[len(ind.Years)-1].Year)
 	sx := scale{lo: first - 0.5, hi: last + 0.5, from: left, to: width - right}
-	sy := newScale(values, height-bottom, top)
+	sy := seriesScale(values, height-bottom, top)
 	var b strings.Builder
 	if len(lines) > 1 {
 		b.WriteString(`<ul class="key">`)
 		mark := 0
 		for _, l := range lines {
 			if l.Reference {
-				fmt.Fprintf(&b, `<li><svg viewBox="0 0 28 14" aria-hidden="true"><path d="M1,7H27" stroke="#1d2433" stroke-width="2" stroke-dasharray="5 3"/></svg>%s</li>`, html.EscapeString(l.Label))
+				fmt.Fprintf(&b, `<li><svg viewBox="0 0 28 14" aria-hidden="true"><path d="M1,7H27" %s/></svg>%s</li>`, referenceStroke, html.EscapeString(l.Label))
 				continue
 			}
 			fmt.Fprintf(&b, `<li><svg viewBox="0 0 28 14" aria-hidden="true"><path d="M1,7H27" stroke="%s" stroke-width="2.5"/><path transform="translate(14,7)" %s/></svg>%s</li>`,
@@ -124,7 +128,7 @@ func seriesChart(id string, ind *hensachi.Indicator, lines []seriesLine) templat
 		switch {
 		case len(d) == 0:
 		case l.Reference:
-			fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="#1d2433" stroke-width="2" stroke-dasharray="5 3"/>`, d)
+			fmt.Fprintf(&b, `<path d="%s" fill="none" %s/>`, d, referenceStroke)
 		default:
 			markID := id + "-m" + strconv.Itoa(mark)
 			fmt.Fprintf(&b, `<marker id="%s" viewBox="-6 -6 12 12" markerWidth="12" markerHeight="12" markerUnits="userSpaceOnUse"><path %s/></marker>`, markID, seriesMark(mark))
@@ -134,6 +138,24 @@ func seriesChart(id string, ind *hensachi.Indicator, lines []seriesLine) templat
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// seriesScale fits a series chart's values: on a logarithmic scale when they are all positive and
+// span two orders of magnitude or more (a city's population beside a village's), so that the
+// small ones are not flattened onto the axis; linear otherwise, since a few lines, unlike a
+// scatter of every municipality, are read by their differences.
+func seriesScale(values []float64, from, to float64) scale {
+	s := linearScale(values, from, to, 0.05)
+	if len(values) == 0 {
+		return s
+	}
+	lo, hi := slices.Min(values), slices.Max(values)
+	if lo > 0 && hi >= 100*lo {
+		s.log, s.lo, s.hi = true, math.Log10(lo), math.Log10(hi)
+		pad := (s.hi - s.lo) * 0.05
+		s.lo, s.hi = s.lo-pad, s.hi+pad
+	}
+	return s
 }
 
 // unitNote is the field's unit as a note beside its name, none when it has none.
