@@ -295,7 +295,7 @@ func compareSeries(c *town.Catalog, cmp comparison, k int) compareIndicator {
 	without := cmp
 	without.indicators = slices.Delete(slices.Clone(cmp.indicators), k, k+1)
 	out := compareIndicator{Indicator: ind, Link: without.url(), Reading: rankingReading(f), Rows: make([]seriesRow, len(ind.Years))}
-	median := seriesLine{Label: "全国中央値", Reference: true, Points: make([]town.IndicatorPoint, len(ind.Years))}
+	median := seriesLine{Name: "全国の中央値", Class: "ln-national", Points: make([]town.IndicatorPoint, len(ind.Years))}
 	for y, year := range ind.Years {
 		out.Rows[y] = seriesRow{Year: year.Year, Break: slices.Contains(ind.Breaks, year.Year), Median: "—"}
 		median.Points[y].Year = year.Year
@@ -307,7 +307,7 @@ func compareSeries(c *town.Catalog, cmp comparison, k int) compareIndicator {
 	var lines []seriesLine
 	for _, m := range cmp.towns {
 		series := c.MunicipalityIndicators(c.Index(m.Code), []int{i})[0].Series
-		lines = append(lines, seriesLine{Label: m.Name, Points: series})
+		lines = append(lines, seriesLine{Name: m.Name, Points: series})
 		for y, p := range series {
 			v := template.HTML("—")
 			if p.Value.Valid {
@@ -317,7 +317,7 @@ func compareSeries(c *town.Catalog, cmp comparison, k int) compareIndicator {
 			out.Rows[y].Values = append(out.Rows[y].Values, v)
 		}
 	}
-	out.Chart = seriesChart("series-"+strconv.Itoa(k+1), ind, append(lines, median))
+	out.Chart = comparedSeriesChart("series-"+strconv.Itoa(k+1), ind, append(lines, median))
 	return out
 }
 

@@ -142,7 +142,7 @@ func TestCompareIndicators(t *testing.T) {
 		"札内町 2023年 4.20 ‰、", `<td class="n">—</td>`,
 		// 千代田区's 2020 birth rate, its deviation score and rank, and the national median
 		`<td class="n"><span class=nb>7.10 ‰</span><br><span class="note">61.5・<span class=nb>1 位</span></span></td>`,
-		"全国中央値 2020年 5.88 ‰ → 2023年 5.60 ‰",
+		"全国の中央値 2020年 5.88 ‰ → 2023年 5.60 ‰",
 		// the hidden fields keep the comparison; the canonical address names the indicators without a year
 		`<input type="hidden" name="codes" value="13101,01100,01345">`, `<input type="hidden" name="indicators" value="births_per_1000,fiscal_strength">`,
 		`<link rel="canonical" href="https://hensachi.example/town/compare?codes=13101,01100,01345&amp;indicators=births_per_1000,fiscal_strength">`,
@@ -345,11 +345,11 @@ func TestSeriesScale(t *testing.T) {
 	}
 }
 
-// TestSeriesChart: a series chart joins a line's values year to year, never across a year without
+// TestComparedSeriesChart: a compared series chart joins a line's values year to year, never across a year without
 // a value nor across a break in the definition, marks every value with the line's own marker,
 // tells up to ten lines apart by colour and by marker, and says each line's first and last
 // values.
-func TestSeriesChart(t *testing.T) {
+func TestComparedSeriesChart(t *testing.T) {
 	ind := &hensachi.Indicator{Key: "k", Label: "指標", Unit: "%", Decimals: 1, Breaks: []int{2019}}
 	points := func(vs ...float64) []town.IndicatorPoint {
 		out := make([]town.IndicatorPoint, len(vs))
@@ -366,30 +366,27 @@ func TestSeriesChart(t *testing.T) {
 	}
 	nan := math.NaN()
 	lines := []seriesLine{
-		{Label: "甲町", Points: points(1, 2, nan, 4, 5, 6)}, // 2015–16, 2018 (the break at 2019 ends it), 2019–20
-		{Label: "乙村", Points: points(nan, nan, nan, nan, nan, nan)},
-		{Label: "全国中央値", Points: points(3, 3, 3, 3, 3, 3), Reference: true},
+		{Name: "甲町", Points: points(1, 2, nan, 4, 5, 6)}, // 2015–16, 2018 (the break at 2019 ends it), 2019–20
+		{Name: "乙村", Points: points(nan, nan, nan, nan, nan, nan)},
+		{Name: "全国の中央値", Class: "ln-national", Points: points(3, 3, 3, 3, 3, 3)},
 	}
-	chart := string(seriesChart("s", ind, lines))
+	chart := string(comparedSeriesChart("s", ind, lines))
 	paths := regexp.MustCompile(`<path d="([^"]*)" fill="none" stroke="([^"]+)"`).FindAllStringSubmatch(chart, -1)
-	if len(paths) != 2 { // 乙村 has no value to draw
-		t.Fatalf("%d lines drawn, want 2: %s", len(paths), chart)
+	if len(paths) != 1 { // 乙村 has no value to draw
+		t.Fatalf("%d municipalities' lines drawn, want 1: %s", len(paths), chart)
 	}
 	if runs := strings.Count(paths[0][1], "M"); runs != 3 || paths[0][2] != seriesColours[0] {
 		t.Errorf("甲町's line %q in %d runs of %s, want 3 (apart at the missing 2017 and the 2019 break) of the first colour", paths[0][1], runs, paths[0][2])
 	}
-	if runs := strings.Count(paths[1][1], "M"); runs != 2 || paths[1][2] != "#7b8496" {
-		t.Errorf("the median %q in %s, want two runs in grey", paths[1][1], paths[1][2])
+	median := regexp.MustCompile(`<path class="ln ln-national" d="([^"]*)"/>`).FindStringSubmatch(chart)
+	if median == nil || strings.Count(median[1], "M") != 2 {
+		t.Errorf("the median %q, want two runs", median)
 	}
 	checkBody(t, "series chart", chart, []string{
-		"<title id=\"s-title\">指標の推移：甲町 2015年 1.0 % → 2020年 6.0 %、乙村 データなし、全国中央値 2015年 3.0 % → 2020年 3.0 %</title>",
+		"<title id=\"s-title\">指標の推移：甲町 2015年 1.0 % → 2020年 6.0 %、乙村 データなし、全国の中央値 2015年 3.0 % → 2020年 3.0 %</title>",
 		`marker-start="url(#s-m0)" marker-mid="url(#s-m0)" marker-end="url(#s-m0)"`, "定義変更", "↑ 指標（%）", "調査年",
-		`<ul class="key">`, "</svg>甲町</li>", "</svg>全国中央値</li>",
+		`<ul class="legend">`, "</svg>甲町</li>", "</svg>乙村</li>", `<path class="ln ln-national" d="M3,7h38"/></svg>全国の中央値</li>`,
 	}, nil)
-	// one line alone needs no legend
-	if alone := string(seriesChart("a", ind, lines[:1])); strings.Contains(alone, `class="key"`) {
-		t.Errorf("a chart of one line has a legend")
-	}
 	seen := map[string]bool{}
 	for k := range seriesColours {
 		if seen[seriesMark(k)] || seen[seriesColours[k]] {

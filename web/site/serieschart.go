@@ -10,28 +10,18 @@ import (
 	"strings"
 
 	"github.com/hensachi/hensachi"
-	"github.com/hensachi/hensachi/town"
 )
 
-// The series chart: one indicator over its survey years, a line per municipality (a comparison's
-// ten, or one municipality's own), with reference lines such as the national median.
-
-// seriesLine is one line of a series chart: values over the indicator's survey years, oldest
-// first, named for the legend and the text alternative. A reference line (a median) is drawn
-// dashed in grey without markers, apart from the palette (whose black it must not be taken for).
-type seriesLine struct {
-	Label     string
-	Points    []town.IndicatorPoint
-	Reference bool
-}
+// The chart of compared municipalities' series: one indicator over its survey years, a line per
+// municipality, against reference lines such as the national median. It shares its lines
+// (seriesLine), their style sheet (seriesStyle) and their paths (appendPath, appendRuns) with the
+// chart of one municipality's series (seriesChart), which labels every value of its one line.
 
 // seriesColours tell up to ten lines apart for readers of every kind of colour vision: the
-// Okabe–Ito palette without its yellow (too pale for a line on white), then three of Paul Tol's
-// muted colours. The first ones, which most comparisons use, contrast most with the page.
-var seriesColours = [...]string{"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#000000", "#882255", "#999933", "#e69f00", "#56b4e9", "#332288"}
-
-// referenceStroke draws a reference line, in the legend as in the chart.
-const referenceStroke = `stroke="#7b8496" stroke-width="2" stroke-dasharray="6 4"`
+// Okabe–Ito palette without its yellow (too pale for a line on white) and three of Paul Tol's
+// muted colours. The first ones, which most comparisons use, contrast most with the page; black
+// comes last, as the national median's dashed line is near it.
+var seriesColours = [...]string{"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#882255", "#999933", "#e69f00", "#56b4e9", "#332288", "#000000"}
 
 // seriesShapes are the markers' outlines around 0,0; the first five lines have them filled, the
 // next five hollow, so that a line is told by its marker when its colour is not.
@@ -53,13 +43,16 @@ func seriesMark(k int) string {
 	return fmt.Sprintf(`d="%s" fill="%s" stroke="%s" stroke-width="%s"`, seriesShapes[k%len(seriesShapes)], fill, stroke, width)
 }
 
-// seriesChart draws indicator ind's lines over its survey years: labelled axes (the years, the
-// values in the indicator's unit, seriesScale's), a marker at every value, no line across a year without a value nor across a
-// break in the definition (ind.Breaks, marked by a dashed rule), and, for more than one line, a
-// legend above it pairing each name with its colour and marker. id names the chart's elements,
-// unique on its page. The text alternative gives each line's first and last values; the page
-// puts every value in a table beside it.
-func seriesChart(id string, ind *hensachi.Indicator, lines []seriesLine) template.HTML {
+// comparedSeriesChart draws indicator ind's lines over its survey years: a line with no Class is a
+// compared municipality's, in the palette's colour of its place with its own marker at every value;
+// one with a Class is a reference line drawn as seriesStyle draws it (a median: ln-national), a
+// year of its own a short level stroke. The axes are labelled (the years, the values in the
+// indicator's unit, seriesScale's), no line crosses a year without a value nor a break in the
+// definition (ind.Breaks, marked by a dashed rule), and a legend beneath pairs each name with its
+// line and marker. It draws one municipality's line as well as ten. id names the chart's elements,
+// unique on its page. The text alternative gives each line's first and last values; the page puts
+// every value in a table beside it.
+func comparedSeriesChart(id string, ind *hensachi.Indicator, lines []seriesLine) template.HTML {
 	const (
 		width, height            = 640.0, 300.0
 		left, right, top, bottom = 76.0, 20.0, 34.0, 48.0
@@ -80,22 +73,8 @@ func seriesChart(id string, ind *hensachi.Indicator, lines []seriesLine) templat
 	sx := scale{lo: first - 0.5, hi: last + 0.5, from: left, to: width - right}
 	sy := seriesScale(values, height-bottom, top)
 	var b strings.Builder
-	if len(lines) > 1 {
-		b.WriteString(`<ul class="key">`)
-		mark := 0
-		for _, l := range lines {
-			if l.Reference {
-				fmt.Fprintf(&b, `<li><svg viewBox="0 0 28 14" aria-hidden="true"><path d="M1,7H27" %s/></svg>%s</li>`, referenceStroke, html.EscapeString(l.Label))
-				continue
-			}
-			fmt.Fprintf(&b, `<li><svg viewBox="0 0 28 14" aria-hidden="true"><path d="M1,7H27" stroke="%s" stroke-width="2.5"/><path transform="translate(14,7)" %s/></svg>%s</li>`,
-				seriesColours[mark%len(seriesColours)], seriesMark(mark), html.EscapeString(l.Label))
-			mark++
-		}
-		b.WriteString(`</ul>`)
-	}
-	fmt.Fprintf(&b, `<svg class="chart series" viewBox="0 0 %.0f %.0f" role="img" aria-labelledby="%s-title"><title id="%s-title">%s</title>`,
-		width, height, id, id, html.EscapeString(seriesAlt(ind, lines)))
+	fmt.Fprintf(&b, `<svg class="chart series" viewBox="0 0 %.0f %.0f" role="img" aria-labelledby="%s-title"><title id="%s-title">%s</title>%s`,
+		width, height, id, id, html.EscapeString(seriesAlt(ind, lines)), seriesStyle)
 	for _, t := range sy.ticks() {
 		fmt.Fprintf(&b, `<line class="grid" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text class="tick" x="%.0f" y="%.0f" text-anchor="end">%s</text>`,
 			left, sy.at(t), width-right, sy.at(t), left-8, sy.at(t)+4, sy.label(t))
@@ -119,24 +98,37 @@ func seriesChart(id string, ind *hensachi.Indicator, lines []seriesLine) templat
 		fmt.Fprintf(&b, `<line class="mid" stroke-dasharray="3 3" x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f"/><text x="%.0f" y="%.0f">定義変更</text>`,
 			bx, top, bx, height-bottom, bx+4, top+12)
 	}
+	// the reference lines first, under the municipalities'
+	for _, l := range lines {
+		if d := appendRuns(nil, l.Points, ind.Breaks, sx, sy, 14); l.Class != "" && len(d) > 0 {
+			fmt.Fprintf(&b, `<path class="ln %s" d="%s"/>`, l.Class, d)
+		}
+	}
 	mark := -1 // the palette's place of the line, counting those without a value too, as the legend does
 	for _, l := range lines {
-		if !l.Reference {
-			mark++
+		if l.Class != "" {
+			continue
 		}
-		d := appendPath(nil, l.Points, ind.Breaks, sx, sy)
-		switch {
-		case len(d) == 0:
-		case l.Reference:
-			fmt.Fprintf(&b, `<path d="%s" fill="none" %s/>`, d, referenceStroke)
-		default:
+		mark++
+		if d := appendPath(nil, l.Points, ind.Breaks, sx, sy); len(d) > 0 {
 			markID := id + "-m" + strconv.Itoa(mark)
 			fmt.Fprintf(&b, `<marker id="%s" viewBox="-6 -6 12 12" markerWidth="12" markerHeight="12" markerUnits="userSpaceOnUse"><path %s/></marker>`, markID, seriesMark(mark))
 			fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="2.5" stroke-linejoin="round" marker-start="url(#%s)" marker-mid="url(#%s)" marker-end="url(#%s)"/>`,
 				d, seriesColours[mark%len(seriesColours)], markID, markID, markID)
 		}
 	}
-	b.WriteString(`</svg>`)
+	b.WriteString(`</svg><ul class="legend">`)
+	mark = 0
+	for _, l := range lines {
+		if l.Class != "" {
+			fmt.Fprintf(&b, `<li><svg viewBox="0 0 44 14" aria-hidden="true"><path class="ln %s" d="M3,7h38"/></svg>%s</li>`, l.Class, html.EscapeString(l.Name))
+			continue
+		}
+		fmt.Fprintf(&b, `<li><svg viewBox="0 0 44 14" aria-hidden="true"><path d="M3,7h38" stroke="%s" stroke-width="2.5"/><path transform="translate(22,7)" %s/></svg>%s</li>`,
+			seriesColours[mark%len(seriesColours)], seriesMark(mark), html.EscapeString(l.Name))
+		mark++
+	}
+	b.WriteString(`</ul>`)
 	return template.HTML(b.String())
 }
 
@@ -166,7 +158,7 @@ func unitNote(f hensachi.Field) []string {
 	return []string{f.Unit}
 }
 
-// seriesAlt says what a series chart shows: each line's first and last values.
+// seriesAlt says what a compared series chart shows: each line's first and last values.
 func seriesAlt(ind *hensachi.Indicator, lines []seriesLine) string {
 	f := ind.Field()
 	parts := make([]string, 0, len(lines))
@@ -182,11 +174,11 @@ func seriesAlt(ind *hensachi.Indicator, lines []seriesLine) string {
 		}
 		switch {
 		case first < 0:
-			parts = append(parts, l.Label+" データなし")
+			parts = append(parts, l.Name+" データなし")
 		case first == last:
-			parts = append(parts, fmt.Sprintf("%s %d年 %s", l.Label, l.Points[first].Year, withUnit(l.Points[first].Value, f)))
+			parts = append(parts, fmt.Sprintf("%s %d年 %s", l.Name, l.Points[first].Year, withUnit(l.Points[first].Value, f)))
 		default:
-			parts = append(parts, fmt.Sprintf("%s %d年 %s → %d年 %s", l.Label, l.Points[first].Year, withUnit(l.Points[first].Value, f),
+			parts = append(parts, fmt.Sprintf("%s %d年 %s → %d年 %s", l.Name, l.Points[first].Year, withUnit(l.Points[first].Value, f),
 				l.Points[last].Year, withUnit(l.Points[last].Value, f)))
 		}
 	}
