@@ -391,23 +391,28 @@ type measureDifferenceJSON struct {
 
 // appendComparedIndicators closes a comparison's data, open (its final brace left off), with
 // `"indicators":[…]`: per indicator (dims, named keys) in its survey year, its national median
-// and each compared municipality's standing in their order.
+// and each compared municipality's standing in their order, with its series of every survey year.
 func appendComparedIndicators(d []byte, c *town.Catalog, towns []*hensachi.Municipality, dims []town.Dimension, keys []string) []byte {
 	out := make([]comparedIndicatorJSON, len(dims))
 	for k, dim := range dims {
 		ind := c.Indicator(dim.Indicator)
 		y := ind.Years[dim.Year]
 		ci := comparedIndicatorJSON{Key: keys[k], Label: ind.Label, Unit: ind.Unit, Direction: ind.Direction, Year: y.Year,
-			Items: make([]comparedStandingJSON, len(towns))}
+			Breaks: ind.Breaks, Items: make([]comparedStandingJSON, len(towns))}
+		if ci.Breaks == nil {
+			ci.Breaks = []int{}
+		}
 		if y.Count > 0 {
 			ci.Median = &y.Median
 		}
 		for j, m := range towns {
-			p := c.IndicatorPoint(dim.Indicator, dim.Year, c.Index(m.Code))
-			ci.Items[j] = comparedStandingJSON{Code: m.Code, Value: optF(p.Value)}
-			if p.Value.Valid {
-				ci.Items[j].Rank, ci.Items[j].Hensachi = &p.Rank, &p.Hensachi
+			row := c.Index(m.Code)
+			series := make([]seriesPointJSON, len(ind.Years))
+			for yk := range ind.Years {
+				series[yk] = newSeriesPointJSON(c.IndicatorPoint(dim.Indicator, yk, row))
 			}
+			p := series[dim.Year]
+			ci.Items[j] = comparedStandingJSON{Code: m.Code, Value: p.Value, Rank: p.Rank, Hensachi: p.Hensachi, Series: series}
 		}
 		out[k] = ci
 	}
@@ -423,12 +428,31 @@ type comparedIndicatorJSON struct {
 	Direction string                 `json:"direction"`
 	Year      int                    `json:"year"`
 	Median    *float64               `json:"median"`
+	Breaks    []int                  `json:"breaks"`
 	Items     []comparedStandingJSON `json:"items"`
 }
 
 type comparedStandingJSON struct {
-	Code     string   `json:"code"`
+	Code     string            `json:"code"`
+	Value    *float64          `json:"value"`
+	Rank     *int              `json:"rank"`
+	Hensachi *float64          `json:"hensachi"`
+	Series   []seriesPointJSON `json:"series"` // every survey year, oldest first
+}
+
+// seriesPointJSON is a municipality's standing in one survey year, as the series of GET
+// /town/v1/municipalities/{code}/indicators writes it: nulls without a value.
+type seriesPointJSON struct {
+	Year     int      `json:"year"`
 	Value    *float64 `json:"value"`
 	Rank     *int     `json:"rank"`
 	Hensachi *float64 `json:"hensachi"`
+}
+
+func newSeriesPointJSON(p town.IndicatorPoint) seriesPointJSON {
+	out := seriesPointJSON{Year: p.Year}
+	if p.Value.Valid {
+		out.Value, out.Rank, out.Hensachi = &p.Value.V, &p.Rank, &p.Hensachi
+	}
+	return out
 }

@@ -100,19 +100,23 @@ func IndicatorsOfMunicipality(c *town.Catalog, q Query) ([]int, error) {
 // written key@year, in that one; nil when absent. A statistic has no deviation score, so it is
 // refused as anything else is.
 func Dimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
-	return dimensions(c, q, "measures", true, 2)
+	return dimensions(c, q, "measures", true, 2, town.MaxDimensions)
 }
 
-// IndicatorDimensions reads indicators of a comparison: 1 to town.MaxDimensions distinct
+// MaxComparedIndicators is how many indicators one comparison takes: each brings every survey
+// year of every compared municipality, and a page draws a chart of each.
+const MaxComparedIndicators = 4
+
+// IndicatorDimensions reads indicators of a comparison: 1 to MaxComparedIndicators distinct
 // indicator keys, each in its latest survey year or, written key@year, in that one; nil when
 // absent.
 func IndicatorDimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
-	return dimensions(c, q, "indicators", false, 1)
+	return dimensions(c, q, "indicators", false, 1, MaxComparedIndicators)
 }
 
-// dimensions reads a list of dimensions named name, of axes too when axes, at least least; it
+// dimensions reads a list of dimensions named name, of axes too when axes, least to most; it
 // returns them with their keys as the answer names them (key@year for an indicator).
-func dimensions(c *town.Catalog, q Query, name string, axes bool, least int) ([]town.Dimension, []string, error) {
+func dimensions(c *town.Catalog, q Query, name string, axes bool, least, most int) ([]town.Dimension, []string, error) {
 	list := q.List(name)
 	what := "indicator keys"
 	if axes {
@@ -121,9 +125,9 @@ func dimensions(c *town.Catalog, q Query, name string, axes bool, least int) ([]
 	switch {
 	case !q.Has(name):
 		return nil, nil, nil
-	case len(list) < least || len(list) > town.MaxDimensions:
-		return nil, nil, invalid(name, fmt.Sprintf("%s must name %d to %d %s, not %d", name, least, town.MaxDimensions, what, len(list)),
-			fmt.Sprintf("%s には %d から %d までのキーを指定してください。", name, least, town.MaxDimensions))
+	case len(list) < least || len(list) > most:
+		return nil, nil, invalid(name, fmt.Sprintf("%s must name %d to %d %s, not %d", name, least, most, what, len(list)),
+			fmt.Sprintf("%s には %d から %d までのキーを指定してください。", name, least, most))
 	}
 	dims := make([]town.Dimension, 0, len(list))
 	keys := make([]string, 0, len(list))

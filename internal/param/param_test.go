@@ -132,7 +132,10 @@ func TestValidators(t *testing.T) {
 		{"export year with a zero", "year=02020", func(q Query) error { _, _, err := IndicatorsYear(c, q, []int{0}, false); return err }, hensachi.EInvalidParameter},
 		{"export year", "year=2020", func(q Query) error { _, _, err := IndicatorsYear(c, q, []int{0}, false); return err }, ""},
 		{"measure indicator year with a zero", "x=births_per_1000@02020", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
-		{"measure and year with a zero", "x=births_per_1000&year=02020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure and year with a zero", "x=births_per_1000&year=02020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "year", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure and its own year", "x=births_per_1000&xyear=2020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "xyear", "income"); return err }, ""},
+		{"measure and another's year", "x=births_per_1000&year=2021", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "xyear", "income"); return err }, ""},
+		{"axis and a year", "x=income&xyear=2020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "xyear", "income"); return err }, hensachi.EInvalidParameter},
 		{"group", "group=財政", func(q Query) error { _, err := IndicatorGroup(q); return err }, ""},
 		{"group unknown", "group=財務", func(q Query) error { _, err := IndicatorGroup(q); return err }, hensachi.EInvalidParameter},
 		{"int", "limit=100", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, ""},
@@ -156,7 +159,7 @@ func TestValidators(t *testing.T) {
 	} {
 		for _, parse := range []func(string) (Query, error){
 			func(raw string) (Query, error) {
-				return ParseAPI(raw, "pref", "codes", "x", "limit", "order", "year", "group", "highlight")
+				return ParseAPI(raw, "pref", "codes", "x", "xyear", "limit", "order", "year", "group", "highlight")
 			},
 			ParsePage,
 		} {

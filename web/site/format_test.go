@@ -37,7 +37,7 @@ func TestUnitsKeptTogether(t *testing.T) {
 	}
 	valueWithUnit := regexp.MustCompile(`[0-9][0-9,.]* (?:` + strings.Join(alternatives, "|") + `)|（(?:` + strings.Join(long, "|") + `)）|^\s*(?:` + strings.Join(long, "|") + `)\s*$`)
 	// a value and its unit as withUnit, yen and count write them: prose (1人当たり, 1% ずつ) has no space
-	for _, path := range []string{"/town/municipalities/13101", "/town/municipalities/01345", "/town/compare?codes=13101,01100,01345",
+	for _, path := range []string{"/town/municipalities/13101", "/town/municipalities/01345", "/town/compare?codes=13101,01100,01345", "/town/compare?codes=13101,01100,01345&indicators=births_per_1000,fiscal_strength",
 		"/town/prefectures", "/town/indicators", "/town/indicators/births_per_1000", "/town/scatter?x=shops&y=doctor&pref=13",
 		"/town/rankings/shops?pref=13", "/town/municipalities/01100/indicators/births_per_1000",
 		// no unit beside the values today, the heading has it

@@ -74,7 +74,7 @@ type mapPage struct {
 func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
 	var p mapPage
 	var err error
-	if p.M.Measure, err = param.MeasureYearOf(c, q, "m", defaultMapMeasure); err != nil {
+	if p.M.Measure, err = param.MeasureYearOf(c, q, "m", "year", defaultMapMeasure); err != nil {
 		return "", nil, err
 	}
 	if p.Pref, err = param.Prefecture(c, q); err != nil {
@@ -119,7 +119,7 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	}
 	p.Legend = band.legend(p.M.Field)
 	p.Reading, p.Palette = mapReading(p.M.Field), paletteOf(p.M.Field)
-	p.Select = measureSelect{ID: "m", Label: "指標", Groups: mapMeasureGroups(c, p.M.Key)}
+	p.Select = measureSelect{ID: "m", Label: "指標", Groups: everyMeasureGroups(c, p.M.Key)}
 	if undated, year, dated := strings.Cut(p.M.Key, "@"); dated {
 		for _, y := range c.Indicator(c.IndicatorIndex(undated)).Years {
 			p.Years = append(p.Years, yearOption{Year: y.Year, Selected: strconv.Itoa(y.Year) == year})
@@ -257,10 +257,11 @@ func (f mapFrame) write(b *strings.Builder) {
 		f.X, f.Y, f.W, f.H, f.X+6, f.Y+f.FontSize+3, f.FontSize, html.EscapeString(f.Label))
 }
 
-// mapMeasureGroups lists the axes, the statistics and the indicators (by group, latest year) for
-// the map's select, the key selected marked: an indicator in any of its years. An indicator named
-// as a statistic is (総人口, 財政力指数) says so and gives its years, so that no name shows twice.
-func mapMeasureGroups(c *town.Catalog, selected string) []measureGroup {
+// everyMeasureGroups lists the axes, the statistics and the indicators (by group, latest year)
+// for a select of a measure (the map's, the scatter's), the key selected marked: an indicator in
+// any of its years. An indicator named as a statistic is (総人口, 財政力指数) says so and gives its
+// years, so that no name shows twice.
+func everyMeasureGroups(c *town.Catalog, selected string) []measureGroup {
 	groups := measureGroups(selected)
 	taken := map[string]bool{}
 	for _, g := range groups {
@@ -269,8 +270,22 @@ func mapMeasureGroups(c *town.Catalog, selected string) []measureGroup {
 		}
 	}
 	undated, _, _ := strings.Cut(selected, "@")
+	for _, g := range indicatorOptionGroups(c, taken) {
+		for k := range g.Options {
+			g.Options[k].Selected = g.Options[k].Key == undated
+		}
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// indicatorOptionGroups lists the indicators for a select as the catalogue groups them, each
+// group's counts after it in a group of their own, named for what they measure. An indicator
+// whose label is taken by another option of the select (総人口, 財政力指数 are statistics too)
+// says so and gives its years, so that no name shows twice.
+func indicatorOptionGroups(c *town.Catalog, taken map[string]bool) []measureGroup {
+	var groups []measureGroup
 	for _, g := range hensachi.IndicatorGroups {
-		// a group's counts follow it in a group of their own, named for what they measure
 		group, counts := measureGroup{Label: "指標：" + g}, measureGroup{Label: "指標：" + g + "（数・規模）"}
 		for _, i := range c.IndicatorGroupIndexes(g) {
 			ind := c.Indicator(i)
@@ -282,7 +297,7 @@ func mapMeasureGroups(c *town.Catalog, selected string) []measureGroup {
 			if ind.Kind == hensachi.KindCount {
 				into = &counts
 			}
-			into.Options = append(into.Options, measureOption{Key: ind.Key, Label: label, Selected: ind.Key == undated})
+			into.Options = append(into.Options, measureOption{Key: ind.Key, Label: label})
 		}
 		for _, gr := range []measureGroup{group, counts} {
 			if len(gr.Options) > 0 {

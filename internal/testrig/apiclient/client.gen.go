@@ -679,15 +679,21 @@ type CompareResponseSuccess bool
 
 // ComparedIndicator defines model for ComparedIndicator.
 type ComparedIndicator struct {
+	// Breaks survey years from which the figure has a new definition (the catalogue entry's `breaks`): a series is not to be joined across them
+	Breaks []int `json:"breaks"`
+
 	// Direction Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
 	Direction IndicatorDirection `json:"direction"`
 
-	// Items the compared municipalities in the order of codes
+	// Items the compared municipalities in the order of codes: the standing in `year`, and the series of every survey year
 	Items []struct {
 		Code     string   `json:"code"`
 		Hensachi *float64 `json:"hensachi"`
 		Rank     *int     `json:"rank"`
-		Value    *float64 `json:"value"`
+
+		// Series every survey year of the indicator, oldest first, as in GET /town/v1/municipalities/{code}/indicators
+		Series []IndicatorPoint `json:"series"`
+		Value  *float64         `json:"value"`
 	} `json:"items"`
 
 	// Key key@year
@@ -1547,8 +1553,14 @@ type GetSearchPageParams struct {
 
 // GetComparePageParams defines parameters for GetComparePage.
 type GetComparePageParams struct {
-	// Codes 2 to 10 distinct 5-digit municipality codes, separated by commas or the parameter repeated (a form's check boxes).
+	// Codes 1 to 10 distinct 5-digit municipality codes, separated by commas or the parameter repeated (a form's check boxes and hidden fields); with one, the page offers others to add.
 	Codes string `form:"codes" json:"codes"`
+
+	// Indicators 1 to 4 distinct indicator keys, separated by commas or the parameter repeated (the form's hidden field and its select); a chart of every survey year each (`key@year` is taken, its year being one of them).
+	Indicators *string `form:"indicators,omitempty" json:"indicators,omitempty"`
+
+	// Q a name to search for a municipality to add, as the site's search reads it (the API's `q`); the page lists at most 20 not compared yet.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
 // GetIndicatorPageParams defines parameters for GetIndicatorPage.
@@ -1604,11 +1616,17 @@ type GetRankingPageParams struct {
 
 // GetScatterPageParams defines parameters for GetScatterPage.
 type GetScatterPageParams struct {
-	// X horizontal measure: an axis (its value) or a statistic key; default income
+	// X horizontal measure: an axis (its value), a statistic key or an indicator key (`key@year` for a survey year, else its latest); default income
 	X *string `form:"x,omitempty" json:"x,omitempty"`
 
-	// Y vertical measure, another key; default young
+	// Y vertical measure, another key of the same kinds; default young
 	Y *string `form:"y,omitempty" json:"y,omitempty"`
+
+	// Xyear the survey year of the indicator `x` names (the form's year select); omitted: its latest. Beside an axis or a statistic, or a year the indicator lacks: 400.
+	Xyear *int `form:"xyear,omitempty" json:"xyear,omitempty"`
+
+	// Yyear the survey year of the indicator `y` names, as `xyear`.
+	Yyear *int `form:"yyear,omitempty" json:"yyear,omitempty"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
@@ -1619,7 +1637,7 @@ type CompareMunicipalitiesParams struct {
 	// Codes 2 to 10 distinct 5-digit municipality codes separated by commas; the items come back in this order.
 	Codes CompareCodes `form:"codes" json:"codes"`
 
-	// Indicators 1 to 10 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median and the municipalities' standing.
+	// Indicators 1 to 4 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median, the municipalities' standing in that year and their series of every survey year. More than 4 is a 400 naming `indicators`.
 	Indicators *CompareIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
@@ -2257,9 +2275,9 @@ type ClientInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPage(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+	// GetComparePage Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 	//
-	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
 	// Corresponds with GET /town/compare (the `GetComparePage` operationId).
 	GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2330,7 +2348,7 @@ type ClientInterface interface {
 
 	// CompareMunicipalities Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 	CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2893,9 +2911,9 @@ func (c *Client) GetSearchPage(ctx context.Context, params *GetSearchPageParams,
 	return c.Client.Do(req)
 }
 
-// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+// GetComparePage Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 //
-// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
 // Corresponds with GET /town/compare (the `GetComparePage` operationId).
 func (c *Client) GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3076,7 +3094,7 @@ func (c *Client) GetScatterPage(ctx context.Context, params *GetScatterPageParam
 
 // CompareMunicipalities Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4338,6 +4356,30 @@ func NewGetComparePageRequest(server string, params *GetComparePageParams) (*htt
 			}
 		}
 
+		if params.Indicators != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "indicators", *params.Indicators, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4885,6 +4927,30 @@ func NewGetScatterPageRequest(server string, params *GetScatterPageParams) (*htt
 		if params.Y != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "y", *params.Y, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Xyear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "xyear", *params.Xyear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Yyear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "yyear", *params.Yyear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6708,9 +6774,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPageWithResponse(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*GetSearchPageResponse, error)
 
-	// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+	// GetComparePageWithResponse Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 	//
-	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6803,7 +6869,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14791,9 +14857,9 @@ func (c *ClientWithResponses) GetSearchPageWithResponse(ctx context.Context, par
 	return ParseGetSearchPageResponse(rsp)
 }
 
-// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+// GetComparePageWithResponse Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
 //
-// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14952,7 +15018,7 @@ func (c *ClientWithResponses) GetScatterPageWithResponse(ctx context.Context, pa
 
 // CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
