@@ -103,15 +103,15 @@ func Dimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
 	return dimensions(c, q, "measures", true, 2, town.MaxDimensions)
 }
 
-// MaxComparedIndicators is how many indicators one comparison takes: each brings every survey
-// year of every compared municipality, and a page draws a chart of each.
-const MaxComparedIndicators = 4
+// MaxChartedIndicators is how many indicators the compare page takes: it draws a chart of each,
+// as Japan Dashboard sets four side by side. The API's comparison takes town.MaxDimensions, as it
+// did before it carried series: a client written for that keeps working.
+const MaxChartedIndicators = 4
 
-// IndicatorDimensions reads indicators of a comparison: 1 to MaxComparedIndicators distinct
-// indicator keys, each in its latest survey year or, written key@year, in that one; nil when
-// absent.
-func IndicatorDimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
-	return dimensions(c, q, "indicators", false, 1, MaxComparedIndicators)
+// IndicatorDimensions reads indicators of a comparison: 1 to most distinct indicator keys, each
+// in its latest survey year or, written key@year, in that one; nil when absent.
+func IndicatorDimensions(c *town.Catalog, q Query, most int) ([]town.Dimension, []string, error) {
+	return dimensions(c, q, "indicators", false, 1, most)
 }
 
 // dimensions reads a list of dimensions named name, of axes too when axes, least to most; it

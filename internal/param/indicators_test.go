@@ -43,7 +43,7 @@ func TestIndicatorLists(t *testing.T) {
 		return fmt.Sprint(dims, named), err
 	}
 	compared := func(q Query) (any, error) {
-		_, named, err := IndicatorDimensions(c, q)
+		_, named, err := IndicatorDimensions(c, q, MaxChartedIndicators)
 		return fmt.Sprint(named), err
 	}
 	for _, tc := range []struct {
@@ -77,7 +77,7 @@ func TestIndicatorLists(t *testing.T) {
 		{"indicators=births_per_1000", compared, "[births_per_1000@2023]", ""},
 		{"indicators=young", compared, "", "indicators"},
 		{"indicators=births_per_1000@2020,births_per_1000@2023,fiscal_strength", compared, "[births_per_1000@2020 births_per_1000@2023 fiscal_strength@2022]", ""},
-		// five are one more than a comparison takes, whatever they name
+		// five are one more than the compare page takes, whatever they name
 		{"indicators=births_per_1000@2020,births_per_1000@2023,fiscal_strength,nope,nope", compared, "", "indicators"},
 		{"indicators=births_per_1000,births_per_1000@2023", compared, "", "indicators"},
 	} {

@@ -116,7 +116,7 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	if err != nil {
 		return "", nil, err
 	}
-	dims, _, err := param.IndicatorDimensions(c, q)
+	dims, _, err := param.IndicatorDimensions(c, q, param.MaxChartedIndicators)
 	if err != nil {
 		return "", nil, err
 	}
@@ -181,7 +181,7 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	for k := range cmp.indicators {
 		p.Indicators = append(p.Indicators, compareSeries(c, cmp, k))
 	}
-	if len(cmp.indicators) < param.MaxComparedIndicators {
+	if len(cmp.indicators) < param.MaxChartedIndicators {
 		groups := indicatorOptionGroups(c, nil)
 		for _, g := range groups {
 			for k, o := range g.Options {

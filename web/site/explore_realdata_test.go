@@ -128,7 +128,7 @@ func TestCompareOnRealData(t *testing.T) {
 	all := c.Indicators("")
 	slices.SortStableFunc(all, func(a, b *hensachi.Indicator) int { return cmp.Compare(len(b.Years), len(a.Years)) })
 	var keys []string
-	for _, ind := range all[:param.MaxComparedIndicators] {
+	for _, ind := range all[:param.MaxChartedIndicators] {
 		keys = append(keys, ind.Key)
 	}
 	path := "/town/compare?codes=46304,11341,21502,43403,47324,21501,01458,08235,24344,07461&indicators=" + strings.Join(keys, ",")

@@ -1637,7 +1637,7 @@ type CompareMunicipalitiesParams struct {
 	// Codes 2 to 10 distinct 5-digit municipality codes separated by commas; the items come back in this order.
 	Codes CompareCodes `form:"codes" json:"codes"`
 
-	// Indicators 1 to 4 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median, the municipalities' standing in that year and their series of every survey year. More than 4 is a 400 naming `indicators`.
+	// Indicators 1 to 10 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median, the municipalities' standing in that year and their series of every survey year. More than 10 is a 400 naming `indicators`.
 	Indicators *CompareIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
@@ -2275,7 +2275,7 @@ type ClientInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPage(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetComparePage Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
+	// GetComparePage Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 	//
 	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
@@ -2348,7 +2348,7 @@ type ClientInterface interface {
 
 	// CompareMunicipalities Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 	CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2911,7 +2911,7 @@ func (c *Client) GetSearchPage(ctx context.Context, params *GetSearchPageParams,
 	return c.Client.Do(req)
 }
 
-// GetComparePage Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
+// GetComparePage Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 //
 // A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
@@ -3094,7 +3094,7 @@ func (c *Client) GetScatterPage(ctx context.Context, params *GetScatterPageParam
 
 // CompareMunicipalities Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6774,7 +6774,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPageWithResponse(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*GetSearchPageResponse, error)
 
-	// GetComparePageWithResponse Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
+	// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 	//
 	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
@@ -6869,7 +6869,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14857,7 +14857,7 @@ func (c *ClientWithResponses) GetSearchPageWithResponse(ctx context.Context, par
 	return ParseGetSearchPageResponse(rsp)
 }
 
-// GetComparePageWithResponse Side-by-side comparison of 1 to 10 municipalities, with the series of up to 4 indicators
+// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 //
 // A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
@@ -15018,7 +15018,7 @@ func (c *ClientWithResponses) GetScatterPageWithResponse(ctx context.Context, pa
 
 // CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 4; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
