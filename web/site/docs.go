@@ -363,7 +363,7 @@ func (s *Site) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params
 	}
 	var body bytes.Buffer
 	if err := templates.ExecuteTemplate(&body, "docs", p); err != nil {
-		page.Error(rw, r, fmt.Errorf("render docs: %w", err))
+		page.Error(rw, r, s.layout(), fmt.Errorf("render docs: %w", err))
 		return
 	}
 	page.Write(rw, r, http.StatusOK, body.Bytes())

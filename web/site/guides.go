@@ -49,7 +49,7 @@ func (s *Site) guide(rw http.ResponseWriter, r *http.Request, ps httprouter.Para
 		g.Credit, g.NoLogin = s.Credit(), !s.deps.Login
 		var body bytes.Buffer
 		if err := templates.ExecuteTemplate(&body, "guide", g); err != nil {
-			page.Error(rw, r, fmt.Errorf("render guide %s: %w", g.Name, err))
+			page.Error(rw, r, s.layout(), fmt.Errorf("render guide %s: %w", g.Name, err))
 			return
 		}
 		rw.Header().Set("Cache-Control", "public, max-age=300")
