@@ -54,10 +54,10 @@ type docOperation struct {
 	// DescriptionJA is the operation in one Japanese sentence, what the page says under its heading.
 	DescriptionJA string `json:"x-description-ja"`
 	Description   string
-	Tags        []string
-	Security    *[]map[string][]string
-	Parameters  []docParameter
-	RequestBody *struct {
+	Tags          []string
+	Security      *[]map[string][]string
+	Parameters    []docParameter
+	RequestBody   *struct {
 		Content map[string]json.RawMessage
 	} `json:"requestBody"`
 	Responses map[string]docResponse
@@ -194,7 +194,7 @@ func buildDocs(raw []byte) (docsPage, error) {
 func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
 	o := docOp{ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Summary: cmp.Or(op.SummaryJA, op.Summary), SummaryEN: op.Summary,
 		DescriptionJA: withCode(op.DescriptionJA), Description: withCode(op.Description),
-		Keyed:       op.Security == nil || len(*op.Security) > 0}
+		Keyed: op.Security == nil || len(*op.Security) > 0}
 	example := path
 	var query []string
 	for _, prm := range op.Parameters {
