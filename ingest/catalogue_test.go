@@ -441,3 +441,37 @@ func ExampleFormula() {
 	fmt.Println(f.Counted(), f.Factor(), hensachi.Formula{Items: []string{"A1101"}}.Factor())
 	// Output: [A4101] 1000 1
 }
+
+// TestItemNames: every item a formula of the catalogue takes has a name for the pages to show
+// beside its code: SSDSE-A's own, a finance list's header, the other sources' item in words.
+func TestItemNames(t *testing.T) {
+	res, err := indicatorResult(t, fixtures.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for item, want := range map[string]string{
+		"A4101":                 fixtureColumn("A4101").Name,
+		"A1101":                 "総人口",
+		"finance.財政力指数":         "財政力指数",
+		"portal.C120110":        "課税対象所得（千円）",
+		"jumin.population":      "住民基本台帳人口（1月1日、日本人住民と外国人住民）",
+		"furusato.receipts_yen": "ふるさと納税の受入額（円）",
+	} {
+		if got, ok := res.ItemNames[item]; ok && got != want {
+			t.Errorf("the name of %s: %q, want %q", item, got, want)
+		}
+	}
+	for _, ind := range res.Indicators.Indicators {
+		f := ind.Formula
+		for _, item := range slices.Concat(f.Counted(), f.Minus, f.Denominator) {
+			if res.ItemNames[item] == "" {
+				t.Errorf("%s: item %s has no name", ind.Key, item)
+			}
+		}
+	}
+	for _, item := range []string{"A4101", "finance.財政力指数", "portal.C120110", "jumin.population"} {
+		if _, ok := res.ItemNames[item]; !ok {
+			t.Errorf("the fixture catalogue takes %s, which has no name", item)
+		}
+	}
+}

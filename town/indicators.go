@@ -28,13 +28,15 @@ type indicatorCell struct {
 // municipality, each municipality's indicators and years side by side, so that one municipality's
 // whole catalogue is read from one stretch of memory; a year's ranking order is kept apart.
 type indicators struct {
-	method  string
-	list    []hensachi.Indicator
-	byKey   map[string]int
-	byGroup map[string][]int
-	first   []int // the position of indicator i's first year in a municipality's cells
-	width   int   // cells per municipality: every year of every indicator
-	cells   []indicatorCell
+	method string
+	// itemNames name the items the formulas take (dataset.Dataset.ItemNames), nil without them
+	itemNames map[string]string
+	list      []hensachi.Indicator
+	byKey     map[string]int
+	byGroup   map[string][]int
+	first     []int // the position of indicator i's first year in a municipality's cells
+	width     int   // cells per municipality: every year of every indicator
+	cells     []indicatorCell
 	// order[i][k] lists the rows with a value in indicator i's k-th year, best first (the lowest
 	// value first where less is better, else the highest), ties in code order.
 	order [][][]int16
@@ -161,6 +163,17 @@ type IndicatorPoint struct {
 
 // IndicatorMethod explains how the indicators are computed and ranked.
 func (c *Catalog) IndicatorMethod() string { return c.indicators.method }
+
+// ItemName is the name in its source of an item an indicator's formula takes, as the formula
+// writes it (A4101: 出生数, finance.財政力指数: 財政力指数); "" where the dataset does not name it.
+func (c *Catalog) ItemName(item string) string { return c.indicators.itemNames[item] }
+
+// WithItemNames gives the catalog's indicators the names of their formulas' items (ItemName), as a
+// dataset does; it must be called after WithIndicators and before the catalog is shared.
+func (c *Catalog) WithItemNames(names map[string]string) *Catalog {
+	c.indicators.itemNames = names
+	return c
+}
 
 // Indicators returns the catalogue's entries of a group ("" for all) in catalogue order, each
 // with its years and their national summaries. An unknown group has none (param.IndicatorGroup

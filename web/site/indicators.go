@@ -80,6 +80,7 @@ type indicatorPage struct {
 	Year      int
 	Years     []yearOption
 	Formula   string
+	Words     formulaWords // the formula in Japanese, its items named
 	Summary   []summaryRow
 	Histogram template.HTML
 	Medians   template.HTML
@@ -121,7 +122,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 		return "", nil, err
 	}
 	list.ValueUnit = ind.Unit
-	p := indicatorPage{rankingList: list, Indicator: ind, Year: year.Year, Formula: formulaText(ind.Formula), Method: c.IndicatorMethod(),
+	p := indicatorPage{rankingList: list, Indicator: ind, Year: year.Year, Formula: formulaText(ind.Formula), Words: wordsOf(ind, c.ItemName), Method: c.IndicatorMethod(),
 		Reading: rankingReading(ind.Field()), Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
 	for kk, y := range ind.Years {
 		p.Years = append(p.Years, yearOption{Year: y.Year, Selected: kk == k})
@@ -153,7 +154,8 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 }
 
 // formulaText writes a formula in its item codes as a reader recomputes it:
-// 1000 × A4101 ÷ A1101, (A + B − C) ÷ D.
+// 1000 × A4101 ÷ A1101, (A + B − C) ÷ D, and a change over N years as
+// 100 × (A(Y) − A(Y−N)) ÷ A(Y−N).
 func formulaText(f hensachi.Formula) string {
 	sum := func(items []string, minus []string) (string, bool) {
 		s := strings.Join(items, " + ")
@@ -163,7 +165,13 @@ func formulaText(f hensachi.Formula) string {
 		return s, len(items)+len(minus) > 1
 	}
 	top, several := sum(f.Counted(), f.Minus)
-	if len(f.Denominator) > 0 {
+	if f.ChangeOver > 0 {
+		if several {
+			top = "(" + top + ")"
+		}
+		before := top + "(Y−" + strconv.Itoa(f.ChangeOver) + ")"
+		top = "(" + top + "(Y) − " + before + ") ÷ " + before
+	} else if len(f.Denominator) > 0 {
 		if several {
 			top = "(" + top + ")"
 		}
@@ -179,6 +187,102 @@ func formulaText(f hensachi.Formula) string {
 		top = strconv.FormatFloat(f.Factor(), 'f', -1, 64) + " × " + top
 	}
 	return top
+}
+
+// formulaWords is a formula as the indicator page says it in Japanese: a sentence, and each part
+// (分子, 引く項目, 分母, 倍率…) with its items' codes and names.
+type formulaWords struct {
+	Sentence string
+	Parts    []formulaPart
+}
+
+type formulaPart struct {
+	Label string
+	Items []formulaItem // none for the scale, which Note says
+	Note  string
+}
+
+// formulaItem is an item of a formula: its code as the formula writes it (A4101,
+// finance.財政力指数) and its name in its source, "" where the dataset has none.
+type formulaItem struct{ Code, Name string }
+
+// denominatorDates says in words which date of its source a ratio's denominator takes
+// (hensachi.DenominatorSources), for a numerator of year Y.
+var denominatorDates = map[string]string{
+	hensachi.DenominatorSameYear:         "分子と同じ年（同じ調査、または同じ年度）の値",
+	hensachi.DenominatorCensus:           "分子の年に最も近い国勢調査年の値",
+	hensachi.DenominatorCensusJapanese:   "分子の年に最も近い国勢調査年の日本人人口",
+	hensachi.DenominatorJuminNextJanuary: "分子の年の翌年1月1日の住民基本台帳の値",
+	hensachi.DenominatorJuminJanuary:     "分子の年の1月1日の住民基本台帳の値",
+	hensachi.DenominatorArea:             "分子の年以前で最も新しい面積調査の値（なければ最も古い値）",
+}
+
+// wordsOf writes an indicator's formula in words, its items named by name (the dataset's names of
+// the items, town.Catalog.ItemName).
+func wordsOf(ind *hensachi.Indicator, name func(item string) string) formulaWords {
+	f := ind.Formula
+	items := func(codes []string) []formulaItem {
+		out := make([]formulaItem, len(codes))
+		for i, c := range codes {
+			out[i] = formulaItem{Code: c, Name: name(c)}
+		}
+		return out
+	}
+	said := func(codes []string) string {
+		parts := make([]string, len(codes))
+		for i, c := range codes {
+			if n := name(c); n != "" {
+				parts[i] = "「" + n + "」（" + c + "）"
+			} else {
+				parts[i] = c
+			}
+		}
+		return strings.Join(parts, "と")
+	}
+	var w formulaWords
+	counted := said(f.Counted())
+	if len(f.Counted()) > 1 {
+		counted += "の合計"
+	}
+	if len(f.Minus) > 0 {
+		counted += "から" + said(f.Minus) + "を引いた値"
+	}
+	// divided ends a sentence that divides: "割ります", or "割り、1,000 を掛けます" with a scale
+	divided := "割ります。"
+	if f.Factor() != 1 {
+		divided = "割り、" + docNumber(f.Factor()) + " を掛けます。"
+	}
+	switch {
+	case f.ChangeOver > 0:
+		n := strconv.Itoa(f.ChangeOver)
+		w.Parts = append(w.Parts, formulaPart{Label: "項目", Items: items(f.Counted())},
+			formulaPart{Label: "変化", Note: n + " 年前からの増減を " + n + " 年前の値で割る"})
+		w.Sentence = counted + "の " + n + " 年間の増減を、" + n + " 年前の値で" + divided
+	case len(f.Denominator) > 0:
+		w.Parts = append(w.Parts, formulaPart{Label: "分子", Items: items(f.Counted())})
+		if len(f.Minus) > 0 {
+			w.Parts = append(w.Parts, formulaPart{Label: "分子から引く項目", Items: items(f.Minus)})
+		}
+		bottom := said(f.Denominator)
+		if len(f.Denominator) > 1 {
+			bottom += "の合計"
+		}
+		w.Parts = append(w.Parts, formulaPart{Label: "分母", Items: items(f.Denominator), Note: denominatorDates[ind.DenominatorSource]})
+		w.Sentence = "分子 " + counted + "を、分母 " + bottom + "で" + divided
+	default:
+		w.Parts = append(w.Parts, formulaPart{Label: "項目", Items: items(f.Counted())})
+		if len(f.Minus) > 0 {
+			w.Parts = append(w.Parts, formulaPart{Label: "引く項目", Items: items(f.Minus)})
+		}
+		w.Sentence = counted + "です。"
+		if f.Factor() != 1 {
+			w.Sentence = counted + "に " + docNumber(f.Factor()) + " を掛けます。"
+		}
+	}
+	if f.Factor() != 1 {
+		w.Parts = append(w.Parts, formulaPart{Label: "倍率", Note: docNumber(f.Factor())})
+	}
+	return w
 }
 
 // indicatorGroup is one group of a municipality's indicators: its section on the page.

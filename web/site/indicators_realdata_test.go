@@ -3,6 +3,7 @@ package site
 import (
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,4 +149,47 @@ func TestIndicatorPagesOnRealData(t *testing.T) {
 		t.Errorf("largest indicator page %s: %d bytes, budget %d", largestPath, largest, pageBudget)
 	}
 	t.Logf("largest indicator page %s: %d bytes", largestPath, largest)
+}
+
+// TestFormulaWordsOnRealData: on the real dataset every item of every formula has its name, and
+// the indicator pages say a few real formulas in words with those names.
+func TestFormulaWordsOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	c, err := s.catalogs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ind := range c.Indicators("") {
+		f := ind.Formula
+		for _, item := range slices.Concat(f.Counted(), f.Minus, f.Denominator) {
+			if c.ItemName(item) == "" {
+				t.Errorf("%s: item %s has no name in the dataset", ind.Key, item)
+			}
+		}
+	}
+	if !strings.Contains(c.ItemName("A4101"), "出生") || !strings.Contains(c.ItemName("A1102"), "日本人") || !strings.Contains(c.ItemName("A4200"), "死亡") {
+		t.Errorf("SSDSE-A's names: A4101 %q, A1102 %q, A4200 %q", c.ItemName("A4101"), c.ItemName("A1102"), c.ItemName("A4200"))
+	}
+	named := func(item string) string { return "「" + c.ItemName(item) + "」（" + item + "）" }
+	for path, want := range map[string][]string{
+		"/town/indicators/births_per_1000": {"分子 " + named("A4101") + "を、分母 " + named("A1102") + "で割り、1,000 を掛けます。",
+			`<tr><th scope="row">分母</th><td><code>A1102</code> ` + c.ItemName("A1102") + `<br><span class="note">分子の年に最も近い国勢調査年の日本人人口</span></td></tr>`,
+			`<tr><th scope="row">倍率</th><td>1,000</td></tr>`},
+		"/town/indicators/natural_increase_per_1000": {"分子 " + named("A4101") + "から" + named("A4200") + "を引いた値を、分母 " + named("A1102") + "で割り、1,000 を掛けます。",
+			`<tr><th scope="row">分子から引く項目</th><td><code>A4200</code> ` + c.ItemName("A4200") + `</td></tr>`},
+		"/town/indicators/fiscal_strength": {`<span id="formula-words">「財政力指数」（finance.財政力指数）です。</span>`},
+		"/town/indicators/jumin_population_change_5y": {"「住民基本台帳人口（1月1日、日本人住民と外国人住民）」（jumin.population）の 5 年間の増減を、5 年前の値で割り、100 を掛けます。",
+			"<code>100 × (jumin.population(Y) − jumin.population(Y−5)) ÷ jumin.population(Y−5)</code>"},
+	} {
+		status, body := s.render(t, path)
+		if status != 200 {
+			t.Errorf("%s: %d", path, status)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s has no %s", path, w)
+			}
+		}
+	}
 }

@@ -25,7 +25,11 @@ func TestIndicatorPages(t *testing.T) {
 			`<td class="n">1</td><td class="name"><a href="/town/municipalities/13101">千代田区</a></td><td class="name">東京都</td>`,
 			`<td class="n">6.80</td>`, `<option selected>2023</option>`, `<th scope="col" class="n">値<br><span class="unit">‰</span></th>`,
 			`<a href="/town/map?m=births_per_1000&amp;year=2023">`, `aria-labelledby="histogram-title"`, `aria-labelledby="medians-title"`,
-			"全国中央値の推移：2020年 5.88 ‰、2023年 5.60 ‰", "<code>1000 × A4101 ÷ A1101</code>", "人口動態統計", "年ごとに順位を付ける。",
+			"全国中央値の推移：2020年 5.88 ‰、2023年 5.60 ‰", "<code>1000 × A4101 ÷ A1101</code>",
+			// the formula in words, each item named
+			`<span id="formula-words">分子 「出生数」（A4101）を、分母 「総人口」（A1101）で割り、1,000 を掛けます。</span>`,
+			`<tr><th scope="row">分子</th><td><code>A4101</code> 出生数</td></tr>`, `<tr><th scope="row">分母</th><td><code>A1101</code> 総人口</td></tr>`,
+			`<tr><th scope="row">倍率</th><td>1,000</td></tr>`, "人口動態統計", "年ごとに順位を付ける。",
 			`<a href="/town/indicators/births_per_1000?year=2020">2020</a>`, `<strong aria-current="page">2023</strong>`,
 			`<link rel="canonical" href="https://hensachi.example/town/indicators/births_per_1000">`}, nil},
 		// 札内町 has no value in 2020
@@ -94,6 +98,7 @@ func TestFormulaText(t *testing.T) {
 		{hensachi.Formula{Numerator: []string{"A5101"}, Minus: []string{"A5102"}, Denominator: []string{"A1101", "A1102"}, Scale: 100},
 			"100 × (A5101 − A5102) ÷ (A1101 + A1102)"},
 		{hensachi.Formula{Numerator: []string{"furusato.receipts_thousand_yen"}, Denominator: []string{"D3201"}}, "furusato.receipts_thousand_yen ÷ D3201"},
+		{hensachi.Formula{Items: []string{"jumin.population"}, Scale: 100, ChangeOver: 5}, "100 × (jumin.population(Y) − jumin.population(Y−5)) ÷ jumin.population(Y−5)"},
 	}
 	for _, tc := range tests {
 		if got := formulaText(tc.f); got != tc.want {
@@ -131,5 +136,56 @@ func TestAppendPath(t *testing.T) {
 	lone := []town.IndicatorPoint{at(2010, 0), at(2015, 5), none(2018), at(2020, 10)}
 	if got, want := string(appendRuns(nil, lone, []int{2015}, sx, sy, 4)), "M-4,10h8M46,5h8M96,0h8"; got != want {
 		t.Errorf("lone points of a reference: %q, want %q", got, want)
+	}
+}
+
+// TestFormulaWords: an indicator's formula in words, as its page shows it: a sentence, and 分子,
+// 分母 and 倍率 (or the items summed, or the change over years), each item's code with its name
+// beside it, the denominator's date in words; an item the dataset does not name shows its code.
+func TestFormulaWords(t *testing.T) {
+	names := map[string]string{"A4101": "出生数", "A1101": "総人口", "A4200": "死亡数", "A1102": "日本人人口",
+		"finance.財政力指数": "財政力指数", "jumin.population": "住民基本台帳人口（1月1日、日本人住民と外国人住民）"}
+	name := func(item string) string { return names[item] }
+	tests := []struct {
+		ind      hensachi.Indicator
+		sentence string
+		parts    []string // label: items and note, as the page's rows read
+	}{
+		{hensachi.Indicator{Formula: hensachi.Formula{Numerator: []string{"A4101"}, Denominator: []string{"A1102"}, Scale: 1000},
+			DenominatorSource: hensachi.DenominatorCensusJapanese},
+			"分子 「出生数」（A4101）を、分母 「日本人人口」（A1102）で割り、1,000 を掛けます。",
+			[]string{"分子: A4101 出生数", "分母: A1102 日本人人口 / 分子の年に最も近い国勢調査年の日本人人口", "倍率: / 1,000"}},
+		{hensachi.Indicator{Formula: hensachi.Formula{Numerator: []string{"A4101"}, Minus: []string{"A4200"}, Denominator: []string{"A1101"}, Scale: 1000},
+			DenominatorSource: hensachi.DenominatorCensus},
+			"分子 「出生数」（A4101）から「死亡数」（A4200）を引いた値を、分母 「総人口」（A1101）で割り、1,000 を掛けます。",
+			[]string{"分子: A4101 出生数", "分子から引く項目: A4200 死亡数", "分母: A1101 総人口 / 分子の年に最も近い国勢調査年の値", "倍率: / 1,000"}},
+		{hensachi.Indicator{Formula: hensachi.Formula{Items: []string{"finance.財政力指数"}}},
+			"「財政力指数」（finance.財政力指数）です。", []string{"項目: finance.財政力指数 財政力指数"}},
+		{hensachi.Indicator{Formula: hensachi.Formula{Items: []string{"A1301", "A1302"}, Scale: 0.001}},
+			"A1301とA1302の合計に 0.001 を掛けます。", []string{"項目: A1301, A1302", "倍率: / 0.001"}},
+		{hensachi.Indicator{Formula: hensachi.Formula{Items: []string{"jumin.population"}, Scale: 100, ChangeOver: 5}},
+			"「住民基本台帳人口（1月1日、日本人住民と外国人住民）」（jumin.population）の 5 年間の増減を、5 年前の値で割り、100 を掛けます。",
+			[]string{"項目: jumin.population 住民基本台帳人口（1月1日、日本人住民と外国人住民）", "変化: / 5 年前からの増減を 5 年前の値で割る", "倍率: / 100"}},
+	}
+	for _, tc := range tests {
+		w := wordsOf(&tc.ind, name)
+		if w.Sentence != tc.sentence {
+			t.Errorf("%+v: %q, want %q", tc.ind.Formula, w.Sentence, tc.sentence)
+		}
+		var parts []string
+		for _, p := range w.Parts {
+			var items []string
+			for _, it := range p.Items {
+				items = append(items, strings.TrimSpace(it.Code+" "+it.Name))
+			}
+			s := strings.TrimSpace(p.Label + ": " + strings.Join(items, ", "))
+			if p.Note != "" {
+				s += " / " + p.Note
+			}
+			parts = append(parts, s)
+		}
+		if strings.Join(parts, "\n") != strings.Join(tc.parts, "\n") {
+			t.Errorf("%+v: parts\n%s\nwant\n%s", tc.ind.Formula, strings.Join(parts, "\n"), strings.Join(tc.parts, "\n"))
+		}
 	}
 }

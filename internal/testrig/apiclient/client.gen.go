@@ -599,6 +599,7 @@ func (e SeriesFormat) Valid() bool {
 const (
 	GetGuidePageParamsGuideApi         GetGuidePageParamsGuide = "api"
 	GetGuidePageParamsGuideData        GetGuidePageParamsGuide = "data"
+	GetGuidePageParamsGuideDataEn      GetGuidePageParamsGuide = "data.en"
 	GetGuidePageParamsGuideDevelopment GetGuidePageParamsGuide = "development"
 	GetGuidePageParamsGuideFace        GetGuidePageParamsGuide = "face"
 	GetGuidePageParamsGuideOperating   GetGuidePageParamsGuide = "operating"
@@ -610,6 +611,8 @@ func (e GetGuidePageParamsGuide) Valid() bool {
 	case GetGuidePageParamsGuideApi:
 		return true
 	case GetGuidePageParamsGuideData:
+		return true
+	case GetGuidePageParamsGuideDataEn:
 		return true
 	case GetGuidePageParamsGuideDevelopment:
 		return true
@@ -2181,7 +2184,7 @@ type ClientInterface interface {
 	// Corresponds with POST /docs (the `PostDocsPage` operationId).
 	PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered
+	// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 	//
 	// Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
 	GetGuidePage(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2657,7 +2660,7 @@ func (c *Client) PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
-// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered
+// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 //
 // Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
 func (c *Client) GetGuidePage(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6650,7 +6653,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /docs (the `PostDocsPage` operationId).
 	PostDocsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostDocsPageResponse, error)
 
-	// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered
+	// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14637,7 +14640,7 @@ func (c *ClientWithResponses) PostDocsPageWithResponse(ctx context.Context, reqE
 	return ParsePostDocsPageResponse(rsp)
 }
 
-// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered
+// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -17,6 +17,9 @@ const PublicURL = "https://hensachi.example"
 // Catalog has five municipalities in two prefectures, ranked 札幌市 1, 千代田区 2, 函館市 3,
 // 札内町 4, 中央区 5 on every axis; 01345 (札内町) has no value on the first axis and the first
 // statistic. Its indicators are Indicators, its boundaries Boundaries.
+// ItemNames are the names of the items Catalog's formulas take, as a dataset carries them.
+var ItemNames = map[string]string{"A4101": "出生数", "A1101": "総人口", "finance.財政力指数": "財政力指数"}
+
 func Catalog() *town.Catalog {
 	meta := hensachi.Meta{DataUpdated: "2026-01-01", Method: "順位を正規分布に当てはめる。",
 		Source:      hensachi.Link{Name: "テスト統計", URL: "https://example.jp/stats"},
@@ -53,7 +56,7 @@ func Catalog() *town.Catalog {
 	towns[2].Scores[0] = hensachi.Score{}
 	towns[2].Stats[0] = hensachi.Optional[float64]{}
 	cat, values := Indicators()
-	return town.New(towns, meta, "v1", PublicURL).WithIndicators(cat, values).WithBoundaries(Boundaries(), BoundaryMeta)
+	return town.New(towns, meta, "v1", PublicURL).WithIndicators(cat, values).WithItemNames(ItemNames).WithBoundaries(Boundaries(), BoundaryMeta)
 }
 
 // Municipalities are Catalog's municipalities in code order, for a test that builds a catalog or a
