@@ -26,7 +26,7 @@ func TestIndicatorChangeParams(t *testing.T) {
 	c := town.New(towntest.Municipalities(), base.Meta, "param-change", towntest.PublicURL).WithIndicators(cat, values)
 
 	read := func(raw string, f func(Query) (string, error)) (string, *hensachi.Error) {
-		q, err := ParseAPI(raw, "from", "to", "change", "indicators")
+		q, err := ParseAPI(raw, "from", "to", "year", "change", "indicators")
 		if err == nil {
 			var v string
 			if v, err = f(q); err == nil {
@@ -62,6 +62,7 @@ func TestIndicatorChangeParams(t *testing.T) {
 		{"", ranking("births_per_1000"), "{0 0} false", "", ""},
 		{"from=2020&to=2023", ranking("births_per_1000"), "{0 1} true", "", ""},
 		{"from=2020", ranking("births_per_1000"), "", "to", "to is required"},
+		{"year=2020&from=2020&to=2023", ranking("births_per_1000"), "", "year", "from and to alone"},
 		{"to=2023", ranking("births_per_1000"), "", "from", "from is required"},
 		{"from=2019&to=2023", ranking("births_per_1000"), "", "from", "no survey year 2019"},
 		{"from=2020&to=2024", ranking("births_per_1000"), "", "to", "no survey year 2024"},

@@ -166,7 +166,8 @@ func dimension(c *town.Catalog, name, key string, axes bool) (town.Dimension, st
 type Change struct{ From, To int }
 
 // IndicatorChange reads from and to, the two survey years of indicator i whose change a ranking or
-// a map shows: ok is false when neither is given. Both must be given, be survey years of the
+// a map shows: ok is false when neither is given. With them, year is refused (it picks the year of
+// levels, and which of the two would win is a guess). Both must be given, be survey years of the
 // indicator and from before to; the indicator must have a measure of change (hensachi.Indicator.
 // Change); and the two years must be of one definition: a change across a break compares two
 // figures under one name, which a reader would take for a change in the world, so it is refused,
@@ -174,6 +175,10 @@ type Change struct{ From, To int }
 func IndicatorChange(c *town.Catalog, q Query, i int) (Change, bool, error) {
 	if !q.Has("from") && !q.Has("to") {
 		return Change{}, false, nil
+	}
+	if q.Has("year") {
+		return Change{}, false, invalid("year", "year picks the survey year of a ranking of levels; a change between two years takes from and to alone",
+			"year と from・to は一緒に指定できません。変化を見るときは from と to だけを指定してください。")
 	}
 	ind := c.Indicator(i)
 	var ys [2]int

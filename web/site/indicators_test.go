@@ -35,7 +35,22 @@ func TestIndicatorPages(t *testing.T) {
 			`<td class="n">2</td><td class="n">1</td><td class="name"><a href="/town/municipalities/01100">札幌市</a></td><td class="n">`, `<td class="n">6.50</td>`,
 			`href="https://hensachi.example/town/indicators/births_per_1000?pref=01&amp;year=2020"`}, []string{"千代田区", `<th scope="col">都道府県</th>`}}, // one prefecture: no column of it
 		{"/town/indicators/fiscal_strength", 200, []string{"<code>finance.財政力指数</code>", "5 市区町村中 1〜5 位", "<th scope=\"col\" class=\"n\">値</th>",
-			`<a href="/town/map?m=fiscal_strength&amp;year=2022">`}, nil},
+			`<a href="/town/map?m=fiscal_strength&amp;year=2022">`}, []string{`id="from"`}}, // one year: no change to rank
+		// the change 2020→2023: 中央区 5.25 → 5.60 (+0.35) first, 札内町 (no 2020) left out
+		{"/town/indicators/births_per_1000?from=2020&to=2023", 200, []string{"<h1>出生率（人口千人当たり） <small>2020→2023年の変化</small></h1>", "4 市区町村中 1〜4 位",
+			`<td class="n">1</td><td class="name"><a href="/town/municipalities/13102">中央区</a></td><td class="name">東京都</td><td class="n">61.5</td><td class="n">&#43;0.35</td><td class="n">5.25</td><td class="n">5.60</td>`,
+			`<td class="n">-0.40</td><td class="n">6.50</td><td class="n">6.10</td>`,
+			`<th scope="col" class="n">変化<br><span class="unit">‰</span></th><th scope="col" class="n">2020年（‰）</th><th scope="col" class="n">2023年（‰）</th>`,
+			`<select id="from" name="from"><option selected>2020</option>`, `<option selected>2023</option></select></span>`,
+			"変化は2023年の値から2020年の値を引いた差（‰）です。", "最も増えた（上がった）市区町村が1位",
+			`<a href="/town/map?from=2020&amp;m=births_per_1000&amp;to=2023">`, "from=2020&amp;to=2023</code>",
+			`href="https://hensachi.example/town/indicators/births_per_1000?from=2020&amp;to=2023"`}, []string{"札内町", `id="distribution"`}},
+		{"/town/indicators/births_per_1000?from=2020&to=2023&pref=01", 200, []string{"2 市区町村中 1〜2 位", `<input type="hidden" name="pref" value="01">`,
+			`href="https://hensachi.example/town/indicators/births_per_1000?from=2020&amp;pref=01&amp;to=2023"`}, []string{"千代田区"}},
+		{"/town/indicators/births_per_1000?from=2023&to=2020", 400, []string{"to の年（2020）は from の年（2023）より後に"}, nil},
+		{"/town/indicators/births_per_1000?from=2020", 400, []string{"from と to の両方"}, nil},
+		{"/town/indicators/births_per_1000?year=2020&from=2020&to=2023", 400, []string{"year と from・to は一緒に指定できません"}, nil},
+		{"/town/indicators/fiscal_strength?from=2022&to=2022", 400, []string{"変化を出しません"}, nil},
 		{"/town/indicators/nope", 404, []string{"この指標はありません"}, nil},
 		{"/town/indicators/births_per_1000?year=2019", 400, []string{"この指標の年は 2020, 2023 のいずれかです"}, nil},
 		{"/town/indicators/births_per_1000?year=abc", 400, nil, nil},

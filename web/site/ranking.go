@@ -31,15 +31,19 @@ type prefOption struct {
 type rankingRow struct {
 	Rank, Code, Name, Pref, Hensachi, Value string
 	PrefRank                                string // under a prefecture filter, the rank within it
+	From, To                                string // a change's two values
 }
 
 // rankingList is what every ranking page (an axis's, an indicator's) shows around its rows: the
 // prefecture filter, the count, one page of rows and the links to the pages before and after.
 type rankingList struct {
-	Pref             *hensachi.Prefecture
-	PrefQuery        string // ?pref=, to keep the prefecture on links to other rankings
-	Prefectures      []prefOption
-	ValueUnit        string // the values' unit, under the heading 値
+	Pref        *hensachi.Prefecture
+	PrefQuery   string // ?pref=, to keep the prefecture on links to other rankings
+	Prefectures []prefOption
+	ValueUnit   string // the values' unit, under the heading 値 (or ValueHead)
+	ValueHead   string // the values' heading when not 値: 変化 for a change
+	// FromHead and ToHead head a change's two values (2015年, 2020年), "" for a ranking of levels.
+	FromHead, ToHead string
 	Items            []rankingRow
 	Total, From, To  int
 	PageSize         int
