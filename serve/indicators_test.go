@@ -348,6 +348,9 @@ func TestIndicatorChangeCalls(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	type changeRanking struct {
+		Indicator struct {
+			Decimals int `json:"decimals"`
+		} `json:"indicator"`
 		Change struct {
 			From, To      int
 			Measure, Unit string
@@ -381,11 +384,11 @@ func TestIndicatorChangeCalls(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		key, measure, unit string
-		change             func(a, b float64) float64
+		change             func(a, b float64, decimals int) float64
 		falls              bool // the best change is the largest fall
 	}{
-		{"unemployment_rate", "difference", "ポイント", func(a, b float64) float64 { return hensachi.Round(b-a, 1) }, true},
-		{"population", "percent", "%", func(a, b float64) float64 { return hensachi.Round((b-a)/a*100, 1) }, false},
+		{"unemployment_rate", "difference", "ポイント", func(a, b float64, decimals int) float64 { return hensachi.Round(b-a, decimals) }, true},
+		{"population", "percent", "%", func(a, b float64, _ int) float64 { return hensachi.Round((b-a)/a*100, 1) }, false},
 	} {
 		r := decode[changeRanking](t, decode[envelope](t, ts.get(t, "/town/v1/indicators/"+tc.key+"?from=2015&to=2020&limit=100").body).Data)
 		if r.Change.From != 2015 || r.Change.To != 2020 || r.Change.Measure != tc.measure || r.Change.Unit != tc.unit || len(r.Items) != 100 || r.Total < 1700 {
@@ -393,7 +396,7 @@ func TestIndicatorChangeCalls(t *testing.T) {
 		}
 		for k, it := range r.Items {
 			worse := k > 0 && (tc.falls && it.Change < r.Items[k-1].Change || !tc.falls && it.Change > r.Items[k-1].Change)
-			if it.FromYear != 2015 || it.ToYear != 2020 || it.Change != tc.change(it.FromValue, it.ToValue) || worse || k == 0 && (it.Rank != 1 || it.Hensachi <= 50) {
+			if it.FromYear != 2015 || it.ToYear != 2020 || it.Change != tc.change(it.FromValue, it.ToValue, r.Indicator.Decimals) || worse || k == 0 && (it.Rank != 1 || it.Hensachi <= 50) {
 				t.Fatalf("%s item %d: %+v", tc.key, k, it)
 			}
 		}
@@ -405,7 +408,7 @@ func TestIndicatorChangeCalls(t *testing.T) {
 		}
 	}
 	// a percent of no population means nothing: 双葉町 (07546) had none in 2015 or 2020
-	csv := ts.get(t, "/town/v1/export?format=csv&pref=07&indicators=population,unemployment_rate&year=2020&change=2015-2020")
+	csv := ts.get(t, "/town/v1/export?format=csv&pref=07&indicators=population,unemployment_rate&year=2015&change=2015-2020")
 	if csv.status != http.StatusOK || !strings.Contains(csv.header.Get("Content-Disposition"), "-indicators-change-2015-2020.csv") {
 		t.Fatalf("export: %d %s", csv.status, csv.header.Get("Content-Disposition"))
 	}
