@@ -39,7 +39,7 @@ func TestMapPage(t *testing.T) {
 		{"/town/map?m=pop", 200, "01100 01202 01345* 13101 13102", []string{"総人口の地図", " 人、全国 "}, nil},
 		// the change 2020→2023 (step 0.2 ‰): 札幌市 -0.40 two steps down, 中央区 +0.35 one up, 札内町 without 2020
 		{"/town/map?m=births_per_1000&from=2020&to=2023", 200, "01100 01202 01345* 13101 13102", []string{"出生率（人口千人当たり）の変化（2020→2023年）の地図",
-			"中央区（東京都）+0.35 ‰（2020→2023年）、全国 1 位", "札幌市（北海道）-0.40 ‰（2020→2023年）、全国 4 位", `01100 class=c1>`, `13102 class=c4>`,
+			"中央区（東京都）+0.35 ‰、全国 1 位", "札幌市（北海道）-0.40 ‰、全国 4 位", `01100 class=c1>`, `13102 class=c4>`,
 			`<th scope="col">変化（‰）</th>`, "<td class=\"nb\">-0.20〜&#43;0.20</td>", "<span class=nb>+0.35 ‰</span>", `<select id="from" name="from"><option value="">—</option><option selected>2020</option>`,
 			"0（変化なし）を中心に", "増えた（良くなった）市区町村を青", `href="/town/indicators/births_per_1000?from=2020&amp;to=2023">変化のランキング</a>`,
 			`href="https://hensachi.example/town/map?m=births_per_1000&amp;from=2020&amp;to=2023"`}, []string{`id="year"`}},
