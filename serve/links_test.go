@@ -74,7 +74,7 @@ func TestLinks(t *testing.T) {
 
 // sitePages are the kinds of public page every walk must reach: if one is missing, the walk is
 // not finding the links it should (or a page lost its links).
-var sitePages = []string{"/", "/search", "/town/municipalities/{key}", "/town/rankings/{key}", "/town/indicators",
+var sitePages = []string{"/", "/search", "/town/municipalities/{key}", "/town/municipalities/{key}/{key}/{key}", "/town/rankings/{key}", "/town/indicators",
 	"/town/indicators/{key}", "/town/map", "/town/prefectures", "/town/prefectures/{key}", "/town/compare",
 	"/town/scatter", "/docs", "/demo/face", "/town/municipalities.csv"}
 

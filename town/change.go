@@ -166,6 +166,24 @@ func (c *Catalog) IndicatorChangePage(i, from, to int, order Order, pref string,
 	return page
 }
 
+// IndicatorChangePosition is where row m stands in the ranking of indicator i's change from its
+// from-th to its to-th survey year of a prefecture ("" for the whole country), counted from 0, as
+// IndicatorChangePage lists it best first; ok is false when the ranking does not hold it.
+func (c *Catalog) IndicatorChangePosition(i, from, to, m int, pref string) (pos int, ok bool) {
+	if pref != "" && c.towns[m].Prefecture.Code != pref {
+		return 0, false
+	}
+	for _, r := range c.IndicatorChange(i, from, to).order {
+		if r == m {
+			return pos, true
+		}
+		if pref == "" || c.towns[r].Prefecture.Code == pref {
+			pos++
+		}
+	}
+	return 0, false
+}
+
 // walkRanked calls take with the n rows of a ranking (row(p) is the row at position p, best first,
 // ties in code order; rank(m) the rank of row m) in an order: worst first takes the tied groups from
 // the last, each still in code order, so that ties keep code order both ways.

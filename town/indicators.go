@@ -302,3 +302,68 @@ func (c *Catalog) IndicatorColumn(i, k int) IndicatorColumn {
 	}
 	return col
 }
+
+// Among is a municipality's standing on an indicator in one survey year among some municipalities
+// (its prefecture's, its 類似団体's): its rank among those of them with a value, by their national
+// ranks, so that it is oriented as the national rank is and ties share a rank; how many of them
+// have a value; and their median, rounded as the national median is (one decimal more than the
+// values).
+type Among struct {
+	Rank   int // 0 when the municipality has no value in the year
+	Total  int
+	Median hensachi.Optional[float64]
+}
+
+// IndicatorAmong returns row m's standing on indicator i in its k-th survey year among rows. It
+// reads their cells alone, so that a page asks it for a few groups of a few hundred rows, not the
+// country.
+func (c *Catalog) IndicatorAmong(i, k, m int, rows []int) Among {
+	in := c.indicators
+	own := in.cell(i, k, m)
+	var a Among
+	values := make([]hensachi.Optional[float64], 0, len(rows))
+	for _, r := range rows {
+		cell := in.cell(i, k, r)
+		if cell.value != cell.value { // NaN: no value
+			continue
+		}
+		values = append(values, hensachi.Some(cell.value))
+		if own.rank > 0 && cell.rank < own.rank {
+			a.Rank++ // one more ahead
+		}
+	}
+	if a.Total = len(values); a.Total > 0 {
+		a.Median = hensachi.Some(compute.RoundedSummary(values, in.list[i].Decimals).Median)
+	}
+	if own.rank > 0 {
+		a.Rank++
+	} else {
+		a.Rank = 0
+	}
+	return a
+}
+
+// IndicatorInPrefecture is row m's standing on indicator i in its k-th survey year among its
+// prefecture's municipalities (IndicatorAmong).
+func (c *Catalog) IndicatorInPrefecture(i, k, m int) Among {
+	return c.IndicatorAmong(i, k, m, c.byPref[c.towns[m].Prefecture.Code])
+}
+
+// IndicatorPosition returns where row m stands in the ranking on indicator i in its k-th survey
+// year, best first, of one prefecture ("" for the whole country), counted from 0 as
+// IndicatorRankingPage's offset is; ok is false when the ranking does not hold m (no value, or
+// another prefecture).
+func (c *Catalog) IndicatorPosition(i, k, m int, pref string) (pos int, ok bool) {
+	if pref != "" && c.towns[m].Prefecture.Code != pref {
+		return 0, false
+	}
+	for _, r := range c.indicators.order[i][k] {
+		if int(r) == m {
+			return pos, true
+		}
+		if pref == "" || c.towns[r].Prefecture.Code == pref {
+			pos++
+		}
+	}
+	return 0, false
+}

@@ -1,6 +1,6 @@
 // Package param reads the parameters of the statistics calls and pages: one validator per
 // parameter (prefecture, municipality code, code list, axis, measure key, indicator key, its survey
-// year and group, whole numbers for paging), which the API (package serve) and the pages (package
+// year and group, whole numbers for paging, the municipality a ranking page marks), which the API (package serve) and the pages (package
 // web/site) share, so that the same input gets the same answer from both: the same error code,
 // and so the same status. Messages are written in
 // English for the API and in Japanese for the pages (hensachi.Error.Japanese).

@@ -137,12 +137,17 @@ func TestValidators(t *testing.T) {
 		{"int", "limit=100", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, ""},
 		{"int over", "limit=101", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
 		{"int signed", "limit=%2B5", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
+		{"highlight", "highlight=13101", func(q Query) error { _, err := Highlight(q); return err }, ""},
+		{"highlight absent", "", func(q Query) error { _, err := Highlight(q); return err }, ""},
+		{"highlight of no municipality", "highlight=99999", func(q Query) error { _, err := Highlight(q); return err }, ""},
+		{"highlight malformed", "highlight=1310", func(q Query) error { _, err := Highlight(q); return err }, hensachi.EInvalidParameter},
+		{"highlight twice", "highlight=13101&highlight=13102", func(q Query) error { _, err := Highlight(q); return err }, hensachi.EInvalidParameter},
 		{"order", "order=asc", func(q Query) error { _, err := Order(q); return err }, ""},
 		{"order unknown", "order=up", func(q Query) error { _, err := Order(q); return err }, hensachi.EInvalidParameter},
 	} {
 		for _, parse := range []func(string) (Query, error){
 			func(raw string) (Query, error) {
-				return ParseAPI(raw, "pref", "codes", "x", "limit", "order", "year", "group")
+				return ParseAPI(raw, "pref", "codes", "x", "limit", "order", "year", "group", "highlight")
 			},
 			ParsePage,
 		} {

@@ -53,9 +53,8 @@ func PrefectureInPath(c *town.Catalog, param, code string) (hensachi.Prefecture,
 // Municipality reads a municipality code given as param: malformed is an invalid parameter, a
 // well-formed code of no municipality not found.
 func Municipality(c *town.Catalog, param, code string) (*hensachi.Municipality, error) {
-	if len(code) != 5 || !Digits(code) {
-		return nil, invalid(param, fmt.Sprintf("%s must be a 5-digit municipality code such as 13101, not %q", param, Truncate(code)),
-			"「"+truncateRunes(code, 20)+"」は市区町村コード（5 桁の数字、例：28214）ではありません。")
+	if err := municipalityCode(param, code); err != nil {
+		return nil, err
 	}
 	m, ok := c.Municipality(code)
 	if !ok {
@@ -63,6 +62,29 @@ func Municipality(c *town.Catalog, param, code string) (*hensachi.Municipality, 
 			"市区町村コード "+code+" はありません。")
 	}
 	return m, nil
+}
+
+// municipalityCode checks the form of a municipality code given as param.
+func municipalityCode(param, code string) error {
+	if len(code) != 5 || !Digits(code) {
+		return invalid(param, fmt.Sprintf("%s must be a 5-digit municipality code such as 13101, not %q", param, Truncate(code)),
+			"「"+truncateRunes(code, 20)+"」は市区町村コード（5 桁の数字、例：28214）ではありません。")
+	}
+	return nil
+}
+
+// Highlight reads highlight, the code of the municipality a ranking page opens at and marks (the
+// link from a municipality's page of an indicator), "" when absent. A malformed code is an invalid
+// parameter; a well-formed code the ranking does not hold is not refused: the page says so.
+func Highlight(q Query) (string, error) {
+	code, ok, err := q.One("highlight")
+	if err != nil || !ok {
+		return "", err
+	}
+	if err := municipalityCode("highlight", code); err != nil {
+		return "", err
+	}
+	return code, nil
 }
 
 // MaxCompared is how many municipalities one comparison takes.

@@ -128,7 +128,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 			}
 		}
 		return rows, ranking.Total
-	})
+	}, func(pref string, m int) (int, bool) { return c.IndicatorPosition(i, k, m, pref) })
 	if err != nil {
 		return "", nil, err
 	}
@@ -227,7 +227,7 @@ func (s *Site) indicatorChange(c *town.Catalog, q param.Query, i int, ch param.C
 				From: number(it.From.Value.V, ind.Decimals), To: number(it.To.Value.V, ind.Decimals)}
 		}
 		return rows, ranking.Total
-	})
+	}, func(pref string, m int) (int, bool) { return c.IndicatorChangePosition(i, ch.From, ch.To, m, pref) })
 	if err != nil {
 		return "", nil, err
 	}
@@ -281,17 +281,20 @@ type indicatorGroup struct {
 }
 
 // indicatorGroups is row m's standing on every indicator, by group: each indicator's latest
-// figure with its year, its national rank and deviation score, and its series as a sparkline.
+// figure with its year, its national rank and deviation score, and its series as a sparkline (or
+// its change, for two values); the name and the sparkline link to the municipality's page of the
+// indicator.
 //
 // The rows are written here rather than by the template: some 300 rows of five actions each,
 // every one escaped through reflection, took most of the page's time. A row is one list item of
-// a link, text and the sparkline, four elements: a phone's browser parses every row of the
+// a link, text and the sparkline's link, five elements: a phone's browser parses every row of the
 // collapsed sections when the page loads, and a table's nine elements a row blocked it for over a
 // second under Lighthouse's slowed CPU. The links are relative to the page's
 // /town/municipalities/, to keep the page within its weight.
 func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 	var out []indicatorGroup
 	var b []byte
+	code := c.Row(m).Code
 	for _, name := range hensachi.IndicatorGroups {
 		standings := c.MunicipalityIndicators(m, comparableFirst(c, c.IndicatorGroupIndexes(name)))
 		if len(standings) == 0 {
@@ -300,8 +303,9 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 		b = b[:0]
 		for _, st := range standings {
 			// keys are lower-case letters, digits and underscores (ingest), safe unquoted
-			b = append(b, "<li><a href=../indicators/"...)
-			b = append(b, st.Indicator.Key...)
+			href := code + "/indicators/" + st.Indicator.Key
+			b = append(b, "<li><a href="...)
+			b = append(b, href...)
 			b = append(b, '>')
 			b = append(b, html.EscapeString(st.Indicator.Label)...)
 			b = append(b, "</a> "...)
@@ -320,7 +324,7 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 				b = strconv.AppendInt(b, int64(p.Year), 10)
 				b = append(b, "）"...)
 			}
-			b = appendSparkline(b, st.Indicator, st.Series)
+			b = appendSparkline(b, st.Indicator, st.Series, href)
 			b = append(b, '\n')
 		}
 		out = append(out, indicatorGroup{Name: name, Count: len(standings), Rows: template.HTML(b)})

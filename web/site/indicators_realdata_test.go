@@ -29,14 +29,15 @@ func (s *realSite) render(t *testing.T, path string) (int, string) {
 }
 
 // municipalityIndicatorPages renders the municipality pages of the rows pick accepts: each has
-// a section per group with a row and a sparkline per indicator, and the heaviest is within the
-// budget. The heaviest are those with the largest figures: 横浜市 (14100), then 札幌市 (01100).
+// a section per group with a row and a sparkline (or the change of two values) per indicator, each
+// linking to the municipality's page of it, and the heaviest is within the budget. The heaviest are those with the largest figures: 横浜市 (14100), then 札幌市 (01100).
 func municipalityIndicatorPages(t *testing.T, s *realSite, c *town.Catalog, pick func(m int, code string) bool) {
 	n := len(c.Indicators(""))
 	sizes := map[string]int{}
 	largest, largestCode := 0, ""
 	// Matched line by line: searching a whole page for the pattern costs five times more.
-	row := regexp.MustCompile(`^<li><a href=\.\./indicators/[a-z0-9_]+>[^<]+</a> (<span class=nb>[^<]+</span>)?[^<]+(<svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg>)?\n$`)
+	row := regexp.MustCompile(`^<li><a href=(\d{5}/indicators/[a-z0-9_]+)>[^<]+</a> (<span class=nb>[^<]+</span>)?[^<]+` +
+		`(<a href=(\d{5}/indicators/[a-z0-9_]+)><svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg></a>| <small class=nb>[^<]+</small>)?\n$`)
 	for m := range c.Len() {
 		code := c.Row(m).Code
 		if !pick(m, code) {
@@ -52,7 +53,11 @@ func municipalityIndicatorPages(t *testing.T, s *realSite, c *town.Catalog, pick
 		}
 		rows := 0
 		for line := range strings.Lines(body) {
-			if strings.HasPrefix(line, "<li><a href=../indicators/") && row.MatchString(line) {
+			if !strings.HasPrefix(line, "<li><a href="+code+"/indicators/") {
+				continue
+			}
+			// the name and the sparkline lead to the same page
+			if r := row.FindStringSubmatch(line); r != nil && (r[4] == "" || r[4] == r[1]) {
 				rows++
 			}
 		}

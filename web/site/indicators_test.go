@@ -47,6 +47,8 @@ func TestIndicatorPages(t *testing.T) {
 			`href="https://hensachi.example/town/indicators/births_per_1000?from=2020&amp;to=2023"`}, []string{"札内町", `id="distribution"`}},
 		{"/town/indicators/births_per_1000?from=2020&to=2023&pref=01", 200, []string{"2 市区町村中 1〜2 位", `<input type="hidden" name="pref" value="01">`,
 			`href="https://hensachi.example/town/indicators/births_per_1000?from=2020&amp;pref=01&amp;to=2023"`}, []string{"千代田区"}},
+		{"/town/indicators/births_per_1000?from=2020&to=2023&highlight=01100", 200, []string{`<tr class="mark" id="m-01100" aria-current="true"><td class="n">4</td>`,
+			`<input type="hidden" name="highlight" value="01100"><button type="submit">変化で並べる</button>`}, nil},
 		{"/town/indicators/births_per_1000?from=2023&to=2020", 400, []string{"to の年（2020）は from の年（2023）より後に"}, nil},
 		{"/town/indicators/births_per_1000?from=2020", 400, []string{"from と to の両方"}, nil},
 		{"/town/indicators/births_per_1000?year=2020&from=2020&to=2023", 400, []string{"year と from・to は一緒に指定できません"}, nil},
@@ -58,17 +60,17 @@ func TestIndicatorPages(t *testing.T) {
 		{"/town/indicators/births_per_1000?pref=99", 400, []string{"都道府県コード 99 はありません"}, nil},
 		{"/town/indicators/births_per_1000?page=2", 404, []string{"このページはありません"}, nil},
 		{"/town/indicators/births_per_1000?page=0", 400, nil, nil},
+		// two values: their change instead of a line; one: nothing
 		{"/town/municipalities/01100", 200, []string{`<h2 id="indicators">`, `<details class="ind"><summary><h3>人口・世帯 <small>1 指標</small></h3></summary>`,
-			`<li><a href=../indicators/births_per_1000>出生率（人口千人当たり）</a> <span class=nb>6.10 ‰</span>（2023）・全国 2 / 5 位・偏差値 `,
-			`<svg role=img aria-label="2020年 6.50 ‰ → 2023年 6.10 ‰"><path d=M2,2L62,14 /></svg>`,
-			`<li><a href=../indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0<svg role=img aria-label="2022年 0.72"><path d=M32,8L32,8 /></svg>`}, nil},
-		// no value in 2020: the line is the one year it has, a dot
-		{"/town/municipalities/01345", 200, []string{` <span class=nb>4.20 ‰</span>（2023）・全国 5 / 5 位・偏差値 `, `<svg role=img aria-label="2023年 4.20 ‰"><path d=M62,8L62,8 /></svg>`}, nil},
+			`<li><a href=01100/indicators/births_per_1000>出生率（人口千人当たり）</a> <span class=nb>6.10 ‰</span>（2023）・全国 2 / 5 位・偏差値 55.2 <small class=nb>2020 → 2023: -0.40 ‰</small>` + "\n",
+			`<li><a href=01100/indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0` + "\n"}, []string{"<svg role=img"}},
+		// no value in 2020: one value, nothing drawn
+		{"/town/municipalities/01345", 200, []string{` <span class=nb>4.20 ‰</span>（2023）・全国 5 / 5 位・偏差値 37.2` + "\n"}, nil},
 	})
 }
 
 // TestMunicipalityIndicatorFigures: every municipality page shows town's latest value, rank and
-// deviation score of every indicator.
+// deviation score of every indicator, after a link to the municipality's page of it.
 func TestMunicipalityIndicatorFigures(t *testing.T) {
 	router := siteRouter(t)
 	c := towntest.Catalog()
@@ -76,10 +78,11 @@ func TestMunicipalityIndicatorFigures(t *testing.T) {
 		code := c.Row(m).Code
 		_, body := getPage(t, router, "/town/municipalities/"+code)
 		for _, st := range c.MunicipalityIndicators(m, c.IndicatorGroupIndexes("")) {
-			want := ">" + st.Indicator.Label + "</a> —（" + strconv.Itoa(st.Latest.Year) + "）"
+			link := "<li><a href=" + code + "/indicators/" + st.Indicator.Key + ">" + st.Indicator.Label + "</a> "
+			want := link + "—（" + strconv.Itoa(st.Latest.Year) + "）"
 			if p := st.Latest; p.Value.Valid {
-				want = ">" + st.Indicator.Label + "</a> " + string(page.Nowrap(number(p.Value.V, st.Indicator.Decimals)+optionalUnit(st.Indicator))) + "（" + strconv.Itoa(p.Year) +
-					"）・全国 " + strconv.Itoa(p.Rank) + " / " + strconv.Itoa(st.RankTotal) + " 位・偏差値 " + strconv.FormatFloat(p.Hensachi, 'f', 1, 64) + "<svg "
+				want = link + string(page.Nowrap(number(p.Value.V, st.Indicator.Decimals)+optionalUnit(st.Indicator))) + "（" + strconv.Itoa(p.Year) +
+					"）・全国 " + strconv.Itoa(p.Rank) + " / " + strconv.Itoa(st.RankTotal) + " 位・偏差値 " + strconv.FormatFloat(p.Hensachi, 'f', 1, 64)
 			}
 			if !strings.Contains(body, want) {
 				t.Errorf("%s %s: no %q", code, st.Indicator.Key, want)
@@ -140,5 +143,10 @@ func TestAppendPath(t *testing.T) {
 		if got := string(appendPath(nil, tc.points, tc.breaks, sx, sy)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+	// a reference line's lone points are level strokes
+	lone := []town.IndicatorPoint{at(2010, 0), at(2015, 5), none(2018), at(2020, 10)}
+	if got, want := string(appendRuns(nil, lone, []int{2015}, sx, sy, 4)), "M-4,10h8M46,5h8M96,0h8"; got != want {
+		t.Errorf("lone points of a reference: %q, want %q", got, want)
 	}
 }

@@ -32,6 +32,7 @@ type rankingRow struct {
 	Rank, Code, Name, Pref, Hensachi, Value string
 	PrefRank                                string // under a prefecture filter, the rank within it
 	From, To                                string // a change's two values
+	Marked                                  bool   // the municipality the reader came from (?highlight=)
 }
 
 // rankingList is what every ranking page (an axis's, an indicator's) shows around its rows: the
@@ -44,13 +45,16 @@ type rankingList struct {
 	ValueHead   string // the values' heading when not 値: 変化 for a change
 	// FromHead and ToHead head a change's two values (2015年, 2020年), "" for a ranking of levels.
 	FromHead, ToHead string
-	Items            []rankingRow
-	Total, From, To  int
-	PageSize         int
-	PrevURL, NextURL string
-	Pages            []pageLink // the pager's numbered links
-	url              string     // this page's address
-	pageNo           int
+	// Highlight is the code of the municipality the page opened at and marks (?highlight=), which
+	// its form keeps; HighlightNote says why no row is marked when the ranking does not hold it.
+	Highlight, HighlightNote string
+	Items                    []rankingRow
+	Total, From, To          int
+	PageSize                 int
+	PrevURL, NextURL         string
+	Pages                    []pageLink // the pager's numbered links
+	url                      string     // this page's address
+	pageNo                   int
 }
 
 // pageLink is one entry of a ranking's pager: a page's number and address, or a gap (…).
@@ -70,9 +74,16 @@ func (l rankingList) Span() string {
 // and how many are ranked there.
 type rankingSource func(pref string, offset, limit int) (rows []rankingRow, total int)
 
+// rankingLocator gives where a municipality stands in a ranking of a prefecture ("" for the whole
+// country), counted from 0; ok is false when the ranking does not hold it.
+type rankingLocator func(pref string, m int) (pos int, ok bool)
+
 // listRanking reads a ranking page's prefecture and page number and takes that page's rows from
 // source. path is the page's address and keep the parameters its links keep besides those two.
-func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, source rankingSource) (rankingList, error) {
+// With locate, it reads highlight too: without a page number, the page opens at the one that
+// holds that municipality, whose row is marked. The pager's links leave highlight out: they lead
+// to the ranking itself.
+func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, source rankingSource, locate rankingLocator) (rankingList, error) {
 	l := rankingList{PageSize: rankingPageSize}
 	pref, err := param.Prefecture(c, q)
 	if err != nil {
@@ -85,6 +96,23 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 	if l.pageNo, err = param.Int(q, "page", 1, 1, maxRankingPages); err != nil {
 		return l, err
 	}
+	if locate != nil {
+		if l.Highlight, err = param.Highlight(q); err != nil {
+			return l, err
+		}
+	}
+	if l.Highlight != "" {
+		pos, ok := 0, false
+		if m := c.Index(l.Highlight); m >= 0 {
+			pos, ok = locate(prefCode, m)
+		}
+		switch {
+		case !ok:
+			l.HighlightNote = highlightMissing(c, l.Highlight, pref)
+		case !q.Has("page"):
+			l.pageNo = pos/rankingPageSize + 1
+		}
+	}
 	offset := (l.pageNo - 1) * rankingPageSize
 	l.Items, l.Total = source(prefCode, offset, rankingPageSize)
 	if len(l.Items) == 0 && l.pageNo > 1 {
@@ -93,6 +121,9 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 	l.From, l.To = offset+1, offset+len(l.Items)
 	if pref != nil {
 		prefRanks(l.Items, offset)
+	}
+	for j := range l.Items {
+		l.Items[j].Marked = l.Items[j].Code == l.Highlight
 	}
 	link := func(n int) string {
 		v := url.Values{}
@@ -132,6 +163,18 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 		l.Prefectures = append(l.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
 	return l, nil
+}
+
+// highlightMissing says why the ranking has no row to mark for a code.
+func highlightMissing(c *town.Catalog, code string, pref *hensachi.Prefecture) string {
+	m, ok := c.Municipality(code)
+	switch {
+	case !ok:
+		return "市区町村コード " + code + " はありません。"
+	case pref != nil && m.Prefecture.Code != pref.Code:
+		return m.Name + "（" + m.Prefecture.Name + "）は" + pref.Name + "の市区町村ではないため、このランキングにはありません。"
+	}
+	return m.Name + "はこの年の値がないため、このランキングにはありません。"
 }
 
 // prefRanks gives the rows of a prefecture's page, in national order from the offset-th, their
@@ -188,7 +231,7 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 				Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)}
 		}
 		return rows, total
-	})
+	}, nil)
 	if err != nil {
 		return "", nil, err
 	}

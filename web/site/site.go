@@ -84,6 +84,7 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/", s.catalogPage(s.home))
 	handle(http.MethodGet, "/search", s.catalogPage(s.search))
 	handle(http.MethodGet, "/town/municipalities/:code", s.catalogPage(s.municipality))
+	handle(http.MethodGet, "/town/municipalities/:code/indicators/:key", s.catalogPage(s.townIndicator))
 	handle(http.MethodGet, "/town/rankings/:axis", s.catalogPage(s.ranking))
 	handle(http.MethodGet, "/town/indicators", s.catalogPage(s.indicatorCatalogue))
 	handle(http.MethodGet, "/town/indicators/:key", s.catalogPage(s.indicator))
