@@ -175,8 +175,8 @@ func TestIndicatorCallsBadParameters(t *testing.T) {
 		{"/town/v1/indicators/unemployment_rate?from=2020&to=2015", 400, "to"},
 		{"/town/v1/indicators/unemployment_rate?from=2015&to=2020&year=2020", 400, "year"},
 		{"/town/v1/indicators/unemployment_rate?from=2015&to=2020&order=up", 400, "order"},
-		{"/town/v1/indicators/retail_shops?from=2014&to=2021", 400, "from"}, // across the break of 2016
-		{"/town/v1/indicators/establishments_all?from=2014&to=2014", 400, "from"}, // one year: no change
+		{"/town/v1/indicators/retail_shops?from=2014&to=2021", 400, "from"},               // across the break of 2016
+		{"/town/v1/indicators/establishments_all?from=2014&to=2014", 400, "from"},         // one year: no change
 		{"/town/v1/indicators/jumin_population_change_1y?from=2015&to=2020", 400, "from"}, // itself a change
 		{"/town/v1/export?format=csv&change=2015-2020", 400, "change"},
 		{"/town/v1/export?format=csv&indicators=population&change=2015", 400, "change"},
