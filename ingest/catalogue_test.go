@@ -59,6 +59,9 @@ func TestIndicatorManifestErrors(t *testing.T) {
 		{"from after to", with(`"decimals": 2`, `"decimals": 2, "from_year": 2020, "to_year": 2016`), "births", "to_year", "before from_year"},
 		{"not a year", with(`"decimals": 2`, `"decimals": 2, "from_year": 20`), "births", "from_year", "not a survey year"},
 		{"break without a note", with(`"decimals": 2`, `"decimals": 2, "breaks": [2018]`), "births", "note", "must be explained"},
+		{"unknown change", with(`"decimals": 2`, `"decimals": 2, "change": "ratio"`), "births", "change", `"ratio" is not one of difference, percent`},
+		{"a change of a change", with(`"numerator": ["A4101"], "denominator": ["A1101"], "scale": 1000}, "denominator_source": "census"`,
+			`"items": ["A1101"], "change_over": 1}, "change": "difference"`), "births", "change", "itself a change"},
 		{"break outside the years", with(`"decimals": 2`, `"decimals": 2, "to_year": 2016, "breaks": [2018], "note": "n"`), "births", "breaks", "outside from_year–to_year"},
 	}
 	for _, tc := range tests {
@@ -355,6 +358,7 @@ func TestIndicatorPlanErrors(t *testing.T) {
 		{"a denominator of different years", entry(hensachi.Formula{Numerator: []string{"A1101"}, Denominator: []string{"A1101", "A4101"}}, 0, 0),
 			"formula.denominator", "must share a survey year"},
 		{"no year within the bounds", entry(hensachi.Formula{Items: []string{"A1101"}}, 2016, 2019), "formula.items", "no survey year"},
+		{"years without a measure of change", entry(hensachi.Formula{Items: []string{"A1101"}}, 0, 0), "change", "declare how a change between two of them is measured"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -406,6 +406,9 @@ func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *R
 		if len(v) == 0 {
 			return cat, nil, manifestErr(ind.Key, "formula", "no municipality has a value in any survey year (%s)", yearList(plan.years))
 		}
+		if err := checkChangeDeclared(withYears); err != nil {
+			return cat, nil, err
+		}
 		cat.Indicators = append(cat.Indicators, withYears)
 		values = append(values, v)
 	}

@@ -232,7 +232,7 @@ func (c *Catalog) IndicatorRankingPage(i, k int, order Order, pref string, offse
 	if p, ok := c.prefs[pref]; ok {
 		page.Prefecture = &p
 	}
-	take := func(m int) {
+	walkRanked(len(ranked), func(p int) int { return int(ranked[p]) }, func(m int) int { return int(c.indicators.cell(i, k, m).rank) }, order, func(m int) {
 		if pref != "" && c.towns[m].Prefecture.Code != pref {
 			return
 		}
@@ -240,25 +240,7 @@ func (c *Catalog) IndicatorRankingPage(i, k int, order Order, pref string, offse
 			page.Items = append(page.Items, IndicatorRankItem{Municipality: &c.towns[m], IndicatorPoint: c.indicators.cell(i, k, m).point(page.Year)})
 		}
 		page.Total++
-	}
-	if order != WorstFirst {
-		for _, m := range ranked {
-			take(int(m))
-		}
-		return page
-	}
-	// worst first: the tied groups from the last, each still in code order
-	rank := func(p int) int16 { return c.indicators.cell(i, k, int(ranked[p])).rank }
-	for end := len(ranked); end > 0; {
-		start := end - 1
-		for start > 0 && rank(start-1) == rank(end-1) {
-			start--
-		}
-		for _, m := range ranked[start:end] {
-			take(int(m))
-		}
-		end = start
-	}
+	})
 	return page
 }
 

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"cmp"
 	"html"
 	"html/template"
 	"net/url"
@@ -79,20 +80,31 @@ type indicatorPage struct {
 	Indicator *hensachi.Indicator
 	Year      int
 	Years     []yearOption
-	Formula   string
-	Words     formulaWords // the formula in Japanese, its items named
-	Summary   []summaryRow
-	Histogram template.HTML
-	Medians   template.HTML
-	MapURL    string
-	Method    string
-	Reading   string // what rank 1 and the deviation score mean (rankingReading)
+	// Change is set when the page ranks the change between two years (from, to): then the
+	// ranking's rows are the change's, FromYears and ToYears the form's selects.
+	Change             *changeView
+	FromYears, ToYears []yearOption
+	Formula            string
+	Words              formulaWords // the formula in Japanese, its items named
+	Summary            []summaryRow
+	Histogram          template.HTML
+	Medians            template.HTML
+	MapURL             string
+	Method             string
+	Reading            string // what rank 1 and the deviation score mean (rankingReading)
 }
 
 func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (string, any, error) {
 	i, err := param.Indicator(c, ps.ByName("key"))
 	if err != nil {
 		return "", nil, err
+	}
+	ch, isChange, err := param.IndicatorChange(c, q, i)
+	if err != nil {
+		return "", nil, err
+	}
+	if isChange {
+		return s.indicatorChange(c, q, i, ch)
 	}
 	k, err := param.IndicatorYear(c, q, i)
 	if err != nil {
@@ -124,19 +136,10 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	list.ValueUnit = ind.Unit
 	p := indicatorPage{rankingList: list, Indicator: ind, Year: year.Year, Formula: formulaText(ind.Formula), Words: wordsOf(ind, c.ItemName), Method: c.IndicatorMethod(),
 		Reading: rankingReading(ind.Field()), Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
-	for kk, y := range ind.Years {
-		p.Years = append(p.Years, yearOption{Year: y.Year, Selected: kk == k})
-		row := summaryRow{Year: strconv.Itoa(y.Year), URL: path, Count: integer(y.Count), Median: "—", Mean: "—", Min: "—", Max: "—", Current: kk == k}
-		if kk != len(ind.Years)-1 {
-			row.URL += "?year=" + row.Year
-		}
-		if y.Count > 0 {
-			row.Median, row.Mean = withUnit(hensachi.Some(y.Median), f), withUnit(hensachi.Some(y.Mean), f)
-			row.Min, row.Max = withUnit(hensachi.Some(y.Min), f), withUnit(hensachi.Some(y.Max), f)
-		}
-		p.Summary = append(p.Summary, row)
-	}
+	p.summarise(ind, path, k)
+	p.FromYears, p.ToYears = changeYearOptions(ind, param.Change{From: max(k-1, 0), To: k})
 	column := c.IndicatorColumn(i, k)
+
 	var values []float64
 	for _, v := range column.Values {
 		if v.Valid {
@@ -150,6 +153,95 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	p.Histogram = histogram(f, year.Year, values, median)
 	p.Base = s.base(c, list.title(ind.Label+"のランキング "+strconv.Itoa(year.Year)+"年"),
 		list.where()+"の市区町村を「"+ind.Label+"」（"+strconv.Itoa(year.Year)+"年）で並べたランキングと全国の分布、全国中央値の推移。", list.url)
+	return "indicator", p, nil
+}
+
+// summarise fills the years of the page's selects and its table of national summaries, year k
+// current (-1 for none: a change's page).
+func (p *indicatorPage) summarise(ind *hensachi.Indicator, path string, k int) {
+	f := ind.Field()
+	for kk, y := range ind.Years {
+		p.Years = append(p.Years, yearOption{Year: y.Year, Selected: kk == k || k < 0 && kk == len(ind.Years)-1})
+		row := summaryRow{Year: strconv.Itoa(y.Year), URL: path, Count: integer(y.Count), Median: "—", Mean: "—", Min: "—", Max: "—", Current: kk == k}
+		if kk != len(ind.Years)-1 {
+			row.URL += "?year=" + row.Year
+		}
+		if y.Count > 0 {
+			row.Median, row.Mean = withUnit(hensachi.Some(y.Median), f), withUnit(hensachi.Some(y.Mean), f)
+			row.Min, row.Max = withUnit(hensachi.Some(y.Min), f), withUnit(hensachi.Some(y.Max), f)
+		}
+		p.Summary = append(p.Summary, row)
+	}
+}
+
+// changeView is what a page says of a change between two years: the years, the measure's field
+// (its label, unit and decimals) and what its ranking or colours mean.
+type changeView struct {
+	From, To int
+	Field    hensachi.Field
+	Measure  string // how the change is computed, in a sentence
+	Reading  string // changeReading
+}
+
+// newChangeView describes indicator ind's change between its survey years of ch.
+func newChangeView(ind *hensachi.Indicator, ch param.Change) *changeView {
+	v := &changeView{From: ind.Years[ch.From].Year, To: ind.Years[ch.To].Year, Field: changeField(ind), Reading: changeReading(ind.Field())}
+	from, to := strconv.Itoa(v.From)+"年", strconv.Itoa(v.To)+"年"
+	if ind.Change == hensachi.ChangePercent {
+		v.Measure = "変化は" + from + "の値に対する" + to + "の値の増減率（%）です。" + from + "の値が 0 の市区町村は増減率を出せないため、順位に入りません。"
+	} else {
+		v.Measure = "変化は" + to + "の値から" + from + "の値を引いた差（" + cmp.Or(v.Field.Unit, "指標の単位") + "）です。"
+	}
+	return v
+}
+
+// changeField is an indicator's change as a measure the pages show: in its unit (town.ChangeUnit)
+// and decimals, its direction the indicator's.
+func changeField(ind *hensachi.Indicator) hensachi.Field {
+	f := ind.Field()
+	f.Label, f.Unit, f.Decimals, f.ZeroLabel = ind.Label+"の変化", town.ChangeUnit(ind), town.ChangeDecimals(ind), ""
+	return f
+}
+
+// changeYearOptions are the from and to selects of a change's form, ch's years selected.
+func changeYearOptions(ind *hensachi.Indicator, ch param.Change) (from, to []yearOption) {
+	for k, y := range ind.Years {
+		from = append(from, yearOption{Year: y.Year, Selected: k == ch.From})
+		to = append(to, yearOption{Year: y.Year, Selected: k == ch.To})
+	}
+	return from, to
+}
+
+// indicatorChange is the indicator page ranking the change of indicator i between two survey
+// years (ch): the change, its national rank and deviation score, and the two values.
+func (s *Site) indicatorChange(c *town.Catalog, q param.Query, i int, ch param.Change) (string, any, error) {
+	ind := c.Indicator(i)
+	path := "/town/indicators/" + ind.Key
+	v := newChangeView(ind, ch)
+	keep := url.Values{"from": {strconv.Itoa(v.From)}, "to": {strconv.Itoa(v.To)}}
+	list, err := listRanking(c, q, path, keep, func(pref string, offset, limit int) ([]rankingRow, int) {
+		ranking := c.IndicatorChangePage(i, ch.From, ch.To, town.BestFirst, pref, offset, limit)
+		rows := make([]rankingRow, len(ranking.Items))
+		for j, it := range ranking.Items {
+			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
+				Hensachi: strconv.FormatFloat(it.Hensachi, 'f', 1, 64), Value: signedNumber(it.Change, v.Field.Decimals),
+				From: number(it.From.Value.V, ind.Decimals), To: number(it.To.Value.V, ind.Decimals)}
+		}
+		return rows, ranking.Total
+	}, func(pref string, m int) (int, bool) { return c.IndicatorChangePosition(i, ch.From, ch.To, m, pref) })
+	if err != nil {
+		return "", nil, err
+	}
+	list.ValueUnit, list.ValueHead = v.Field.Unit, "変化"
+	list.FromHead, list.ToHead = strconv.Itoa(v.From)+"年"+unitInParens(ind.Unit), strconv.Itoa(v.To)+"年"+unitInParens(ind.Unit)
+	p := indicatorPage{rankingList: list, Indicator: ind, Year: v.To, Change: v, Formula: formulaText(ind.Formula), Words: wordsOf(ind, c.ItemName), Method: c.IndicatorMethod(),
+		Reading: v.Reading, Medians: medianChart(ind),
+		MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "from": {strconv.Itoa(v.From)}, "to": {strconv.Itoa(v.To)}}.Encode()}
+	p.summarise(ind, path, -1)
+	p.FromYears, p.ToYears = changeYearOptions(ind, ch)
+	span := strconv.Itoa(v.From) + "→" + strconv.Itoa(v.To) + "年"
+	p.Base = s.base(c, list.title(ind.Label+"の変化のランキング "+span),
+		list.where()+"の市区町村を「"+ind.Label+"」の"+strconv.Itoa(v.From)+"年から"+strconv.Itoa(v.To)+"年への変化で並べたランキング。", list.url)
 	return "indicator", p, nil
 }
 

@@ -59,8 +59,13 @@ type mapPage struct {
 	Legend      []legendClass
 	// Reading says what the colours mean (mapReading); Palette is the legend's palette class, as the map's.
 	Reading, Palette string
-	Drawn            string // how many municipalities the map draws, written as the pages write counts
-	Missing          []*hensachi.Municipality
+	// RangeHead heads the legend's classes: 偏差値, or a change with its unit.
+	RangeHead string
+	// Change is set on the map of a change between two years (from, to), with the form's selects.
+	Change             *changeView
+	FromYears, ToYears []yearOption
+	Drawn              string // how many municipalities the map draws, written as the pages write counts
+	Missing            []*hensachi.Municipality
 	// Bands offers a prefecture map's choice of distributions; BandsWhere names the one the
 	// colours are read against: 全国 or the prefecture.
 	Bands      []bandOption
@@ -74,6 +79,9 @@ type mapPage struct {
 func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
 	var p mapPage
 	var err error
+	if q.Has("from") || q.Has("to") {
+		return s.changeMap(c, q)
+	}
 	if p.M.Measure, err = param.MeasureYearOf(c, q, "m", "year", defaultMapMeasure); err != nil {
 		return "", nil, err
 	}
@@ -104,7 +112,8 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		}
 		p.Bands = []bandOption{{"pref", p.Pref.Name + "内の分布", bands == "pref"}, {"national", "全国の分布", bands == "national"}}
 	}
-	p.Map = mapSVG(c, d, p.M, st, band, local, where)
+	p.Palette = paletteOf(p.M.Field)
+	p.Map = mapSVG(c, d, p.M.Label, st.colours(p.M.Field, p.Palette, band, local, where), where)
 	prefCode := param.PrefectureCode(p.Pref)
 	if p.Table, err = mapTableOf(c, q, d, p.M, st, local, prefName, func(sort string, page int) string {
 		return mapLink(p.M.Key, prefCode, bands, sort, page) + "#values"
@@ -112,17 +121,17 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		return "", nil, err
 	}
 	p.Drawn = integer(len(d.Rows))
-	for _, i := range d.Rows {
-		if !st.values[i].Valid {
-			p.Missing = append(p.Missing, c.Row(i))
-		}
-	}
-	p.Legend = band.legend(p.M.Field)
-	p.Reading, p.Palette = mapReading(p.M.Field), paletteOf(p.M.Field)
+	p.Missing = missing(c, d, st.values)
+	p.Legend, p.RangeHead = band.legend(p.M.Field), "偏差値"
+	p.Reading = mapReading(p.M.Field)
 	p.Select = measureSelect{ID: "m", Label: "指標", Groups: everyMeasureGroups(c, p.M.Key)}
 	if undated, year, dated := strings.Cut(p.M.Key, "@"); dated {
-		for _, y := range c.Indicator(c.IndicatorIndex(undated)).Years {
+		ind := c.Indicator(c.IndicatorIndex(undated))
+		for _, y := range ind.Years {
 			p.Years = append(p.Years, yearOption{Year: y.Year, Selected: strconv.Itoa(y.Year) == year})
+		}
+		if ind.Change != "" { // the change's selects, nothing picked: a form sends them empty, which the page ignores
+			p.FromYears, p.ToYears = changeYearOptions(ind, param.Change{From: -1, To: -1})
 		}
 	}
 	for _, pr := range c.Meta.Prefectures {
@@ -159,15 +168,83 @@ func standingOf(c *town.Catalog, m param.Measure) standing {
 	return standing{values: values, Standing: compute.StandOriented(values, m.LowerIsBetter())}
 }
 
+// missing are the municipalities a map draws without a value.
+func missing(c *town.Catalog, d *drawnMap, values []hensachi.Optional[float64]) []*hensachi.Municipality {
+	var out []*hensachi.Municipality
+	for _, i := range d.Rows {
+		if !values[i].Valid {
+			out = append(out, c.Row(i))
+		}
+	}
+	return out
+}
+
+// mapColours is how a map colours its municipalities: each row's class (0 to 6, -1 without a
+// value), the figure its title gives, and the palette's class (mapStyle).
+type mapColours struct {
+	class   func(row int) int
+	label   func(row int) string
+	palette string
+}
+
+// colours colours a measure's map by deviation score in band (the national standing, or on a
+// prefecture's map the prefecture's own), the title giving the value, the national rank and, on a
+// prefecture's map, the rank in where (local; zero elsewhere).
+func (st standing) colours(f hensachi.Field, palette string, band, local standing, where string) mapColours {
+	return mapColours{palette: palette,
+		class: func(i int) int {
+			if !st.values[i].Valid {
+				return -1
+			}
+			return mapClass(band.Hensachi[i])
+		},
+		label: func(i int) string {
+			label := withUnit(st.values[i], f) + "、全国 " + integer(st.Rank[i]) + " 位"
+			if local.values != nil {
+				label += "、" + where + "内 " + integer(local.Rank[i]) + " 位"
+			}
+			return label
+		}}
+}
+
+// hensachiRanges are the deviation scores of each class, as the legend writes them.
+var hensachiRanges = func() []string {
+	out := make([]string, len(mapClasses)+1)
+	for k := range out {
+		switch {
+		case k == 0:
+			out[k] = fmt.Sprintf("%g 未満", mapClasses[0])
+		case k == len(mapClasses):
+			out[k] = fmt.Sprintf("%g 以上", mapClasses[k-1])
+		default:
+			out[k] = fmt.Sprintf("%g〜%g", mapClasses[k-1], mapClasses[k])
+		}
+	}
+	return out
+}()
+
 // legend gives each class the range of its deviation scores and of the values it holds nationally.
 func (st standing) legend(f hensachi.Field) []legendClass {
-	classes := make([]legendClass, len(mapClasses)+1)
+	return legendOf(st.values, func(i int) int { return mapClass(st.Hensachi[i]) }, hensachiRanges, f, func(v float64) string {
+		s := number(v, f.Decimals)
+		if v == 0 && f.ZeroLabel != "" {
+			s += "（" + f.ZeroLabel + "）"
+		}
+		return s
+	})
+}
+
+// legendOf gives each class the range it stands for (ranges, by class) and the lowest and highest
+// of values it holds nationally, class telling the class of a row with a value and format writing
+// a value without its unit.
+func legendOf(values []hensachi.Optional[float64], class func(row int) int, ranges []string, f hensachi.Field, format func(float64) string) []legendClass {
+	classes := make([]legendClass, len(ranges))
 	lo, hi := make([]float64, len(classes)), make([]float64, len(classes))
-	for i, v := range st.values {
+	for i, v := range values {
 		if !v.Valid {
 			continue
 		}
-		k := mapClass(st.Hensachi[i])
+		k := class(i)
 		if classes[k].Municipalities == 0 || v.V < lo[k] {
 			lo[k] = v.V
 		}
@@ -177,20 +254,12 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 		classes[k].Municipalities++
 	}
 	for k := range classes {
-		classes[k].Class = k
-		switch {
-		case k == 0:
-			classes[k].Range = fmt.Sprintf("%g 未満", mapClasses[0])
-		case k == len(mapClasses):
-			classes[k].Range = fmt.Sprintf("%g 以上", mapClasses[k-1])
-		default:
-			classes[k].Range = fmt.Sprintf("%g〜%g", mapClasses[k-1], mapClasses[k])
-		}
+		classes[k].Class, classes[k].Range = k, ranges[k]
 		classes[k].Values = "—"
 		if classes[k].Municipalities > 0 {
-			classes[k].Values = page.Nowrap(withUnit(hensachi.Some(lo[k]), f))
+			classes[k].Values = page.Nowrap(strings.TrimSpace(format(lo[k]) + " " + f.Unit))
 			if hi[k] != lo[k] {
-				classes[k].Values = page.Nowrap(number(lo[k], f.Decimals)) + " 〜 " + page.Nowrap(withUnit(hensachi.Some(hi[k]), f))
+				classes[k].Values = page.Nowrap(format(lo[k])) + " 〜 " + page.Nowrap(strings.TrimSpace(format(hi[k])+" "+f.Unit))
 			}
 		}
 	}
@@ -200,13 +269,18 @@ func (st standing) legend(f hensachi.Field) []legendClass {
 // mapStyle is the maps' style: a colour per class, diverging from grey at 50 (ColorBrewer's RdBu,
 // orange-red below, blue above, as the site's charts) for a measure with a better side, so that
 // blue is better; one hue from light to dark (ColorBrewer's Purples) inside an element of class seq,
-// for a measure without one, whose colours must not read as good or bad; hatching for no value.
+// for a measure without one, whose colours must not read as good or bad; for the change of such a
+// measure, which has two sides but no better one, ColorBrewer's PuOr inside class div (orange for
+// a fall, purple for a rise, the same grey between), whose hues carry no good or bad as red and
+// blue do on this site; hatching for no value. The three palettes are safe for colour blindness.
 const mapStyle = `<style>svg.map{width:100%;height:auto;display:block;max-height:80vh;contain:content}svg.map path{stroke:#fff;stroke-width:.5}svg.map .t path,svg.map path.t{stroke:none}` +
 	`svg.map a:hover path,svg.map a:focus path{stroke:#1d2433;stroke-width:2}svg.map .frame{fill:none;stroke:#4a5366}svg.map text{fill:#4a5366}` +
 	`.c0{fill:#b2182b;background:#b2182b}.c1{fill:#ef8a62;background:#ef8a62}.c2{fill:#fddbc7;background:#fddbc7}.c3{fill:#e4e4e4;background:#e4e4e4}` +
 	`.c4{fill:#d1e5f0;background:#d1e5f0}.c5{fill:#67a9cf;background:#67a9cf}.c6{fill:#2166ac;background:#2166ac}` +
 	`.seq .c0{fill:#f2f0f7;background:#f2f0f7}.seq .c1{fill:#dadaeb;background:#dadaeb}.seq .c2{fill:#bcbddc;background:#bcbddc}.seq .c3{fill:#9e9ac8;background:#9e9ac8}` +
-	`.seq .c4{fill:#807dba;background:#807dba}.seq .c5{fill:#6a51a3;background:#6a51a3}.seq .c6{fill:#4a1486;background:#4a1486}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +
+	`.seq .c4{fill:#807dba;background:#807dba}.seq .c5{fill:#6a51a3;background:#6a51a3}.seq .c6{fill:#4a1486;background:#4a1486}` +
+	`.div .c0{fill:#b35806;background:#b35806}.div .c1{fill:#f1a340;background:#f1a340}.div .c2{fill:#fee0b6;background:#fee0b6}` +
+	`.div .c4{fill:#d8daeb;background:#d8daeb}.div .c5{fill:#998ec3;background:#998ec3}.div .c6{fill:#542788;background:#542788}.nv{fill:url(#nv);background:repeating-linear-gradient(45deg,#777 0 1px,#fff 1px 4px)}` +
 	`svg.map .pick{fill:#c2571a}svg.map .ring{fill:none;stroke:#c2571a;stroke-width:2}svg.map .rest{fill:#d5d9e2}svg.mini{max-width:20rem}.sw{display:inline-block;width:1.6em;height:1em;border:1px solid #4a5366;vertical-align:middle}</style>`
 
 // paletteOf is the class of a measure's palette (mapStyle): seq for one hue when neither way is
@@ -218,25 +292,20 @@ func paletteOf(f hensachi.Field) string {
 	return ""
 }
 
-// mapSVG draws a measure's map: per municipality a link to its page around its path, coloured by
-// its deviation score in band, whose title gives the name, the value with its unit, the national
-// rank and, on a prefecture's map, the rank there (local).
-func mapSVG(c *town.Catalog, d *drawnMap, m measure, st, band, local standing, where string) template.HTML {
+// mapSVG draws the map of what label names: per municipality a link to its page around its path,
+// whose title gives the name and col's figure (the value with its unit and the national rank).
+func mapSVG(c *town.Catalog, d *drawnMap, label string, col mapColours, where string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(d.Rows) * 160)
 	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%s 市区町村</title>`,
-		strings.TrimSpace("map "+paletteOf(m.Field)), d.W, d.H, html.EscapeString(m.Label), where, integer(len(d.Rows)))
+		strings.TrimSpace("map "+col.palette), d.W, d.H, html.EscapeString(label), where, integer(len(d.Rows)))
 	b.WriteString(mapStyle)
 	b.WriteString(`<pattern id=nv width=5 height=5 patternUnits=userSpaceOnUse patternTransform="rotate(45)"><rect width=5 height=5 fill=#fff /><path d="M0 0v5" stroke=#777 stroke-width=2 /></pattern>`)
 	for n, i := range d.Rows {
 		t := c.Row(i)
 		class, label := "nv", "値なし"
-		if v := st.values[i]; v.Valid {
-			class = "c" + strconv.Itoa(mapClass(band.Hensachi[i]))
-			label = withUnit(v, m.Field) + "、全国 " + integer(st.Rank[i]) + " 位"
-			if local.values != nil {
-				label += "、" + where + "内 " + integer(local.Rank[i]) + " 位"
-			}
+		if k := col.class(i); k >= 0 {
+			class, label = "c"+strconv.Itoa(k), col.label(i)
 		}
 		if d.Thin[n] {
 			class = `"` + class + ` t"`

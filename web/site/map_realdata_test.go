@@ -1,6 +1,8 @@
 package site
 
 import (
+	"bytes"
+	"compress/gzip"
 	"math"
 	"regexp"
 	"slices"
@@ -70,6 +72,24 @@ func TestMapPagesOnRealData(t *testing.T) {
 	}
 	t.Logf("national map of income: %d bytes", check("/town/map?m=income", national, all))
 	t.Logf("national map of an indicator with gaps: %d bytes", check("/town/map?m=recycle", national, all))
+	// the maps of a change: a fall of unemployment blue; the population's change in PuOr, no better side
+	t.Logf("national map of a change: %d bytes", check("/town/map?m=unemployment_rate&from=2015&to=2020", national, all))
+	check("/town/map?m=population&from=2015&to=2020", national, all)
+	for path, budget := range map[string]int{
+		"/town/map?m=population&from=2015&to=2020&pref=13":      prefecture,
+		"/town/indicators/unemployment_rate?from=2015&to=2020":  60 << 10, // gzipped, as every new page
+		"/town/indicators/population?from=2015&to=2020&pref=07": 60 << 10,
+	} {
+		status, body := s.get(t, path)
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z)
+		w.Write([]byte(body))
+		w.Close()
+		if status != 200 || z.Len() > budget {
+			t.Errorf("%s: %d, %d bytes gzipped, budget %d", path, status, z.Len(), budget)
+		}
+		t.Logf("%s: %d bytes, %d gzipped", path, len(body), z.Len())
+	}
 	largest, largestPref := 0, ""
 	for _, p := range c.Meta.Prefectures {
 		var codes []string

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,6 +46,16 @@ func TestMapPage(t *testing.T) {
 		{"/town/map?m=births_per_1000&year=2020", 200, "01100 01202 01345* 13101 13102", []string{"（2020年）の地図",
 			`href="https://hensachi.example/town/map?m=births_per_1000%402020"`}, nil},
 		{"/town/map?m=pop", 200, "01100 01202 01345* 13101 13102", []string{"総人口の地図", " 人、全国 "}, nil},
+		// the change 2020→2023 (step 0.2 ‰): 札幌市 -0.40 two steps down, 中央区 +0.35 one up, 札内町 without 2020
+		{"/town/map?m=births_per_1000&from=2020&to=2023", 200, "01100 01202 01345* 13101 13102", []string{"出生率（人口千人当たり）の変化（2020→2023年）の地図",
+			"中央区（東京都）+0.35 ‰、全国 1 位", "札幌市（北海道）-0.40 ‰、全国 4 位", `01100 class=c1>`, `13102 class=c4>`,
+			`<th scope="col">変化（‰）</th>`, "<td class=\"nb\">-0.20〜&#43;0.20</td>", "<span class=nb>+0.35 ‰</span>", `<select id="from" name="from"><option value="">—</option><option selected>2020</option>`,
+			"0（変化なし）を中心に", "増えた（良くなった）市区町村を青", `href="/town/indicators/births_per_1000?from=2020&amp;to=2023">変化のランキング</a>`,
+			`href="https://hensachi.example/town/map?m=births_per_1000&amp;from=2020&amp;to=2023"`}, []string{`id="year"`}},
+		{"/town/map?m=births_per_1000@2023", 200, "01100 01202 01345 13101 13102", []string{`<select id="from" name="from"><option value="">—</option><option>2020</option>`}, nil},
+		{"/town/map?m=income&from=2020&to=2023", 400, "", []string{"from と to は指標のキー"}, nil},
+		{"/town/map?m=births_per_1000&to=2023", 400, "", []string{"from と to の両方"}, nil},
+		{"/town/map?m=births_per_1000&year=2020&from=2020&to=2023", 400, "", []string{"year と from・to"}, nil},
 		{"/town/map?m=nope", 400, "", []string{"m には"}, nil},
 		{"/town/map?m=income&year=2020", 400, "", []string{"year は指標のキー"}, nil},
 		{"/town/map?m=births_per_1000&year=1999", 400, "", []string{"この指標の年は"}, nil},
@@ -101,6 +112,45 @@ func TestMapLegend(t *testing.T) {
 	st.Hensachi[0], st.Hensachi[1] = 42, 44
 	if l := st.legend(hensachi.Field{Unit: "円"})[2]; string(l.Values) != "300 〜 "+nb+"900 円</span>" { // a line may break at 〜
 		t.Errorf("class 2 holding three: %s", l.Values)
+	}
+}
+
+// TestChangeScale: a change map's classes are whole steps either side of zero, the better side
+// up (a fall where less is better), the step a round number near a third of the 90th percentile.
+func TestChangeScale(t *testing.T) {
+	values := []hensachi.Optional[float64]{}
+	for _, v := range []float64{-7, -3.2, -1, 0, 0.4, 2, 5, 12, 30, -60} {
+		values = append(values, hensachi.Some(v))
+	}
+	values = append(values, hensachi.Optional[float64]{})
+	sc := newChangeScale(values, 1, false) // sizes' 90th percentile 30: a step of 10
+	if sc.step != 10 {
+		t.Fatalf("step %v, want 10", sc.step)
+	}
+	for _, tc := range []struct {
+		v           float64
+		higher, low int
+	}{{0, 3, 3}, {9.9, 3, 3}, {-9.9, 3, 3}, {10, 4, 2}, {-10, 2, 4}, {25, 5, 1}, {30, 6, 0}, {-45, 0, 6}} {
+		if got := sc.class(tc.v); got != tc.higher {
+			t.Errorf("class(%v) = %d, want %d", tc.v, got, tc.higher)
+		}
+		if got := (changeScale{step: 10, lowerBetter: true}).class(tc.v); got != tc.low {
+			t.Errorf("where less is better, class(%v) = %d, want %d", tc.v, got, tc.low)
+		}
+	}
+	if got := sc.ranges(0); got[0] != "-30 以下" || got[3] != "-10〜+10" || got[6] != "+30 以上" {
+		t.Errorf("ranges %q", got)
+	}
+	if got := (changeScale{step: 10, lowerBetter: true}).ranges(0); got[6] != "-30 以下" || got[0] != "+30 以上" {
+		t.Errorf("ranges where less is better %q", got)
+	}
+	for x, want := range map[float64]float64{0.11: 0.2, 0.3: 0.5, 2.4: 2.5, 3: 5, 7: 10, 0.001: 0.001} {
+		if got := roundStep(x); math.Abs(got-want) > 1e-12 {
+			t.Errorf("roundStep(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if sc := newChangeScale(values[:1], 2, false); sc.step != 2.5 { // a third of 7, rounded up
+		t.Errorf("one value: step %v", sc.step)
 	}
 }
 

@@ -31,6 +31,7 @@ type prefOption struct {
 type rankingRow struct {
 	Rank, Code, Name, Pref, Hensachi, Value string
 	PrefRank                                string // under a prefecture filter, the rank within it
+	From, To                                string // a change's two values
 	Marked                                  bool   // the municipality the reader came from (?highlight=)
 }
 
@@ -40,7 +41,10 @@ type rankingList struct {
 	Pref        *hensachi.Prefecture
 	PrefQuery   string // ?pref=, to keep the prefecture on links to other rankings
 	Prefectures []prefOption
-	ValueUnit   string // the values' unit, under the heading 値
+	ValueUnit   string // the values' unit, under the heading 値 (or ValueHead)
+	ValueHead   string // the values' heading when not 値: 変化 for a change
+	// FromHead and ToHead head a change's two values (2015年, 2020年), "" for a ranking of levels.
+	FromHead, ToHead string
 	// Highlight is the code of the municipality the page opened at and marks (?highlight=), which
 	// its form keeps; HighlightNote says why no row is marked when the ranking does not hold it.
 	Highlight, HighlightNote string

@@ -211,6 +211,24 @@ func (e IndicatorCatalogueResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for IndicatorChangeMeasure.
+const (
+	IndicatorChangeMeasureDifference IndicatorChangeMeasure = "difference"
+	IndicatorChangeMeasurePercent    IndicatorChangeMeasure = "percent"
+)
+
+// Valid indicates whether the value is a known member of the IndicatorChangeMeasure enum.
+func (e IndicatorChangeMeasure) Valid() bool {
+	switch e {
+	case IndicatorChangeMeasureDifference:
+		return true
+	case IndicatorChangeMeasurePercent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for IndicatorDirection.
 const (
 	IndicatorDirectionHigherBetter IndicatorDirection = "higher_better"
@@ -857,6 +875,9 @@ type Indicator struct {
 	// Breaks survey years from which an item has a new definition (see note)
 	Breaks []int `json:"breaks"`
 
+	// Change how a change between two of its survey years is measured (`GET /town/v1/indicators/{key}?from=&to=`, the exports' `change`): `difference` (the later value minus the earlier, in the indicator's unit: points for a rate or an index) or `percent` (the difference in % of the earlier value: counts and amounts); null for an indicator of one survey year, or one that is itself a change (a growth rate), whose change would be its growth's acceleration
+	Change *IndicatorChangeMeasure `json:"change"`
+
 	// Decimals decimal places a value is rounded to before it is ranked
 	Decimals int `json:"decimals"`
 
@@ -911,6 +932,57 @@ type IndicatorCatalogueResponse struct {
 
 // IndicatorCatalogueResponseSuccess defines model for IndicatorCatalogueResponse.Success.
 type IndicatorCatalogueResponseSuccess bool
+
+// IndicatorChange what a change's ranking compares and how
+type IndicatorChange struct {
+	From int `json:"from"`
+
+	// Measure how an indicator's change between two years is measured
+	Measure IndicatorChangeMeasure `json:"measure"`
+	To      int                    `json:"to"`
+
+	// Unit the change's unit: `%` for a percent; for a difference the indicator's unit, `ポイント` (points) where that is `%`
+	Unit string `json:"unit"`
+}
+
+// IndicatorChangeItem defines model for IndicatorChangeItem.
+type IndicatorChangeItem struct {
+	// Change the change, in `data.change.unit`
+	Change float64 `json:"change"`
+
+	// Code 5-digit municipality code (JIS X 0402 without the check digit)
+	Code      string  `json:"code"`
+	FromValue float64 `json:"from_value"`
+	FromYear  int     `json:"from_year"`
+
+	// Hensachi deviation score of the change, above 50 the better side
+	Hensachi   float64    `json:"hensachi"`
+	Name       string     `json:"name"`
+	Prefecture Prefecture `json:"prefecture"`
+
+	// Rank national rank of the change, the better change first
+	Rank    int     `json:"rank"`
+	ToValue float64 `json:"to_value"`
+	ToYear  int     `json:"to_year"`
+}
+
+// IndicatorChangeMeasure how an indicator's change between two years is measured
+type IndicatorChangeMeasure string
+
+// IndicatorChangeRanking defines model for IndicatorChangeRanking.
+type IndicatorChangeRanking struct {
+	// Change what a change's ranking compares and how
+	Change    IndicatorChange       `json:"change"`
+	Indicator Indicator             `json:"indicator"`
+	Items     []IndicatorChangeItem `json:"items"`
+	Limit     int                   `json:"limit"`
+	Offset    int                   `json:"offset"`
+
+	// Order desc: highest deviation score first; asc: lowest first.
+	Order      SortOrder   `json:"order"`
+	Prefecture *Prefecture `json:"prefecture"`
+	Total      int         `json:"total"`
+}
 
 // IndicatorDirection Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
 type IndicatorDirection string
@@ -971,9 +1043,15 @@ type IndicatorRankingItem struct {
 
 // IndicatorRankingResponse defines model for IndicatorRankingResponse.
 type IndicatorRankingResponse struct {
-	Data    IndicatorRanking                `json:"data"`
+	// Data the ranking of one year's levels (`year`), or with `from` and `to` of the change between two years (`change`)
+	Data    IndicatorRankingResponse_Data   `json:"data"`
 	Success IndicatorRankingResponseSuccess `json:"success"`
 	Usage   Usage                           `json:"usage"`
+}
+
+// IndicatorRankingResponse_Data the ranking of one year's levels (`year`), or with `from` and `to` of the change between two years (`change`)
+type IndicatorRankingResponse_Data struct {
+	union json.RawMessage
 }
 
 // IndicatorRankingResponseSuccess defines model for IndicatorRankingResponse.Success.
@@ -1416,11 +1494,20 @@ type Usage struct {
 // Axis axis key
 type Axis = AxisKey
 
+// ChangeFrom defines model for ChangeFrom.
+type ChangeFrom = int
+
+// ChangeTo defines model for ChangeTo.
+type ChangeTo = int
+
 // CompareCodes defines model for CompareCodes.
 type CompareCodes = string
 
 // CompareIndicators defines model for CompareIndicators.
 type CompareIndicators = string
+
+// ExportChange defines model for ExportChange.
+type ExportChange = string
 
 // ExportIndicators defines model for ExportIndicators.
 type ExportIndicators = string
@@ -1670,6 +1757,9 @@ type ExportMunicipalitiesParams struct {
 	// Year the indicators' survey year, four digits (2020; `02020` is a 400 naming `year`, as on every call): with a list every indicator must have it; with `all`, the indicators that have it. Omitted: each its latest.
 	Year *ExportYear `form:"year,omitempty" json:"year,omitempty"`
 
+	// Change two survey years, earlier first, joined by `-`: adds each indicator's change between them. On `/export` (with `indicators`): after each indicator's columns, `{key}_{from}_{to}_diff` or `_pct` (the change as the indicator's `change` measures it: a difference in its unit, an integer where its values are, or a percent of the earlier value, one decimal), `…_rank` (national, the better change first as in `GET /indicators/{key}?from=&to=`) and `…_hensachi`, empty where a municipality has no change (a value missing, or a percent of an earlier value of 0). On `/export/series`: the rows of the later year, with `change_from_year`, `change_from_value`, `change_measure`, `change`, `change_rank` and `change_hensachi`. With a list of indicators each must have both years, a measure of change and no break between them (else a 400 naming `change`); with `all` (or, on the long table, without `indicators`) the indicators that can are kept. The file's name ends `-change-{from}-{to}`.
+	Change *ExportChange `form:"change,omitempty" json:"change,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -1693,6 +1783,9 @@ type ExportIndicatorSeriesParams struct {
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Change two survey years, earlier first, joined by `-`: adds each indicator's change between them. On `/export` (with `indicators`): after each indicator's columns, `{key}_{from}_{to}_diff` or `_pct` (the change as the indicator's `change` measures it: a difference in its unit, an integer where its values are, or a percent of the earlier value, one decimal), `…_rank` (national, the better change first as in `GET /indicators/{key}?from=&to=`) and `…_hensachi`, empty where a municipality has no change (a value missing, or a percent of an earlier value of 0). On `/export/series`: the rows of the later year, with `change_from_year`, `change_from_value`, `change_measure`, `change`, `change_rank` and `change_hensachi`. With a list of indicators each must have both years, a measure of change and no break between them (else a 400 naming `change`); with `all` (or, on the long table, without `indicators`) the indicators that can are kept. The file's name ends `-change-{from}-{to}`.
+	Change *ExportChange `form:"change,omitempty" json:"change,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
@@ -1732,6 +1825,12 @@ type PreflightListIndicatorsParams struct {
 type GetIndicatorRankingParams struct {
 	// Year a survey year of the indicator (its `years`), four digits (2020; `02020` is a 400 naming `year`, as on every call); omitted: the latest.
 	Year *RankingYear `form:"year,omitempty" json:"year,omitempty"`
+
+	// From with `to`: rank the change from this survey year of the indicator to `to`, instead of the levels of one year. Both are required together, four digits, survey years of the indicator, `from` before `to` (else a 400 naming the one at fault); not with `year`. The indicator must have a measure of change (its `change`, else a 400 naming `from`), and the two years must be of one definition: a change across a year of its `breaks` compares two definitions under one name, and is a 400 naming `from` that gives the break and the years that compare.
+	From *ChangeFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To the later survey year of a change (see `from`).
+	To *ChangeTo `form:"to,omitempty" json:"to,omitempty"`
 
 	// Order desc: highest deviation score first, which is the best first (on an indicator where less is better, the lowest value: see IndicatorDirection); asc: the worst first.
 	Order *Order `form:"order,omitempty" json:"order,omitempty"`
@@ -1984,6 +2083,68 @@ func (a GeoJSONFeature_Properties) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsIndicatorRanking returns the union data inside the IndicatorRankingResponse_Data as a IndicatorRanking
+func (t IndicatorRankingResponse_Data) AsIndicatorRanking() (IndicatorRanking, error) {
+	var body IndicatorRanking
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIndicatorRanking overwrites any union data inside the IndicatorRankingResponse_Data as the provided IndicatorRanking
+func (t *IndicatorRankingResponse_Data) FromIndicatorRanking(v IndicatorRanking) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIndicatorRanking performs a merge with any union data inside the IndicatorRankingResponse_Data, using the provided IndicatorRanking
+func (t *IndicatorRankingResponse_Data) MergeIndicatorRanking(v IndicatorRanking) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIndicatorChangeRanking returns the union data inside the IndicatorRankingResponse_Data as a IndicatorChangeRanking
+func (t IndicatorRankingResponse_Data) AsIndicatorChangeRanking() (IndicatorChangeRanking, error) {
+	var body IndicatorChangeRanking
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIndicatorChangeRanking overwrites any union data inside the IndicatorRankingResponse_Data as the provided IndicatorChangeRanking
+func (t *IndicatorRankingResponse_Data) FromIndicatorChangeRanking(v IndicatorChangeRanking) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIndicatorChangeRanking performs a merge with any union data inside the IndicatorRankingResponse_Data, using the provided IndicatorChangeRanking
+func (t *IndicatorRankingResponse_Data) MergeIndicatorChangeRanking(v IndicatorChangeRanking) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t IndicatorRankingResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *IndicatorRankingResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // AsSimilarList returns the union data inside the SimilarResponse_Data as a SimilarList
@@ -2405,9 +2566,9 @@ type ClientInterface interface {
 	// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
 	PreflightListIndicators(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIndicatorRanking National ranking on one indicator in one survey year
+	// GetIndicatorRanking National ranking on one indicator in one survey year, or on its change between two
 	//
-	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 	//
 	// Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
 	GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3231,9 +3392,9 @@ func (c *Client) PreflightListIndicators(ctx context.Context, params *PreflightL
 	return c.Client.Do(req)
 }
 
-// GetIndicatorRanking National ranking on one indicator in one survey year
+// GetIndicatorRanking National ranking on one indicator in one survey year, or on its change between two
 //
-// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 //
 // Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
 func (c *Client) GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5191,6 +5352,18 @@ func NewExportMunicipalitiesRequest(server string, params *ExportMunicipalitiesP
 
 		}
 
+		if params.Change != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "change", *params.Change, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5324,6 +5497,18 @@ func NewExportIndicatorSeriesRequest(server string, params *ExportIndicatorSerie
 		if params.Pref != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Change != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "change", *params.Change, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5575,6 +5760,30 @@ func NewGetIndicatorRankingRequest(server string, key IndicatorKeyPath, params *
 		if params.Year != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "year", *params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6942,9 +7151,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
 	PreflightListIndicatorsWithResponse(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*PreflightListIndicatorsResponse, error)
 
-	// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year
+	// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year, or on its change between two
 	//
-	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15139,9 +15348,9 @@ func (c *ClientWithResponses) PreflightListIndicatorsWithResponse(ctx context.Co
 	return ParsePreflightListIndicatorsResponse(rsp)
 }
 
-// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year
+// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year, or on its change between two
 //
-// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 //
 // Returns a wrapper object for the known response body format(s).
 //
