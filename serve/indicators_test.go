@@ -464,6 +464,8 @@ func TestCompareIndicatorSeries(t *testing.T) {
 	}
 	if r := ts.do(t, http.MethodGet, "/town/v1/compare?codes=13101,07546&indicators=fiscal_strength"); r.status != http.StatusUnauthorized {
 		t.Errorf("without a key: %d", r.status)
+	}
+}
 
 // TestIndicatorChangeCalls: a change's ranking agrees with the catalogue's own values, computed
 // here by hand (a difference in points for the unemployment rate, whose fall ranks first; a

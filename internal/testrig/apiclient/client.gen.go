@@ -2486,6 +2486,11 @@ type ClientInterface interface {
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPage(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMunicipalityIndicatorPage Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+	//
+	// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+	GetMunicipalityIndicatorPage(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPrefecturesPage The prefectures
 	//
 	// Corresponds with GET /town/prefectures (the `GetPrefecturesPage` operationId).
@@ -3182,6 +3187,21 @@ func (c *Client) DownloadMunicipalitiesGeoJSON(ctx context.Context, params *Down
 // Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 func (c *Client) GetMunicipalityPage(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMunicipalityPageRequest(c.Server, code)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMunicipalityIndicatorPage Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+//
+// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+func (c *Client) GetMunicipalityIndicatorPage(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMunicipalityIndicatorPageRequest(c.Server, code, key)
 	if err != nil {
 		return nil, err
 	}
@@ -4897,6 +4917,47 @@ func NewGetMunicipalityPageRequest(server string, code MunicipalityCode) (*http.
 	}
 
 	operationPath := fmt.Sprintf("/town/municipalities/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMunicipalityIndicatorPageRequest constructs an http.Request for the GetMunicipalityIndicatorPage method
+func NewGetMunicipalityIndicatorPageRequest(server string, code MunicipalityCode, key IndicatorKeyPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/municipalities/%s/indicators/%s", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -7046,6 +7107,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPageWithResponse(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*GetMunicipalityPageResponse, error)
+
+	// GetMunicipalityIndicatorPageWithResponse Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+	GetMunicipalityIndicatorPageWithResponse(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*GetMunicipalityIndicatorPageResponse, error)
 
 	// GetPrefecturesPageWithResponse The prefectures
 	//
@@ -10898,6 +10966,118 @@ func (r GetMunicipalityPageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetMunicipalityPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMunicipalityIndicatorPageResponse200Headers the declared response headers of an HTTP 200 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse400Headers the declared response headers of an HTTP 400 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse404Headers the declared response headers of an HTTP 404 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse405Headers the declared response headers of an HTTP 405 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse414Headers the declared response headers of an HTTP 414 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse431Headers the declared response headers of an HTTP 431 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse500Headers the declared response headers of an HTTP 500 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse503Headers the declared response headers of an HTTP 503 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetMunicipalityIndicatorPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMunicipalityIndicatorPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMunicipalityIndicatorPageResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetMunicipalityIndicatorPageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetMunicipalityIndicatorPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMunicipalityIndicatorPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMunicipalityIndicatorPageResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMunicipalityIndicatorPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMunicipalityIndicatorPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetMunicipalityIndicatorPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMunicipalityIndicatorPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMunicipalityIndicatorPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMunicipalityIndicatorPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMunicipalityIndicatorPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMunicipalityIndicatorPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMunicipalityIndicatorPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15170,6 +15350,19 @@ func (c *ClientWithResponses) GetMunicipalityPageWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseGetMunicipalityPageResponse(rsp)
+}
+
+// GetMunicipalityIndicatorPageWithResponse Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+func (c *ClientWithResponses) GetMunicipalityIndicatorPageWithResponse(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*GetMunicipalityIndicatorPageResponse, error) {
+	rsp, err := c.GetMunicipalityIndicatorPage(ctx, code, key, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMunicipalityIndicatorPageResponse(rsp)
 }
 
 // GetPrefecturesPageWithResponse The prefectures
@@ -19942,6 +20135,136 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetMunicipalityPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMunicipalityIndicatorPageResponse parses an HTTP response from a GetMunicipalityIndicatorPageWithResponse call
+func ParseGetMunicipalityIndicatorPageResponse(rsp *http.Response) (*GetMunicipalityIndicatorPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMunicipalityIndicatorPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMunicipalityIndicatorPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMunicipalityIndicatorPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetMunicipalityIndicatorPageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetMunicipalityIndicatorPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMunicipalityIndicatorPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMunicipalityIndicatorPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMunicipalityIndicatorPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMunicipalityIndicatorPageResponse503Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
