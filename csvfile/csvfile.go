@@ -66,6 +66,21 @@ func (w *Writer) Write(cols []hensachi.Column) error {
 	return nil
 }
 
+// Trailer writes lines after the table, each a row of its own: the line in the first cell and the
+// others empty, so that a reader counting fields finds the table's width (a spreadsheet's credit
+// row, 出典：…). It follows the last part.
+func (w *Writer) Trailer(lines ...string) error {
+	if w.record == nil {
+		return fmt.Errorf("csv: a trailer before the header")
+	}
+	for _, line := range lines {
+		clear(w.record)
+		w.record[0] = line
+		w.cw.Write(w.record)
+	}
+	return nil
+}
+
 // Close writes what is buffered.
 func (w *Writer) Close() error {
 	w.cw.Flush()

@@ -40,3 +40,24 @@ func TestColumnsOfUnequalLength(t *testing.T) {
 		t.Errorf("unequal columns: %v", err)
 	}
 }
+
+// TestTrailer: a line after the table is a row of the table's width, the line in its first cell.
+func TestTrailer(t *testing.T) {
+	var b bytes.Buffer
+	w := csvfile.NewWriter(&b)
+	if err := w.Trailer("出典：x"); err == nil {
+		t.Error("a trailer before the header")
+	}
+	if err := w.Write([]hensachi.Column{{Name: "a", Strings: []string{"1"}}, {Name: "b", Strings: []string{"2"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Trailer("出典：統計, 加工"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\uFEFFa,b\r\n1,2\r\n\"出典：統計, 加工\",\r\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

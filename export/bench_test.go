@@ -48,10 +48,10 @@ func BenchmarkSeriesChange(b *testing.B) {
 			var body []byte
 			for b.Loop() {
 				var buf bytes.Buffer
-				tw := f.stream(&buf)
+				tw := f.stream(&buf, nil)
 				index := rowIndexes(c, list.Items)
 				for _, i := range idx {
-					tw.Write(seriesChangePart(c, list.Items, index, i, [2]int{2015, 2020}))
+					tw.Write(seriesChangePart(c, list.Items, index, i, [2]int{2015, 2020}, names{}))
 				}
 				tw.Close()
 				n, body = len(idx), buf.Bytes()

@@ -8,78 +8,99 @@ import (
 	"github.com/hensachi/hensachi"
 )
 
-// Columns are the table every format of the export writes, one value per municipality of rows:
+// Columns are the table every format writes, one value per municipality of rows:
 // code, name, prefecture_code, prefecture_name; per axis {axis}_hensachi, {axis}_value,
 // {axis}_rank, {axis}_rank_total; each statistic by its key (an integer for a statistic of no
 // decimals, a count); the hometown-tax figures as
 // furusato_{receipts,deductions,balance}_… and furusato_history_fy{year}_thousand_yen for each
 // fiscal year of the history. The values are those of GET /town/v1/municipalities/{code}.
 func Columns(meta *hensachi.Meta, rows []*hensachi.Municipality) []hensachi.Column {
-	n := len(rows)
-	str := func(name string, v func(m *hensachi.Municipality) string) hensachi.Column {
-		col := hensachi.Column{Name: name, Strings: make([]string, n)}
-		for k, m := range rows {
-			col.Strings[k] = v(m)
-		}
-		return col
+	return columns(meta, rows, names{})
+}
+
+// columnMaker makes a table's columns of rows.
+type columnMaker []*hensachi.Municipality
+
+func (rows columnMaker) str(name string, v func(m *hensachi.Municipality) string) hensachi.Column {
+	col := hensachi.Column{Name: name, Strings: make([]string, len(rows))}
+	for k, m := range rows {
+		col.Strings[k] = v(m)
 	}
-	ints := func(name string, v func(m *hensachi.Municipality) hensachi.Optional[int64]) hensachi.Column {
-		col := hensachi.Column{Name: name, Ints: make([]hensachi.Optional[int64], n)}
-		for k, m := range rows {
-			col.Ints[k] = v(m)
-		}
-		return col
+	return col
+}
+
+func (rows columnMaker) ints(name string, v func(m *hensachi.Municipality) hensachi.Optional[int64]) hensachi.Column {
+	col := hensachi.Column{Name: name, Ints: make([]hensachi.Optional[int64], len(rows))}
+	for k, m := range rows {
+		col.Ints[k] = v(m)
 	}
-	floats := func(name string, v func(m *hensachi.Municipality) hensachi.Optional[float64]) hensachi.Column {
-		col := hensachi.Column{Name: name, Floats: make([]hensachi.Optional[float64], n)}
-		for k, m := range rows {
-			col.Floats[k] = v(m)
-		}
-		return col
+	return col
+}
+
+func (rows columnMaker) floats(name string, v func(m *hensachi.Municipality) hensachi.Optional[float64]) hensachi.Column {
+	col := hensachi.Column{Name: name, Floats: make([]hensachi.Optional[float64], len(rows))}
+	for k, m := range rows {
+		col.Floats[k] = v(m)
 	}
+	return col
+}
+
+// nameColumns are the columns that say which municipality a row is: code, name, prefecture_code,
+// prefecture_name.
+func nameColumns(rows []*hensachi.Municipality, n names) []hensachi.Column {
+	column := columnMaker(rows)
+	return []hensachi.Column{
+		column.str(n.of("code", "", "市区町村コード"), func(m *hensachi.Municipality) string { return m.Code }),
+		column.str(n.of("name", "", "市区町村名"), func(m *hensachi.Municipality) string { return m.Name }),
+		column.str(n.of("prefecture_code", "", "都道府県コード"), func(m *hensachi.Municipality) string { return m.Prefecture.Code }),
+		column.str(n.of("prefecture_name", "", "都道府県"), func(m *hensachi.Municipality) string { return m.Prefecture.Name }),
+	}
+}
+
+// columns are Columns with their names in n's language.
+func columns(meta *hensachi.Meta, rows []*hensachi.Municipality, n names) []hensachi.Column {
+	column := columnMaker(rows)
 	rank := func(r int, valid bool) hensachi.Optional[int64] {
 		return hensachi.Optional[int64]{V: int64(r), Valid: valid}
 	}
-	cols := []hensachi.Column{
-		str("code", func(m *hensachi.Municipality) string { return m.Code }),
-		str("name", func(m *hensachi.Municipality) string { return m.Name }),
-		str("prefecture_code", func(m *hensachi.Municipality) string { return m.Prefecture.Code }),
-		str("prefecture_name", func(m *hensachi.Municipality) string { return m.Prefecture.Name }),
-	}
+	cols := nameColumns(rows, n)
 	for a, ax := range hensachi.Axes {
 		total := int64(meta.Axes[a].Count)
 		cols = append(cols,
-			floats(ax.Key+"_hensachi", func(m *hensachi.Municipality) hensachi.Optional[float64] {
+			column.floats(n.of(ax.Key+"_hensachi", "", ax.Label, jaHensachi), func(m *hensachi.Municipality) hensachi.Optional[float64] {
 				s := m.Scores[a]
 				return hensachi.Optional[float64]{V: s.Hensachi, Valid: s.Value.Valid}
 			}),
-			floats(ax.Key+"_value", func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Scores[a].Value }),
-			ints(ax.Key+"_rank", func(m *hensachi.Municipality) hensachi.Optional[int64] {
+			column.floats(n.of(ax.Key+"_value", ax.Unit, ax.Label), func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Scores[a].Value }),
+			column.ints(n.of(ax.Key+"_rank", "", ax.Label, jaRank), func(m *hensachi.Municipality) hensachi.Optional[int64] {
 				return rank(m.Scores[a].Rank, m.Scores[a].Value.Valid)
 			}),
-			ints(ax.Key+"_rank_total", func(*hensachi.Municipality) hensachi.Optional[int64] { return hensachi.Some(total) }))
+			column.ints(n.of(ax.Key+"_rank_total", "", ax.Label, jaRank+"の対象数"), func(*hensachi.Municipality) hensachi.Optional[int64] { return hensachi.Some(total) }))
 	}
 	for s, st := range hensachi.Stats {
+		name := n.of(st.Key, st.Unit, st.Label)
 		if st.Decimals == 0 {
-			cols = append(cols, ints(st.Key, func(m *hensachi.Municipality) hensachi.Optional[int64] { return Whole(m.Stats[s]) }))
+			cols = append(cols, column.ints(name, func(m *hensachi.Municipality) hensachi.Optional[int64] { return Whole(m.Stats[s]) }))
 			continue
 		}
-		cols = append(cols, floats(st.Key, func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Stats[s] }))
+		cols = append(cols, column.floats(name, func(m *hensachi.Municipality) hensachi.Optional[float64] { return m.Stats[s] }))
 	}
+	const furusato = "ふるさと納税"
 	cols = append(cols,
-		ints("furusato_receipts_amount_yen", func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.ReceiptsYen }),
-		ints("furusato_receipts_count", func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.ReceiptsCount }),
-		ints("furusato_receipts_rank", func(m *hensachi.Municipality) hensachi.Optional[int64] {
+		column.ints(n.of("furusato_receipts_amount_yen", "円", furusato, "受入額"), func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.ReceiptsYen }),
+		column.ints(n.of("furusato_receipts_count", "件", furusato, "受入件数"), func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.ReceiptsCount }),
+		column.ints(n.of("furusato_receipts_rank", "", furusato, "受入額", jaRank), func(m *hensachi.Municipality) hensachi.Optional[int64] {
 			return rank(m.Furusato.ReceiptsRank, m.Furusato.ReceiptsYen.Valid)
 		}),
-		ints("furusato_deductions_amount_yen", func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.DeductionsYen }),
-		ints("furusato_deductions_donors", func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.DeductionDonors }),
-		ints("furusato_balance_amount_yen", func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.BalanceYen }),
-		ints("furusato_balance_rank", func(m *hensachi.Municipality) hensachi.Optional[int64] {
+		column.ints(n.of("furusato_deductions_amount_yen", "円", furusato, "住民税控除額"), func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.DeductionsYen }),
+		column.ints(n.of("furusato_deductions_donors", "人", furusato, "控除適用者数"), func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.DeductionDonors }),
+		column.ints(n.of("furusato_balance_amount_yen", "円", furusato, "収支"), func(m *hensachi.Municipality) hensachi.Optional[int64] { return m.Furusato.BalanceYen }),
+		column.ints(n.of("furusato_balance_rank", "", furusato, "収支", jaRank), func(m *hensachi.Municipality) hensachi.Optional[int64] {
 			return rank(m.Furusato.BalanceRank, m.Furusato.BalanceYen.Valid)
 		}))
 	for y, label := range meta.Furusato.History.FiscalYears {
-		cols = append(cols, ints("furusato_history_"+fiscalYearKey(label)+"_thousand_yen", func(m *hensachi.Municipality) hensachi.Optional[int64] {
+		name := n.of("furusato_history_"+fiscalYearKey(label)+"_thousand_yen", "千円", furusato, "受入額", label)
+		cols = append(cols, column.ints(name, func(m *hensachi.Municipality) hensachi.Optional[int64] {
 			return m.Furusato.HistoryThousandYen[y]
 		}))
 	}

@@ -38,9 +38,15 @@ type Format struct {
 	// Boundaries tells whether the format writes each municipality's boundary, which a dataset
 	// built without them cannot fill (Available).
 	Boundaries bool
-	write      func(io.Writer, table) error
-	// stream starts a table written in parts, for a format that can (the indicators' long table).
-	stream func(io.Writer) tableWriter
+	// Japanese tells whether the file is for a spreadsheet's reader: the columns named in Japanese
+	// with their units (header.go) and the statistics' credit as the last row, 出典：… (header=ja).
+	Japanese bool
+	write    func(io.Writer, table) error
+	// stream starts a table written in parts, for a format that can (the indicators' long table),
+	// ending with the credits in a format that writes them.
+	stream func(w io.Writer, credits []string) tableWriter
+	// japanese is the format's variant for a spreadsheet's reader (WithHeader); nil for none.
+	japanese *Format
 }
 
 // table is what a format writes: the export's columns and, for a format that writes the
@@ -60,11 +66,25 @@ type tableWriter interface {
 // The formats of the export's table.
 var (
 	CSV = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true,
-		write:  func(w io.Writer, t table) error { return csvfile.Write(w, t.columns) },
-		stream: func(w io.Writer) tableWriter { return csvfile.NewWriter(w) }}
+		write:    func(w io.Writer, t table) error { return csvfile.Write(w, t.columns) },
+		stream:   func(w io.Writer, _ []string) tableWriter { return csvfile.NewWriter(w) },
+		japanese: JapaneseCSV}
+	// JapaneseCSV is the CSV for spreadsheets (header=ja): the same rows, the columns named in
+	// Japanese with their units, and the credit as the last row, which a spreadsheet keeps with
+	// the table and a program skips as the one row whose first cell starts with 出典：. The API's
+	// format csv is CSV; this is its variant, no format of its own.
+	JapaneseCSV = &Format{Name: "csv", ContentType: "text/csv; charset=utf-8", Gzip: true, Japanese: true,
+		write: func(w io.Writer, t table) error {
+			tw := creditedCSV{csvfile.NewWriter(w), t.credits}
+			if err := tw.Write(t.columns); err != nil {
+				return err
+			}
+			return tw.Close()
+		},
+		stream: func(w io.Writer, credits []string) tableWriter { return creditedCSV{csvfile.NewWriter(w), credits} }}
 	Parquet = &Format{Name: "parquet", ContentType: "application/vnd.apache.parquet",
 		write:  func(w io.Writer, t table) error { return parquetfile.Write(w, t.columns) },
-		stream: func(w io.Writer) tableWriter { return parquetfile.NewWriter(w) }}
+		stream: func(w io.Writer, _ []string) tableWriter { return parquetfile.NewWriter(w) }}
 	// GeoJSON is for GIS: a FeatureCollection of one feature per municipality, its id the code,
 	// its properties the table's columns. It has no stream: the long table has no shapes.
 	GeoJSON = &Format{Name: "geojson", ContentType: "application/geo+json", Gzip: true, Boundaries: true,
@@ -73,7 +93,52 @@ var (
 		}}
 	// Formats are the formats of the table, in the order the API documents them.
 	Formats = []*Format{CSV, Parquet, GeoJSON}
+	// every are the formats and their variants, each of which has files of its own.
+	every = []*Format{CSV, JapaneseCSV, Parquet, GeoJSON}
 )
+
+// creditedCSV is a CSV whose credits follow the table as its last rows.
+type creditedCSV struct {
+	*csvfile.Writer
+	credits []string
+}
+
+func (c creditedCSV) Close() error {
+	if err := c.Trailer(c.credits...); err != nil {
+		return err
+	}
+	return c.Writer.Close()
+}
+
+// WithHeader returns the format with its columns named in lang: "en" (the API's names) the format
+// itself, "ja" its variant for spreadsheets, which only CSV has; "ja" of another format is an
+// invalid header parameter.
+func (f *Format) WithHeader(lang string) (*Format, error) {
+	if lang != "ja" {
+		return f, nil
+	}
+	if f.japanese == nil {
+		return nil, &hensachi.Error{Code: hensachi.EInvalidParameter, Param: "header",
+			Message:  "header=ja names the columns of format csv, for spreadsheets; format " + f.Name + " keeps its English names",
+			Japanese: "header=ja は CSV（format=csv）の列名を日本語にします。" + f.Name + " の列名は英語のままです。"}
+	}
+	return f.japanese, nil
+}
+
+// credits are the credits a file of f ends with: the statistics' for a Japanese CSV, none in
+// another format.
+func (f *Format) credits(c *town.Catalog) []string {
+	if !f.Japanese {
+		return nil
+	}
+	return []string{statisticsCredit(c)}
+}
+
+// statisticsCredit is the credit of the dataset's statistics, as the terms of use ask and as the
+// site's footer gives it.
+func statisticsCredit(c *town.Catalog) string {
+	return "出典：" + c.Meta.Source.Name + "（" + c.Meta.Source.URL + "）を加工して作成"
+}
 
 // Available returns nil when the dataset of c fills the format, else the error unavailable with
 // the reason: a format of the boundaries needs a dataset built with them.
@@ -323,7 +388,7 @@ func Filename(meta *hensachi.Meta, pref, format string) string {
 // build makes the file of rows with the indicator columns of sel: the one path from the table to
 // a file of any format.
 func build(f *Format, c *town.Catalog, rows []*hensachi.Municipality, sel Selection, filename string) (*File, error) {
-	t := table{columns: Table(c, rows, sel)}
+	t := table{columns: tableOf(c, rows, sel, names{f.Japanese}), credits: f.credits(c)}
 	if f.Boundaries {
 		var err error
 		if t.shape, t.credits, err = boundaries(c, rows); err != nil {
@@ -347,7 +412,7 @@ func boundaries(c *town.Catalog, rows []*hensachi.Municipality) (shape func(r in
 	}
 	fine := &b.Fine
 	shape = func(r int) geo.Shape { return fine.Transform.Shape(fine.Shapes[c.Index(rows[r].Code)]) }
-	return shape, []string{b.Meta.Credit, "出典：" + c.Meta.Source.Name + "（" + c.Meta.Source.URL + "）を加工して作成"}, nil
+	return shape, []string{b.Meta.Credit, statisticsCredit(c)}, nil
 }
 
 // fileKey names one file of a version: a format and a prefecture ("" for all).
@@ -359,7 +424,7 @@ type fileKey struct {
 // files are the files of a catalog, each built on first request.
 var files = town.NewMemo(func(c *town.Catalog) map[fileKey]*town.Once[*File] {
 	m := map[fileKey]*town.Once[*File]{}
-	for _, f := range Formats {
+	for _, f := range every {
 		m[fileKey{f, ""}] = new(town.Once[*File])
 		for _, p := range c.Meta.Prefectures {
 			m[fileKey{f, p.Code}] = new(town.Once[*File])

@@ -30,6 +30,9 @@ type Selection struct {
 	// Change, when not zero, is two survey years, earlier first, between which every one of them
 	// has a change (param.ExportChange): each gets its change columns too.
 	Change [2]int
+	// Only leaves out the axes, the statistics and the hometown tax: the columns that name the
+	// municipality, then the indicators' (a page's download of what it shows).
+	Only bool
 }
 
 // key names the selection in a cache.
@@ -39,6 +42,9 @@ func (s Selection) key() string {
 	if s.Change != [2]int{} {
 		fmt.Fprintf(&b, ":%d-%d", s.Change[0], s.Change[1])
 	}
+	if s.Only {
+		b.WriteString(":only")
+	}
 	for _, i := range s.Indicators {
 		b.WriteByte(',')
 		b.WriteString(strconv.Itoa(i))
@@ -46,12 +52,23 @@ func (s Selection) key() string {
 	return b.String()
 }
 
-// Table is the table every format writes for rows: Columns, then for each indicator of sel, in
-// its survey year, {key}_{year} (the value; an integer for an indicator of no decimals, a count),
-// {key}_{year}_rank (national) and {key}_{year}_hensachi, null where the municipality has no value;
-// and with sel.Change its change columns (changeColumns).
+// Table is the table every format writes for rows: Columns (with sel.Only the four that name the
+// municipality), then for each indicator of sel, in its survey year, {key}_{year} (the value; an
+// integer for an indicator of no decimals, a count), {key}_{year}_rank (national) and
+// {key}_{year}_hensachi, null where the municipality has no value; and with sel.Change its change
+// columns (changeColumns).
 func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hensachi.Column {
-	cols := Columns(&c.Meta, rows)
+	return tableOf(c, rows, sel, names{})
+}
+
+// tableOf is Table with its names in n's language.
+func tableOf(c *town.Catalog, rows []*hensachi.Municipality, sel Selection, n names) []hensachi.Column {
+	var cols []hensachi.Column
+	if sel.Only {
+		cols = nameColumns(rows, n)
+	} else {
+		cols = columns(&c.Meta, rows, n)
+	}
 	if len(sel.Indicators) == 0 {
 		return cols
 	}
@@ -66,15 +83,15 @@ func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hens
 			y = ind.YearIndex(sel.Year)
 		}
 		col := c.IndicatorColumn(i, y)
-		name := ind.Key + "_" + strconv.Itoa(col.Year)
-		value := hensachi.Column{Name: name}
+		name, year := ind.Key+"_"+strconv.Itoa(col.Year), strconv.Itoa(col.Year)
+		value := hensachi.Column{Name: n.of(name, ind.Unit, ind.Label, year)}
 		if ind.Decimals == 0 { // a count, an integer as the statistics of no decimals are
 			value.Ints = make([]hensachi.Optional[int64], len(rows))
 		} else {
 			value.Floats = make([]hensachi.Optional[float64], len(rows))
 		}
-		rank := hensachi.Column{Name: name + "_rank", Ints: make([]hensachi.Optional[int64], len(rows))}
-		score := hensachi.Column{Name: name + "_hensachi", Floats: make([]hensachi.Optional[float64], len(rows))}
+		rank := hensachi.Column{Name: n.of(name+"_rank", "", ind.Label, year, jaRank), Ints: make([]hensachi.Optional[int64], len(rows))}
+		score := hensachi.Column{Name: n.of(name+"_hensachi", "", ind.Label, year, jaHensachi), Floats: make([]hensachi.Optional[float64], len(rows))}
 		for k, m := range index {
 			if value.Ints != nil {
 				value.Ints[k] = Whole(col.Values[m])
@@ -85,7 +102,7 @@ func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hens
 		}
 		cols = append(cols, value, rank, score)
 		if sel.Change != [2]int{} {
-			cols = append(cols, changeColumns(c, i, sel.Change, index)...)
+			cols = append(cols, changeColumns(c, i, sel.Change, index, n)...)
 		}
 	}
 	return cols
@@ -97,18 +114,19 @@ func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hens
 // {…}_rank (national) and {…}_hensachi, the measure in the name so that no column is read as the
 // other; null where the municipality has no change. The change is ranked once per catalog and
 // pair of years (town.Catalog.IndicatorChange), so the columns cost a copy per call.
-func changeColumns(c *town.Catalog, i int, change [2]int, index []int) []hensachi.Column {
+func changeColumns(c *town.Catalog, i int, change [2]int, index []int, n names) []hensachi.Column {
 	ind := c.Indicator(i)
 	ch := c.IndicatorChange(i, ind.YearIndex(change[0]), ind.YearIndex(change[1]))
 	name := fmt.Sprintf("%s_%d_%d_%s", ind.Key, change[0], change[1], changeSuffix(ind))
-	value := hensachi.Column{Name: name}
+	span, measure := fmt.Sprintf("%d→%d", change[0], change[1]), jaChange(ind)
+	value := hensachi.Column{Name: n.of(name, town.ChangeUnit(ind), ind.Label, span, measure)}
 	if ch.Decimals() == 0 {
 		value.Ints = make([]hensachi.Optional[int64], len(index))
 	} else {
 		value.Floats = make([]hensachi.Optional[float64], len(index))
 	}
-	rank := hensachi.Column{Name: name + "_rank", Ints: make([]hensachi.Optional[int64], len(index))}
-	score := hensachi.Column{Name: name + "_hensachi", Floats: make([]hensachi.Optional[float64], len(index))}
+	rank := hensachi.Column{Name: n.of(name+"_rank", "", ind.Label, span, measure, jaRank), Ints: make([]hensachi.Optional[int64], len(index))}
+	score := hensachi.Column{Name: n.of(name+"_hensachi", "", ind.Label, span, measure, jaHensachi), Floats: make([]hensachi.Optional[float64], len(index))}
 	for k, m := range index {
 		v := ch.Values[m]
 		if value.Ints != nil {
@@ -121,6 +139,15 @@ func changeColumns(c *town.Catalog, i int, change [2]int, index []int) []hensach
 		}
 	}
 	return []hensachi.Column{value, rank, score}
+}
+
+// jaChange names an indicator's measure of change in Japanese: 増減率 (a percent of the earlier
+// value) or 増減 (a difference).
+func jaChange(ind *hensachi.Indicator) string {
+	if ind.Change == hensachi.ChangePercent {
+		return "増減率"
+	}
+	return "増減"
 }
 
 // changeInName is what a file name says of a change's years: -change-2015-2020, "" without one.
@@ -151,7 +178,8 @@ var withIndicators = town.NewCache[selectionKey, *File](exportBudget, (*File).he
 // WithIndicators returns the file of a prefecture ("" for the whole country) with the indicator
 // columns of sel, built on its first request and kept while the budget allows; an unknown
 // prefecture is not_found. The file is named as Of's with "-indicators" before the extension, and
-// "-change-{from}-{to}" after it with a change.
+// "-change-{from}-{to}" after it with a change; with sel.Only by its indicators
+// (onlyFilename).
 func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*File, error) {
 	list, ok := c.List(pref)
 	if !ok {
@@ -162,6 +190,9 @@ func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*Fi
 	}
 	return withIndicators.Get(context.Background(), c, selectionKey{f, pref, sel.key()}, func() (*File, error) {
 		name := strings.TrimSuffix(Filename(&c.Meta, pref, f.Name), "."+f.Name) + "-indicators" + changeInName(sel.Change) + "." + f.Name
+		if sel.Only {
+			name = onlyFilename(c, pref, f, sel)
+		}
 		file, err := build(f, c, list.Items, sel, name)
 		if err != nil {
 			return nil, err
@@ -169,4 +200,23 @@ func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*Fi
 		file.Gzipped()
 		return file, nil
 	})
+}
+
+// onlyFilename names a page's download of indicators: hensachi-{keys}[-{year}][-change-{from}-{to}][-{pref}]-{data date}.{format},
+// e.g. hensachi-population-2020-13-2026-01-01.csv, so that the files of several pages saved side
+// by side say what each holds.
+func onlyFilename(c *town.Catalog, pref string, f *Format, sel Selection) string {
+	var b strings.Builder
+	b.WriteString("hensachi")
+	for _, i := range sel.Indicators {
+		b.WriteString("-" + c.Indicator(i).Key)
+	}
+	if sel.Year != 0 && sel.Change == [2]int{} {
+		b.WriteString("-" + strconv.Itoa(sel.Year))
+	}
+	b.WriteString(changeInName(sel.Change))
+	if pref != "" {
+		b.WriteString("-" + pref)
+	}
+	return b.String() + "-" + c.Meta.DataUpdated + "." + f.Name
 }

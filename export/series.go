@@ -74,6 +74,19 @@ func Series(ctx context.Context, c *town.Catalog, f *Format, pref string, indica
 	}
 }
 
+// TownSeries returns one municipality's rows of the long table of indicator i, in a format that
+// writes in parts: its every survey year with a value, as Series writes them, for the page of the
+// municipality's indicator. A few rows, written for the call; named
+// hensachi-{code}-{key}-{data date}.{format}.
+func TownSeries(c *town.Catalog, f *Format, m *hensachi.Municipality, i int) (*File, error) {
+	var b bytes.Buffer
+	if err := writeSeries(&b, c, f, []*hensachi.Municipality{m}, []int{i}); err != nil {
+		return nil, err
+	}
+	name := "hensachi-" + m.Code + "-" + c.Indicator(i).Key + "-" + c.Meta.DataUpdated + "." + f.Name
+	return &File{Format: f, Body: b.Bytes(), Filename: name}, nil
+}
+
 // SeriesFormat tells whether the long table is written in a format.
 func SeriesFormat(f *Format) bool { return f != nil && f.stream != nil }
 
@@ -119,7 +132,7 @@ var buildSlot = make(chan struct{}, 1)
 // longTables are the national long tables of a catalog, by format.
 var longTables = town.NewMemo(func(*town.Catalog) map[*Format]*town.Once[*longTable] {
 	m := map[*Format]*town.Once[*longTable]{}
-	for _, f := range Formats {
+	for _, f := range every {
 		if SeriesFormat(f) {
 			m[f] = new(town.Once[*longTable])
 		}
@@ -151,9 +164,10 @@ func nationalTable(ctx context.Context, c *town.Catalog, f *Format) (*longTable,
 type longTable struct {
 	format *Format
 	disk   Scratch
-	// CSV: the byte-order mark and header, and the part of each indicator by catalogue position
-	head  csvPart
-	parts []csvPart
+	// CSV: the byte-order mark and header, the part of each indicator by catalogue position, and
+	// the credit's row, which only a Japanese CSV has (plain.N 0 else)
+	head, tail csvPart
+	parts      []csvPart
 	// Parquet: its row groups, one per indicator by catalogue position
 	groups *parquetfile.Groups
 }
@@ -203,22 +217,37 @@ func buildTable(c *town.Catalog, f *Format) (*longTable, error) {
 		}
 		return t, nil
 	}
-	if t.head, err = w.csvPart(csvHeader, nil); err != nil {
+	n := names{f.Japanese}
+	head := seriesHeader(n)
+	if t.head, err = w.csvPart(head, nil); err != nil {
 		return nil, err
 	}
 	index := rowIndexes(c, list.Items)
 	var b bytes.Buffer
 	for _, i := range c.IndicatorGroupIndexes("") {
-		cols := seriesPart(c, list.Items, index, i)
+		cols := seriesPart(c, list.Items, index, i, n)
 		b.Reset()
 		if err := csvfile.Write(&b, cols); err != nil {
 			return nil, fmt.Errorf("export: the long table's CSV: %w", err)
 		}
-		p, err := w.csvPart(bytes.TrimPrefix(b.Bytes(), csvHeader), cols[2].Strings)
+		p, err := w.csvPart(bytes.TrimPrefix(b.Bytes(), head), cols[2].Strings)
 		if err != nil {
 			return nil, err
 		}
 		t.parts = append(t.parts, p)
+	}
+	if credits := f.credits(c); credits != nil {
+		b.Reset()
+		tw := f.stream(&b, credits)
+		if err := tw.Write(seriesPart(nil, nil, nil, -1, n)); err != nil {
+			return nil, fmt.Errorf("export: the long table's CSV: %w", err)
+		}
+		if err := tw.Close(); err != nil {
+			return nil, fmt.Errorf("export: the long table's CSV: %w", err)
+		}
+		if t.tail, err = w.csvPart(bytes.TrimPrefix(b.Bytes(), head), nil); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.w.Flush(); err != nil {
 		return nil, diskFailed(err)
@@ -226,14 +255,14 @@ func buildTable(c *town.Catalog, f *Format) (*longTable, error) {
 	return t, nil
 }
 
-// csvHeader is the long table's CSV without rows: the byte-order mark and the header.
-var csvHeader = func() []byte {
+// seriesHeader is the long table's CSV without rows: the byte-order mark and the header.
+func seriesHeader(n names) []byte {
 	var b bytes.Buffer
-	if err := csvfile.Write(&b, seriesPart(nil, nil, nil, -1)); err != nil {
+	if err := csvfile.Write(&b, seriesPart(nil, nil, nil, -1, n)); err != nil {
 		panic(err) // fixed columns
 	}
 	return b.Bytes()
-}()
+}
 
 // offsetWriter writes the long table's file, knowing where it is.
 type offsetWriter struct {
@@ -328,7 +357,19 @@ func (t *longTable) csvNational(indicators []int, filename string) *File {
 		zipped = append(zipped, section{disk: t.disk, off: p.deflated.Off, n: p.deflated.N})
 		crc, size = crc32Combine(crc, p.crc, p.plain.N), size+p.plain.N
 	}
+	plain, zipped, crc, size = t.withTail(plain, zipped, crc, size)
 	return &File{Format: t.format, Filename: filename, plain: plain, zipped: append(zipped, gzipEnd(crc, size))}
+}
+
+// withTail appends the credit's row, when the table has one, to a file's plain and zipped
+// sections of size bytes whose CRC-32 is crc.
+func (t *longTable) withTail(plain, zipped sections, crc uint32, size int64) (sections, sections, uint32, int64) {
+	if t.tail.plain.N == 0 {
+		return plain, zipped, crc, size
+	}
+	plain = append(plain, section{disk: t.disk, off: t.tail.plain.Off, n: t.tail.plain.N})
+	zipped = append(zipped, section{disk: t.disk, off: t.tail.deflated.Off, n: t.tail.deflated.N})
+	return plain, zipped, crc32Combine(crc, t.tail.crc, t.tail.plain.N), size + t.tail.plain.N
 }
 
 // gzipEnd ends a gzip stream of size bytes whose CRC-32 is crc: the final block, empty and stored
@@ -362,6 +403,7 @@ func (t *longTable) csvPrefecture(pref string, indicators []int, filename string
 			}
 		}
 	}
+	plain, zipped, crc, size = t.withTail(plain, zipped, crc, size)
 	return &File{Format: t.format, Filename: filename, plain: plain, zipped: append(zipped, gzipEnd(crc, size))}
 }
 
@@ -395,15 +437,16 @@ func diskFailed(err error) error {
 
 // writeSeries writes the long table of rows and indicators to w.
 func writeSeries(w io.Writer, c *town.Catalog, f *Format, rows []*hensachi.Municipality, indicators []int) error {
-	tw := f.stream(w)
+	tw := f.stream(w, f.credits(c))
+	n := names{f.Japanese}
 	index := rowIndexes(c, rows)
 	for _, i := range indicators {
-		if err := tw.Write(seriesPart(c, rows, index, i)); err != nil {
+		if err := tw.Write(seriesPart(c, rows, index, i, n)); err != nil {
 			return diskFailed(err)
 		}
 	}
 	if len(indicators) == 0 { // the header, or the schema, of an empty table
-		if err := tw.Write(seriesPart(c, nil, nil, -1)); err != nil {
+		if err := tw.Write(seriesPart(c, nil, nil, -1, n)); err != nil {
 			return diskFailed(err)
 		}
 	}
@@ -424,17 +467,21 @@ func rowIndexes(c *town.Catalog, rows []*hensachi.Municipality) []int {
 
 // seriesPart is indicator i's rows of the long table: every year, oldest first, each in rows'
 // order (index: their rows in the catalog), those with a value. i < 0 gives the columns empty.
-func seriesPart(c *town.Catalog, rows []*hensachi.Municipality, index []int, i int) []hensachi.Column {
+// In Japanese, the indicator is named by its label and unit (総人口（人）), the rows' units
+// differing as they do.
+func seriesPart(c *town.Catalog, rows []*hensachi.Municipality, index []int, i int, n names) []hensachi.Column {
 	cols := []hensachi.Column{
-		{Name: "code", Strings: []string{}}, {Name: "name", Strings: []string{}}, {Name: "prefecture_code", Strings: []string{}},
-		{Name: "indicator", Strings: []string{}}, {Name: "year", Ints: []hensachi.Optional[int64]{}},
-		{Name: "value", Floats: []hensachi.Optional[float64]{}}, {Name: "rank", Ints: []hensachi.Optional[int64]{}},
-		{Name: "hensachi", Floats: []hensachi.Optional[float64]{}},
+		{Name: n.of("code", "", "市区町村コード"), Strings: []string{}}, {Name: n.of("name", "", "市区町村名"), Strings: []string{}},
+		{Name: n.of("prefecture_code", "", "都道府県コード"), Strings: []string{}},
+		{Name: n.of("indicator", "", "指標"), Strings: []string{}}, {Name: n.of("year", "", "年"), Ints: []hensachi.Optional[int64]{}},
+		{Name: n.of("value", "", "値"), Floats: []hensachi.Optional[float64]{}}, {Name: n.of("rank", "", jaRank), Ints: []hensachi.Optional[int64]{}},
+		{Name: n.of("hensachi", "", jaHensachi), Floats: []hensachi.Optional[float64]{}},
 	}
 	if i < 0 {
 		return cols
 	}
 	ind := c.Indicator(i)
+	indicator := n.of(ind.Key, ind.Unit, ind.Label)
 	for y := range ind.Years {
 		for k, m := range index {
 			p := c.IndicatorPoint(i, y, m)
@@ -445,7 +492,7 @@ func seriesPart(c *town.Catalog, rows []*hensachi.Municipality, index []int, i i
 			cols[0].Strings = append(cols[0].Strings, r.Code)
 			cols[1].Strings = append(cols[1].Strings, r.Name)
 			cols[2].Strings = append(cols[2].Strings, r.Prefecture.Code)
-			cols[3].Strings = append(cols[3].Strings, ind.Key)
+			cols[3].Strings = append(cols[3].Strings, indicator)
 			cols[4].Ints = append(cols[4].Ints, hensachi.Some(int64(p.Year)))
 			cols[5].Floats = append(cols[5].Floats, p.Value)
 			cols[6].Ints = append(cols[6].Ints, hensachi.Some(int64(p.Rank)))

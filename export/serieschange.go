@@ -45,15 +45,16 @@ func SeriesChange(ctx context.Context, c *town.Catalog, f *Format, pref string, 
 		}
 		defer func() { <-buildSlot }()
 		var b bytes.Buffer
-		tw := f.stream(&b)
+		tw := f.stream(&b, f.credits(c))
+		n := names{f.Japanese}
 		index := rowIndexes(c, list.Items)
 		for _, i := range indicators {
-			if err := tw.Write(seriesChangePart(c, list.Items, index, i, change)); err != nil {
+			if err := tw.Write(seriesChangePart(c, list.Items, index, i, change, n)); err != nil {
 				return nil, fmt.Errorf("export: the long table with a change: %w", err)
 			}
 		}
 		if len(indicators) == 0 {
-			if err := tw.Write(seriesChangePart(c, nil, nil, -1, change)); err != nil {
+			if err := tw.Write(seriesChangePart(c, nil, nil, -1, change, n)); err != nil {
 				return nil, fmt.Errorf("export: the long table with a change: %w", err)
 			}
 		}
@@ -74,20 +75,21 @@ func SeriesChange(ctx context.Context, c *town.Catalog, f *Format, pref string, 
 
 // seriesChangePart is indicator i's rows of the long table with a change: the rows of the later
 // year of change with a value, in rows' order (index: their rows in the catalog). i < 0 gives the
-// columns empty.
-func seriesChangePart(c *town.Catalog, rows []*hensachi.Municipality, index []int, i int, change [2]int) []hensachi.Column {
-	cols := seriesPart(nil, nil, nil, -1)
+// columns empty. In Japanese, the measure is named with the change's unit: 増減率（%）, 増減（人）.
+func seriesChangePart(c *town.Catalog, rows []*hensachi.Municipality, index []int, i int, change [2]int, n names) []hensachi.Column {
+	cols := seriesPart(nil, nil, nil, -1, n)
 	cols = append(cols,
-		hensachi.Column{Name: "change_from_year", Ints: []hensachi.Optional[int64]{}},
-		hensachi.Column{Name: "change_from_value", Floats: []hensachi.Optional[float64]{}},
-		hensachi.Column{Name: "change_measure", Strings: []string{}},
-		hensachi.Column{Name: "change", Floats: []hensachi.Optional[float64]{}},
-		hensachi.Column{Name: "change_rank", Ints: []hensachi.Optional[int64]{}},
-		hensachi.Column{Name: "change_hensachi", Floats: []hensachi.Optional[float64]{}})
+		hensachi.Column{Name: n.of("change_from_year", "", "変化の起点の年"), Ints: []hensachi.Optional[int64]{}},
+		hensachi.Column{Name: n.of("change_from_value", "", "変化の起点の値"), Floats: []hensachi.Optional[float64]{}},
+		hensachi.Column{Name: n.of("change_measure", "", "変化の測り方"), Strings: []string{}},
+		hensachi.Column{Name: n.of("change", "", "変化"), Floats: []hensachi.Optional[float64]{}},
+		hensachi.Column{Name: n.of("change_rank", "", "変化", jaRank), Ints: []hensachi.Optional[int64]{}},
+		hensachi.Column{Name: n.of("change_hensachi", "", "変化", jaHensachi), Floats: []hensachi.Optional[float64]{}})
 	if i < 0 {
 		return cols
 	}
 	ind := c.Indicator(i)
+	indicator, measure := n.of(ind.Key, ind.Unit, ind.Label), n.of(ind.Change, town.ChangeUnit(ind), jaChange(ind))
 	from, to := ind.YearIndex(change[0]), ind.YearIndex(change[1])
 	ch := c.IndicatorChange(i, from, to)
 	for k, m := range index {
@@ -99,14 +101,14 @@ func seriesChangePart(c *town.Catalog, rows []*hensachi.Municipality, index []in
 		cols[0].Strings = append(cols[0].Strings, r.Code)
 		cols[1].Strings = append(cols[1].Strings, r.Name)
 		cols[2].Strings = append(cols[2].Strings, r.Prefecture.Code)
-		cols[3].Strings = append(cols[3].Strings, ind.Key)
+		cols[3].Strings = append(cols[3].Strings, indicator)
 		cols[4].Ints = append(cols[4].Ints, hensachi.Some(int64(p.Year)))
 		cols[5].Floats = append(cols[5].Floats, p.Value)
 		cols[6].Ints = append(cols[6].Ints, hensachi.Some(int64(p.Rank)))
 		cols[7].Floats = append(cols[7].Floats, hensachi.Some(p.Hensachi))
 		cols[8].Ints = append(cols[8].Ints, hensachi.Some(int64(change[0])))
 		cols[9].Floats = append(cols[9].Floats, c.IndicatorPoint(i, from, m).Value)
-		cols[10].Strings = append(cols[10].Strings, ind.Change)
+		cols[10].Strings = append(cols[10].Strings, measure)
 		v := ch.Values[m]
 		cols[11].Floats = append(cols[11].Floats, v)
 		if v.Valid {
