@@ -36,15 +36,27 @@ var exportFormats = func() []string {
 }()
 
 // getExport answers GET /town/v1/export, with the indicators' columns when asked (indicators=,
-// year=) and their change columns (change=).
+// year=) and their change columns (change=), the CSV's names in Japanese with header=ja.
 func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref", "indicators", "year", "change")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref", "indicators", "year", "change", "header")
 	if err != nil {
 		return nil, err
 	}
 	format, err := exportFormat(q, exportFormats)
 	if err != nil {
 		return nil, err
+	}
+	lang, err := param.Header(q)
+	if err != nil {
+		return nil, err
+	}
+	var f *export.Format // nil for the JSON export
+	if format != jsonFormat {
+		if f, err = export.FormatNamed(format).WithHeader(lang); err != nil {
+			return nil, err
+		}
+	} else if lang == "ja" {
+		return nil, hensachi.ParamError("header", "header=ja names the columns of format csv; the JSON export keeps the API's field names")
 	}
 	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
@@ -65,21 +77,21 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 		return nil, hensachi.ParamError("indicators", "indicators add columns to the csv, parquet and geojson exports; "+
 			"the JSON of a municipality's indicators is GET /town/v1/municipalities/{code}/indicators")
 	}
-	if f := export.FormatNamed(format); f != nil {
+	if f != nil {
 		// before the quota: a file the dataset cannot fill costs no unit
 		if err := f.Available(c.catalog); err != nil {
 			return nil, err
 		}
-	}
-	if format != jsonFormat && !export.FormatNamed(format).Gzip {
-		c.gzip = false // a format compressed inside the file
+		if !f.Gzip {
+			c.gzip = false // a format compressed inside the file
+		}
 	}
 	return c.serve(func() ([]byte, error) {
 		if format == jsonFormat {
 			c.jsonExport = c.bodies().jsonExport(param.PrefectureCode(pref))
 		} else {
 			var err error
-			if c.file, err = export.WithIndicators(c.catalog, export.FormatNamed(format), param.PrefectureCode(pref), sel); err != nil {
+			if c.file, err = export.WithIndicators(c.catalog, f, param.PrefectureCode(pref), sel); err != nil {
 				return nil, err
 			}
 		}
@@ -106,13 +118,22 @@ var seriesFormats = func() []string {
 }()
 
 // getSeriesExport answers GET /town/v1/export/series: the indicators' long table, or with change=
-// its rows of the later year with the change (export.SeriesChange).
+// its rows of the later year with the change (export.SeriesChange), the CSV in Japanese with
+// header=ja.
 func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "indicators", "pref", "change")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "indicators", "pref", "change", "header")
 	if err != nil {
 		return nil, err
 	}
 	format, err := exportFormat(q, seriesFormats)
+	if err != nil {
+		return nil, err
+	}
+	lang, err := param.Header(q)
+	if err != nil {
+		return nil, err
+	}
+	f, err := export.FormatNamed(format).WithHeader(lang)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +153,6 @@ func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := export.FormatNamed(format)
 	if !f.Gzip {
 		c.gzip = false // a format compressed inside the file
 	}

@@ -185,6 +185,12 @@ func TestIndicatorCallsBadParameters(t *testing.T) {
 		{"/town/v1/export?format=csv&indicators=population,births&change=2015-2020", 400, "change"},
 		{"/town/v1/export?format=csv&indicators=retail_shops&change=2014-2021", 400, "change"},
 		{"/town/v1/export/series?format=csv&change=1990-1995", 400, "change"},
+		{"/town/v1/export?format=csv&header=jp", 400, "header"},
+		{"/town/v1/export?format=parquet&header=ja", 400, "header"},
+		{"/town/v1/export?format=json&header=ja", 400, "header"},
+		{"/town/v1/export?format=geojson&header=ja", 400, "header"},
+		{"/town/v1/export/series?format=parquet&header=ja", 400, "header"},
+		{"/town/v1/export/series?format=csv&header=", 400, "header"},
 	}
 	for _, tt := range tests {
 		r := ts.get(t, tt.path)
@@ -258,6 +264,59 @@ func TestIndicatorExports(t *testing.T) {
 	pq := ts.get(t, "/town/v1/export/series?format=parquet&indicators=population,fiscal_strength")
 	if pq.status != http.StatusOK || !bytes.HasPrefix(pq.body, []byte("PAR1")) || !bytes.HasSuffix(pq.body, []byte("PAR1")) {
 		t.Fatalf("series parquet: %d, %d bytes", pq.status, len(pq.body))
+	}
+}
+
+// TestJapaneseExports: header=ja names the CSV's columns in Japanese with their units and ends it
+// with the credit's row, gzipped or not; header=en is the file without it, byte for byte.
+func TestJapaneseExports(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	const credit = "出典：独立行政法人統計センター「教育用標準データセット SSDSE-A」ほか 政府統計の総合窓口(e-Stat)・総務省の公表データ（https://www.nstac.go.jp/use/literacy/ssdse/）を加工して作成"
+	for _, tc := range []struct {
+		path  string
+		names []string // some of the Japanese header's
+		rows  int      // with the header and the credit
+	}{
+		{"/town/v1/export?format=csv&pref=13&indicators=population,fiscal_strength&year=2020",
+			[]string{"市区町村コード", "市区町村名", "都道府県", "所得（万円）", "所得_偏差値", "総人口（人）", "総人口_2020（人）", "総人口_2020_全国順位", "財政力指数_2020_偏差値"}, 1 + 62 + 1},
+		{"/town/v1/export?format=csv&indicators=unemployment_rate&change=2015-2020",
+			[]string{"完全失業率_2020（%）", "完全失業率_2015→2020_増減（ポイント）", "完全失業率_2015→2020_増減_全国順位"}, 1 + 1741 + 1},
+		{"/town/v1/export/series?format=csv&indicators=population&pref=13",
+			[]string{"市区町村コード", "指標", "年", "値", "全国順位", "偏差値"}, 0},
+		{"/town/v1/export/series?format=csv&indicators=population&change=2015-2020",
+			[]string{"変化の起点の年", "変化の測り方", "変化_全国順位"}, 0},
+	} {
+		en := ts.do(t, http.MethodGet, tc.path, "X-API-Key", ts.freeKey, "Accept-Encoding", "identity")
+		enToo := ts.do(t, http.MethodGet, tc.path+"&header=en", "X-API-Key", ts.freeKey, "Accept-Encoding", "identity")
+		ja := ts.do(t, http.MethodGet, tc.path+"&header=ja", "X-API-Key", ts.freeKey, "Accept-Encoding", "identity")
+		gz := ts.do(t, http.MethodGet, tc.path+"&header=ja", "X-API-Key", ts.freeKey, "Accept-Encoding", "gzip")
+		if en.status != http.StatusOK || ja.status != http.StatusOK || gz.status != http.StatusOK || ja.header.Get("Content-Type") != "text/csv; charset=utf-8" {
+			t.Fatalf("GET %s: %d, %d in Japanese (%s), %d gzipped", tc.path, en.status, ja.status, ja.header.Get("Content-Type"), gz.status)
+		}
+		if !bytes.Equal(en.body, enToo.body) {
+			t.Errorf("GET %s: header=en differs from no header", tc.path)
+		}
+		if unzipped, err := gunzipStrict(gz.body); err != nil || !bytes.Equal(unzipped, ja.body) {
+			t.Errorf("GET %s&header=ja gzipped: %v", tc.path, err)
+		}
+		if !bytes.HasPrefix(ja.body, []byte("\uFEFF")) {
+			t.Errorf("GET %s&header=ja: no byte-order mark", tc.path)
+		}
+		enRows, jaRows := readCSV(t, en.body), readCSV(t, ja.body)
+		for _, name := range tc.names {
+			if !slices.Contains(jaRows[0], name) {
+				t.Errorf("GET %s&header=ja: no column %s in %q", tc.path, name, jaRows[0])
+			}
+		}
+		last := jaRows[len(jaRows)-1]
+		if last[0] != credit || strings.Join(last[1:], "") != "" || len(jaRows) != len(enRows)+1 || tc.rows > 0 && len(jaRows) != tc.rows {
+			t.Errorf("GET %s&header=ja: %d rows (%d in English), the last %q", tc.path, len(jaRows), len(enRows), last)
+		}
+	}
+	long := readCSV(t, ts.get(t, "/town/v1/export/series?format=csv&indicators=population&pref=13&header=ja").body)
+	if long[1][3] != "総人口（人）" {
+		t.Errorf("the long table names its indicator %q", long[1][3])
 	}
 }
 

@@ -282,7 +282,8 @@ func TestOpenAPIExamples(t *testing.T) {
 
 // TestOpenAPIExamplesAreAnswers checks the examples that name their request (x-request) against
 // the real answer to it on the real dataset: the same members and values but for usage and the
-// request id, an example's array being the answer's first items (an example shows a few).
+// request id, an example's array being the answer's first items (an example shows a few); a text
+// example (a CSV) the answer's bytes where it elides none (textExampleDiff).
 func TestOpenAPIExamplesAreAnswers(t *testing.T) {
 	t.Parallel()
 	var doc struct {
@@ -311,6 +312,12 @@ func TestOpenAPIExamplesAreAnswers(t *testing.T) {
 							continue
 						}
 						checked++
+						if text, ok := e.Value.(string); ok {
+							if missing := textExampleDiff(text, string(ts.get(t, e.Request).body)); missing != "" {
+								t.Errorf("%s example %s (GET %s): the answer has no %q", path, name, e.Request, missing)
+							}
+							continue
+						}
 						var got any
 						if err := json.Unmarshal(ts.get(t, e.Request).body, &got); err != nil {
 							t.Fatalf("%s %s: %v", path, name, err)
@@ -326,6 +333,19 @@ func TestOpenAPIExamplesAreAnswers(t *testing.T) {
 	if checked < 5 {
 		t.Errorf("%d examples name their request", checked)
 	}
+}
+
+// textExampleDiff is the first piece of a text example, cut at each …, that the answer does not
+// have after the pieces before it; "" when it has them all.
+func textExampleDiff(example, answer string) string {
+	for _, piece := range strings.Split(example, "…") {
+		at := strings.Index(answer, piece)
+		if at < 0 {
+			return piece
+		}
+		answer = answer[at+len(piece):]
+	}
+	return ""
 }
 
 // exampleDiff is where an example differs from an answer, "" when it does not: an object has the

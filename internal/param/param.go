@@ -187,6 +187,10 @@ func Choice(q Query, name string, choices ...string) (string, error) {
 		fmt.Sprintf("%s には %s のどれかを指定してください。", name, strings.Join(choices, "、")))
 }
 
+// Header reads header, the language of a CSV's column names: en (the default, the API's names) or
+// ja (Japanese names with units and the credit's row, for spreadsheets).
+func Header(q Query) (string, error) { return Choice(q, "header", "en", "ja") }
+
 // Digits reports whether s has only ASCII digits. Codes are checked on every call, and
 // strings.Trim with a cutset would build the set each time.
 func Digits(s string) bool {

@@ -595,6 +595,24 @@ func (e StatKey) Valid() bool {
 	}
 }
 
+// Defines values for Header.
+const (
+	HeaderEn Header = "en"
+	HeaderJa Header = "ja"
+)
+
+// Valid indicates whether the value is a known member of the Header enum.
+func (e Header) Valid() bool {
+	switch e {
+	case HeaderEn:
+		return true
+	case HeaderJa:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeriesFormat.
 const (
 	SeriesFormatCsv     SeriesFormat = "csv"
@@ -643,6 +661,24 @@ func (e GetGuidePageParamsGuide) Valid() bool {
 	}
 }
 
+// Defines values for ExportMunicipalitiesParamsHeader.
+const (
+	ExportMunicipalitiesParamsHeaderEn ExportMunicipalitiesParamsHeader = "en"
+	ExportMunicipalitiesParamsHeaderJa ExportMunicipalitiesParamsHeader = "ja"
+)
+
+// Valid indicates whether the value is a known member of the ExportMunicipalitiesParamsHeader enum.
+func (e ExportMunicipalitiesParamsHeader) Valid() bool {
+	switch e {
+	case ExportMunicipalitiesParamsHeaderEn:
+		return true
+	case ExportMunicipalitiesParamsHeaderJa:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExportIndicatorSeriesParamsFormat.
 const (
 	ExportIndicatorSeriesParamsFormatCsv     ExportIndicatorSeriesParamsFormat = "csv"
@@ -655,6 +691,24 @@ func (e ExportIndicatorSeriesParamsFormat) Valid() bool {
 	case ExportIndicatorSeriesParamsFormatCsv:
 		return true
 	case ExportIndicatorSeriesParamsFormatParquet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportIndicatorSeriesParamsHeader.
+const (
+	ExportIndicatorSeriesParamsHeaderEn ExportIndicatorSeriesParamsHeader = "en"
+	ExportIndicatorSeriesParamsHeaderJa ExportIndicatorSeriesParamsHeader = "ja"
+)
+
+// Valid indicates whether the value is a known member of the ExportIndicatorSeriesParamsHeader enum.
+func (e ExportIndicatorSeriesParamsHeader) Valid() bool {
+	switch e {
+	case ExportIndicatorSeriesParamsHeaderEn:
+		return true
+	case ExportIndicatorSeriesParamsHeaderJa:
 		return true
 	default:
 		return false
@@ -1518,6 +1572,9 @@ type ExportYear = int
 // GroupFilter defines model for GroupFilter.
 type GroupFilter = IndicatorGroup
 
+// Header defines model for Header.
+type Header string
+
 // IfNoneMatch defines model for IfNoneMatch.
 type IfNoneMatch = string
 
@@ -1760,9 +1817,15 @@ type ExportMunicipalitiesParams struct {
 	// Change two survey years, earlier first, joined by `-`: adds each indicator's change between them. On `/export` (with `indicators`): after each indicator's columns, `{key}_{from}_{to}_diff` or `_pct` (the change as the indicator's `change` measures it: a difference in its unit, an integer where its values are, or a percent of the earlier value, one decimal), `…_rank` (national, the better change first as in `GET /indicators/{key}?from=&to=`) and `…_hensachi`, empty where a municipality has no change (a value missing, or a percent of an earlier value of 0). On `/export/series`: the rows of the later year, with `change_from_year`, `change_from_value`, `change_measure`, `change`, `change_rank` and `change_hensachi`. With a list of indicators each must have both years, a measure of change and no break between them (else a 400 naming `change`); with `all` (or, on the long table, without `indicators`) the indicators that can are kept. The file's name ends `-change-{from}-{to}`.
 	Change *ExportChange `form:"change,omitempty" json:"change,omitempty"`
 
+	// Header the language of the CSV's column names. `en` (the default) gives the names above, the same bytes as without the parameter. `ja` is the CSV for spreadsheets: the same rows under Japanese names, each value's unit in full-width brackets at the end (`市区町村コード`, `市区町村名`, `都道府県コード`, `都道府県`, `所得（万円）`, `所得_偏差値`, `所得_全国順位`, `総人口（人）`; an indicator `{label}_{year}（{unit}）`, `{label}_{year}_全国順位`, `{label}_{year}_偏差値`; a change `{label}_{from}→{to}_増減（{unit}）` or `_増減率（%）`; the long table `市区町村コード, 市区町村名, 都道府県コード, 指標, 年, 値, 全国順位, 偏差値` with each indicator named by its label and unit, `総人口（人）`), then the credit the terms of use require as the last row: `出典：…を加工して作成` alone in the first cell, the other cells empty, which a spreadsheet keeps with the table and a program skips as the one row whose first cell starts with `出典：`. UTF-8 with a byte-order mark, as every CSV here, so Excel reads it. Only with `format=csv` (else a 400 naming `header`).
+	Header *ExportMunicipalitiesParamsHeader `form:"header,omitempty" json:"header,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
+
+// ExportMunicipalitiesParamsHeader defines parameters for ExportMunicipalities.
+type ExportMunicipalitiesParamsHeader string
 
 // PreflightExportMunicipalitiesParams defines parameters for PreflightExportMunicipalities.
 type PreflightExportMunicipalitiesParams struct {
@@ -1787,12 +1850,18 @@ type ExportIndicatorSeriesParams struct {
 	// Change two survey years, earlier first, joined by `-`: adds each indicator's change between them. On `/export` (with `indicators`): after each indicator's columns, `{key}_{from}_{to}_diff` or `_pct` (the change as the indicator's `change` measures it: a difference in its unit, an integer where its values are, or a percent of the earlier value, one decimal), `…_rank` (national, the better change first as in `GET /indicators/{key}?from=&to=`) and `…_hensachi`, empty where a municipality has no change (a value missing, or a percent of an earlier value of 0). On `/export/series`: the rows of the later year, with `change_from_year`, `change_from_value`, `change_measure`, `change`, `change_rank` and `change_hensachi`. With a list of indicators each must have both years, a measure of change and no break between them (else a 400 naming `change`); with `all` (or, on the long table, without `indicators`) the indicators that can are kept. The file's name ends `-change-{from}-{to}`.
 	Change *ExportChange `form:"change,omitempty" json:"change,omitempty"`
 
+	// Header the language of the CSV's column names. `en` (the default) gives the names above, the same bytes as without the parameter. `ja` is the CSV for spreadsheets: the same rows under Japanese names, each value's unit in full-width brackets at the end (`市区町村コード`, `市区町村名`, `都道府県コード`, `都道府県`, `所得（万円）`, `所得_偏差値`, `所得_全国順位`, `総人口（人）`; an indicator `{label}_{year}（{unit}）`, `{label}_{year}_全国順位`, `{label}_{year}_偏差値`; a change `{label}_{from}→{to}_増減（{unit}）` or `_増減率（%）`; the long table `市区町村コード, 市区町村名, 都道府県コード, 指標, 年, 値, 全国順位, 偏差値` with each indicator named by its label and unit, `総人口（人）`), then the credit the terms of use require as the last row: `出典：…を加工して作成` alone in the first cell, the other cells empty, which a spreadsheet keeps with the table and a program skips as the one row whose first cell starts with `出典：`. UTF-8 with a byte-order mark, as every CSV here, so Excel reads it. Only with `format=csv` (else a 400 naming `header`).
+	Header *ExportIndicatorSeriesParamsHeader `form:"header,omitempty" json:"header,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ExportIndicatorSeriesParamsFormat defines parameters for ExportIndicatorSeries.
 type ExportIndicatorSeriesParamsFormat string
+
+// ExportIndicatorSeriesParamsHeader defines parameters for ExportIndicatorSeries.
+type ExportIndicatorSeriesParamsHeader string
 
 // PreflightExportIndicatorSeriesParams defines parameters for PreflightExportIndicatorSeries.
 type PreflightExportIndicatorSeriesParams struct {
@@ -2531,7 +2600,7 @@ type ClientInterface interface {
 
 	// ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows. With `header=ja`, the CSV for spreadsheets: Japanese column names with their units and the credit as the last row (see `header`).
 	//
 	// Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 	ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2545,7 +2614,7 @@ type ClientInterface interface {
 
 	// ExportIndicatorSeries Every indicator in every survey year as one long table (CSV or Parquet)
 	//
-	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip. With `header=ja`, the CSV for spreadsheets: Japanese column names, each indicator named with its unit, and the credit as the last row (see `header`).
 	//
 	// Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
 	ExportIndicatorSeries(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3312,7 +3381,7 @@ func (c *Client) PreflightCompareMunicipalities(ctx context.Context, params *Pre
 
 // ExportMunicipalities Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows. With `header=ja`, the CSV for spreadsheets: Japanese column names with their units and the credit as the last row (see `header`).
 //
 // Corresponds with GET /town/v1/export (the `ExportMunicipalities` operationId).
 func (c *Client) ExportMunicipalities(ctx context.Context, params *ExportMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3346,7 +3415,7 @@ func (c *Client) PreflightExportMunicipalities(ctx context.Context, params *Pref
 
 // ExportIndicatorSeries Every indicator in every survey year as one long table (CSV or Parquet)
 //
-// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip. With `header=ja`, the CSV for spreadsheets: Japanese column names, each indicator named with its unit, and the credit as the last row (see `header`).
 //
 // Corresponds with GET /town/v1/export/series (the `ExportIndicatorSeries` operationId).
 func (c *Client) ExportIndicatorSeries(ctx context.Context, params *ExportIndicatorSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5425,6 +5494,18 @@ func NewExportMunicipalitiesRequest(server string, params *ExportMunicipalitiesP
 
 		}
 
+		if params.Header != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "header", *params.Header, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5570,6 +5651,18 @@ func NewExportIndicatorSeriesRequest(server string, params *ExportIndicatorSerie
 		if params.Change != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "change", *params.Change, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Header != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "header", *params.Header, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7167,7 +7260,7 @@ type ClientWithResponsesInterface interface {
 
 	// ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 	//
-	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
+	// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows. With `header=ja`, the CSV for spreadsheets: Japanese column names with their units and the credit as the last row (see `header`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7185,7 +7278,7 @@ type ClientWithResponsesInterface interface {
 
 	// ExportIndicatorSeriesWithResponse Every indicator in every survey year as one long table (CSV or Parquet)
 	//
-	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+	// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip. With `header=ja`, the CSV for spreadsheets: Japanese column names, each indicator named with its unit, and the credit as the last row (see `header`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15453,7 +15546,7 @@ func (c *ClientWithResponses) PreflightCompareMunicipalitiesWithResponse(ctx con
 
 // ExportMunicipalitiesWithResponse Bulk export of every municipality, or one prefecture's, as CSV, JSON, Parquet or GeoJSON
 //
-// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows.
+// Every municipality in code order, one call of the daily limit whatever the size. The columns of CSV and Parquet: `code`, `name`, `prefecture_code`, `prefecture_name`; per axis `{axis}_hensachi`, `{axis}_value`, `{axis}_rank`, `{axis}_rank_total`; each statistic by its key (`pop`, `area`, …); `furusato_receipts_amount_yen`, `furusato_receipts_count`, `furusato_receipts_rank`, `furusato_deductions_amount_yen`, `furusato_deductions_donors`, `furusato_balance_amount_yen`, `furusato_balance_rank` and `furusato_history_fy{year}_thousand_yen` per fiscal year of the history (fy2015 = 平成27年度). Values are those of GET /town/v1/municipalities/{code}; null is an empty CSV cell. JSON's `data.items` are the objects that call returns. GeoJSON's features carry the same columns as `properties` (null for an empty cell), each with the municipality's boundary; a server whose dataset was built without boundaries answers 503 `unavailable` with the reason, costing no call. Each file is built once per dataset version. With `indicators`, CSV, Parquet and GeoJSON add three columns per indicator after these: `{key}_{year}` (the value), `{key}_{year}_rank` (national) and `{key}_{year}_hensachi`, in its latest survey year or `year`; such a file is named `…-indicators.{format}` and kept while a memory budget allows. With `header=ja`, the CSV for spreadsheets: Japanese column names with their units and the credit as the last row (see `header`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15483,7 +15576,7 @@ func (c *ClientWithResponses) PreflightExportMunicipalitiesWithResponse(ctx cont
 
 // ExportIndicatorSeriesWithResponse Every indicator in every survey year as one long table (CSV or Parquet)
 //
-// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip.
+// One row per municipality, indicator and survey year with a value, ordered by indicator (catalogue order), year (oldest first) and code, with the columns `code`, `name`, `prefecture_code`, `indicator`, `year` (integer), `value`, `rank` (national) and `hensachi`: the table pandas (`pd.read_csv(url, storage_options=…)`), R and DuckDB (`read_csv`, `read_parquet`) read in one line. One call of the daily limit. A table is built on its first request (seconds for the whole country) and kept while a memory budget allows; CSV is kept gzipped and unzipped as it is sent to a client that does not take gzip. With `header=ja`, the CSV for spreadsheets: Japanese column names, each indicator named with its unit, and the credit as the last row (see `header`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
