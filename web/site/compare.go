@@ -148,7 +148,7 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		}
 		description = strings.Join(names, "、") + "の" + strings.Join(labels, "・") + "の推移と、6 軸の偏差値・16 の統計を並べて比べる。"
 	}
-	p := comparePage{Towns: towns, CSV: "/town/municipalities.csv?codes=" + list, Codes: list, IndicatorKeys: indicatorList(cmp.indicators),
+	p := comparePage{Towns: towns, CSV: "/town/municipalities.csv?header=ja&codes=" + list, Codes: list, IndicatorKeys: indicatorList(cmp.indicators),
 		Full: len(towns) >= param.MaxCompared, Query: strings.TrimSpace(query),
 		Base: s.base(c, title, description, cmp.url())}
 	for a, axis := range hensachi.Axes {

@@ -3,9 +3,13 @@ package site
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,5 +153,98 @@ func TestGeoJSONDownloadWithoutBoundaries(t *testing.T) {
 	}
 	if _, home := getPage(t, router, "/"); !strings.Contains(home, "/town/municipalities.csv") || strings.Contains(home, "municipalities.geojson") {
 		t.Error("the landing page offers a GeoJSON it cannot serve, or no CSV")
+	}
+}
+
+// TestPageCSVLinks: each page of values links the CSV of what it shows, for spreadsheets
+// (header=ja), and the link answers that file: the page's municipalities (every one of its area,
+// an empty cell where one has no value), its measure's columns named in Japanese with the unit,
+// and the credit as the last row.
+func TestPageCSVLinks(t *testing.T) {
+	router := siteRouter(t)
+	for _, tc := range []struct {
+		page, link string
+		columns    []string // the last of the header
+		codes      []string // the rows' first cells, the credit's last
+		filename   string
+	}{
+		{"/town/indicators/births_per_1000", "/town/indicators/births_per_1000.csv?header=ja&year=2023",
+			[]string{"出生率（人口千人当たり）_2023（‰）", "出生率（人口千人当たり）_2023_全国順位", "出生率（人口千人当たり）_2023_偏差値"},
+			[]string{"01100", "01202", "01345", "13101", "13102"}, "hensachi-births_per_1000-2023-2026-01-01.csv"},
+		{"/town/indicators/births_per_1000?year=2020&pref=13&page=1", "/town/indicators/births_per_1000.csv?header=ja&pref=13&year=2020",
+			[]string{"都道府県", "出生率（人口千人当たり）_2020（‰）", "出生率（人口千人当たり）_2020_全国順位", "出生率（人口千人当たり）_2020_偏差値"},
+			[]string{"13101", "13102"}, "hensachi-births_per_1000-2020-13-2026-01-01.csv"},
+		{"/town/indicators/births_per_1000?from=2020&to=2023", "/town/indicators/births_per_1000.csv?from=2020&header=ja&to=2023",
+			[]string{"出生率（人口千人当たり）_2023_偏差値", "出生率（人口千人当たり）_2020→2023_増減（‰）", "出生率（人口千人当たり）_2020→2023_増減_全国順位", "出生率（人口千人当たり）_2020→2023_増減_偏差値"},
+			[]string{"01100", "01202", "01345", "13101", "13102"}, "hensachi-births_per_1000-change-2020-2023-2026-01-01.csv"},
+		{"/town/map?m=births_per_1000&year=2020&pref=01", "/town/indicators/births_per_1000.csv?header=ja&pref=01&year=2020",
+			[]string{"出生率（人口千人当たり）_2020_偏差値"}, []string{"01100", "01202", "01345"}, "hensachi-births_per_1000-2020-01-2026-01-01.csv"},
+		{"/town/map?m=births_per_1000&from=2020&to=2023&pref=13", "/town/indicators/births_per_1000.csv?from=2020&header=ja&pref=13&to=2023",
+			[]string{"出生率（人口千人当たり）_2020→2023_増減_偏差値"}, []string{"13101", "13102"}, "hensachi-births_per_1000-change-2020-2023-13-2026-01-01.csv"},
+		{"/town/map?m=pop", "/town/municipalities.csv?header=ja",
+			[]string{"ふるさと納税_受入額_令和6年度（千円）"}, []string{"01100", "01202", "01345", "13101", "13102"}, "hensachi-municipalities-2026-01-01.csv"},
+		{"/town/map?m=young&pref=13", "/town/municipalities.csv?header=ja&pref=13",
+			[]string{"ふるさと納税_受入額_令和6年度（千円）"}, []string{"13101", "13102"}, "hensachi-municipalities-13-2026-01-01.csv"},
+		{"/town/municipalities/01100/indicators/births_per_1000", "/town/municipalities/01100/indicators/births_per_1000.csv?header=ja",
+			[]string{"市区町村コード", "市区町村名", "都道府県コード", "指標", "年", "値", "全国順位", "偏差値"}, []string{"01100", "01100"}, "hensachi-01100-births_per_1000-2026-01-01.csv"},
+		{"/town/rankings/young?pref=13", "/town/municipalities.csv?header=ja&pref=13",
+			[]string{"ふるさと納税_受入額_令和6年度（千円）"}, []string{"13101", "13102"}, "hensachi-municipalities-13-2026-01-01.csv"},
+	} {
+		status, page := getPage(t, router, tc.page)
+		link := csvHref.FindStringSubmatch(page)
+		if status != 200 || link == nil || html.UnescapeString(link[1]) != tc.link {
+			t.Errorf("GET %s: %d, the CSV link %q, want %s", tc.page, status, link, tc.link)
+			continue
+		}
+		w := httptest.NewRecorder()
+		router.ServeHTTP(w, httptest.NewRequest("GET", tc.link, nil))
+		h := w.Result().Header
+		if w.Code != 200 || h.Get("Content-Type") != "text/csv; charset=utf-8" || h.Get("Content-Disposition") != `attachment; filename="`+tc.filename+`"` {
+			t.Errorf("GET %s: %d %v", tc.link, w.Code, h)
+			continue
+		}
+		body, ok := bytes.CutPrefix(w.Body.Bytes(), []byte("\uFEFF"))
+		rows, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+		if !ok || err != nil {
+			t.Errorf("GET %s: a byte-order mark %t, %v", tc.link, ok, err)
+			continue
+		}
+		var codes []string
+		for _, row := range rows[1 : len(rows)-1] {
+			codes = append(codes, row[0])
+		}
+		header := rows[0]
+		if got := header[len(header)-len(tc.columns):]; !slices.Equal(got, tc.columns) || !slices.Equal(codes, tc.codes) ||
+			rows[len(rows)-1][0] != "出典：テスト統計（https://example.jp/stats）を加工して作成" {
+			t.Errorf("GET %s: columns %q, rows %v, the last %q", tc.link, got, codes, rows[len(rows)-1])
+		}
+	}
+}
+
+// csvHref is a page's CSV link.
+var csvHref = regexp.MustCompile(`<a href="([^"]*)" download id="csv">`)
+
+// TestPageCSVBadParameters: the downloads read the page's parameters as the page does, and header
+// as the API: en or ja, ja of the CSV only.
+func TestPageCSVBadParameters(t *testing.T) {
+	router := siteRouter(t)
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{
+		{"/town/indicators/nope.csv", 404},
+		{"/town/indicators/births_per_1000.csv?year=1999", 400},
+		{"/town/indicators/births_per_1000.csv?from=2023&to=2020", 400},
+		{"/town/indicators/births_per_1000.csv?pref=99", 400},
+		{"/town/indicators/births_per_1000.csv?header=jp", 400},
+		{"/town/municipalities/99999/indicators/births_per_1000.csv", 404},
+		{"/town/municipalities/01100/indicators/nope.csv", 404},
+		{"/town/municipalities.geojson?header=ja", 400},
+		{"/town/indicators/births_per_1000.csv", 200},
+		{"/town/indicators/births_per_1000.csv?header=en&page=3", 200}, // a page's parameters it has no use for
+	} {
+		if status, body := getPage(t, router, tc.path); status != tc.status {
+			t.Errorf("GET %s: %d, want %d\n%.300s", tc.path, status, tc.status, body)
+		}
 	}
 }

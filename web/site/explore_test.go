@@ -64,7 +64,7 @@ func TestComparePage(t *testing.T) {
 		want   []string
 	}{
 		{"/town/compare?codes=13101,01100,01345", 200, []string{"3 市区町村の比較", `href="/town/municipalities/01345"`, "全国中央値",
-			`aria-labelledby="compare-young-title"`, `aria-labelledby="compare-daytime-title"`, "データなし", `href="/town/municipalities.csv?codes=13101,01100,01345"`,
+			`aria-labelledby="compare-young-title"`, `aria-labelledby="compare-daytime-title"`, "データなし", `href="/town/municipalities.csv?header=ja&amp;codes=13101,01100,01345"`,
 			// each can be taken out, the first one's nearest added; the hometown-tax figures
 			`href="/town/compare?codes=01100,01345" aria-label="千代田区を比較から外す"`, `href="/town/compare?codes=13101,01345"`,
 			`id="nearby"`, `href="/town/compare?codes=13101,01100,01345,`, "ふるさと納税の受入額", "ふるさと納税の収支"}},

@@ -71,6 +71,10 @@ type mapPage struct {
 	Bands      []bandOption
 	BandsWhere string
 	Table      mapTable
+	// CSV is the download of the mapped values: an indicator's (indicatorCSV), or for an axis or a
+	// statistic the file of every column (CSVAll), which holds it.
+	CSV    string
+	CSVAll bool
 	// Credits are the boundaries' and the measure's sources, shown under the map.
 	BoundaryCredit, BoundarySource, MeasureSource, StatsCredit string
 	Note                                                       string
@@ -136,6 +140,11 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	}
 	for _, pr := range c.Meta.Prefectures {
 		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
+	}
+	if undated, year, dated := strings.Cut(p.M.Key, "@"); dated {
+		p.CSV = csvLink("/town/indicators/"+undated+".csv", withPref(url.Values{"year": {year}}, p.Pref))
+	} else {
+		p.CSV, p.CSVAll = csvLink("/town/municipalities.csv", withPref(url.Values{}, p.Pref)), true
 	}
 	p.BoundaryCredit, p.BoundarySource, p.Note = b.Meta.Credit, b.Meta.Source.Name, b.Meta.Note
 	p.MeasureSource, p.StatsCredit = measureSource(c, p.M.Key), c.Meta.Source.Name

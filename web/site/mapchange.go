@@ -2,6 +2,7 @@ package site
 
 import (
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,6 +82,7 @@ func (s *Site) changeMap(c *town.Catalog, q param.Query) (string, any, error) {
 	for _, pr := range c.Meta.Prefectures {
 		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
+	p.CSV = csvLink("/town/indicators/"+ind.Key+".csv", withPref(url.Values{"from": {strconv.Itoa(p.Change.From)}, "to": {strconv.Itoa(p.Change.To)}}, p.Pref))
 	p.BoundaryCredit, p.BoundarySource, p.Note = b.Meta.Credit, b.Meta.Source.Name, b.Meta.Note
 	p.MeasureSource, p.StatsCredit = ind.Source, c.Meta.Source.Name
 	p.Base = s.base(c, p.M.Label+"の地図（"+where+"）",

@@ -84,10 +84,10 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/", s.catalogPage(s.home))
 	handle(http.MethodGet, "/search", s.catalogPage(s.search))
 	handle(http.MethodGet, "/town/municipalities/:code", s.catalogPage(s.municipality))
-	handle(http.MethodGet, "/town/municipalities/:code/indicators/:key", s.catalogPage(s.townIndicator))
+	handle(http.MethodGet, "/town/municipalities/:code/indicators/:key", orCSV("key", s.catalogPage(s.townIndicator), s.withCatalog(s.townIndicatorCSV)))
 	handle(http.MethodGet, "/town/rankings/:axis", s.catalogPage(s.ranking))
 	handle(http.MethodGet, "/town/indicators", s.catalogPage(s.indicatorCatalogue))
-	handle(http.MethodGet, "/town/indicators/:key", s.catalogPage(s.indicator))
+	handle(http.MethodGet, "/town/indicators/:key", orCSV("key", s.catalogPage(s.indicator), s.withCatalog(s.indicatorCSV)))
 	handle(http.MethodGet, "/town/prefectures", s.catalogPage(s.prefectures))
 	handle(http.MethodGet, "/town/prefectures/:pref", s.catalogPage(s.prefecture))
 	handle(http.MethodGet, "/town/scatter", s.catalogPage(s.scatter))
@@ -100,6 +100,18 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		rw.Write([]byte("User-agent: *\nDisallow: /account\nDisallow: /auth/\nDisallow: /demo/\n"))
 	})
+}
+
+// orCSV answers a path whose parameter name ends in .csv with download, any other with page: the
+// router's parameter takes its whole segment, so /town/indicators/{key}.csv is the page's route.
+func orCSV(name string, page, download httprouter.Handle) httprouter.Handle {
+	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		if strings.HasSuffix(ps.ByName(name), ".csv") {
+			download(rw, r, ps)
+			return
+		}
+		page(rw, r, ps)
+	}
 }
 
 // NotFound answers a browser that asked for a path no route has with the site's not-found page,

@@ -63,8 +63,8 @@ func TestPublicPages(t *testing.T) {
 			[]string{"/town/v1/meta\">", "千円"}},
 		{"/town/municipalities/01345", 200, []string{"データなし", "—"}, nil},
 		{"/town/municipalities/99999", 404, nil, nil},
-		{"/town/rankings/young", 200, []string{"4 市区町村中 1〜4 位", "札幌市", `aria-current="page"`, `href="/town/municipalities.csv"`}, []string{"札内町"}},
-		{"/town/rankings/young?pref=13", 200, []string{"2 市区町村中 1〜2 位", "千代田区", "中央区", `value="13" selected`, `href="/town/municipalities.csv?pref=13"`,
+		{"/town/rankings/young", 200, []string{"4 市区町村中 1〜4 位", "札幌市", `aria-current="page"`, `href="/town/municipalities.csv?header=ja"`}, []string{"札内町"}},
+		{"/town/rankings/young?pref=13", 200, []string{"2 市区町村中 1〜2 位", "千代田区", "中央区", `value="13" selected`, `href="/town/municipalities.csv?header=ja&amp;pref=13"`,
 			`<th scope="col" class="n">東京都内</th>`, `<td class="n">2</td><td class="n">1</td><td class="name"><a href="/town/municipalities/13101">`, // national 2nd, Tokyo's 1st
 			`href="/town/scatter?pref=13&amp;x=young&amp;y=income" id="scatter-link"`}, []string{"札幌市"}},
 		{"/town/rankings/young?page=2", 404, nil, nil},
@@ -78,7 +78,7 @@ func TestPublicPages(t *testing.T) {
 		{"/town/prefectures/x", 400, nil, nil},
 		{"/town/prefectures", 200, []string{"/town/prefectures/01", "/town/prefectures/13", "<h2>北海道</h2>", "<h2>関東</h2>",
 			`<td class="n">3</td>`, `<a href="/town/municipalities/01`}, []string{"<h2>東北</h2>"}},
-		{"/town/prefectures/01", 200, []string{"札幌市", "函館市", "札内町", "3 市区町村", "/town/rankings/young?pref=01", `href="/town/municipalities.csv?pref=01"`}, []string{"千代田区"}},
+		{"/town/prefectures/01", 200, []string{"札幌市", "函館市", "札内町", "3 市区町村", "/town/rankings/young?pref=01", `href="/town/municipalities.csv?header=ja&amp;pref=01"`}, []string{"千代田区"}},
 		{"/town/prefectures/48", 404, nil, nil},
 	})
 }

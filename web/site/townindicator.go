@@ -67,6 +67,7 @@ type townIndicatorPage struct {
 	// that lists the municipality, its row marked, in its latest year with a value; RankingYear.
 	Ranking, PrefRanking string
 	RankingYear          int
+	CSV                  string // the download of the table's years (townIndicatorCSV)
 	Method               string
 }
 
@@ -121,6 +122,7 @@ func (s *Site) townIndicator(c *town.Catalog, _ param.Query, ps httprouter.Param
 		}
 	}
 	p.Chart = seriesChart(ind, m.Name+"の"+ind.Label+"の推移", lines)
+	p.CSV = csvLink("/town/municipalities/"+m.Code+"/indicators/"+ind.Key+".csv", nil)
 	p.Ranking, p.PrefRanking = "/town/indicators/"+ind.Key, "/town/indicators/"+ind.Key+"?pref="+m.Prefecture.Code
 	if latest >= 0 {
 		p.RankingYear = series[latest].Year
