@@ -31,7 +31,7 @@ func (s *Server) listIndicators(c *call, _ httprouter.Params) ([]byte, error) {
 }
 
 func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "year", "order", "pref", "limit", "offset")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "year", "order", "pref", "peers", "limit", "offset")
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, err
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		page := c.catalog.IndicatorRankingPage(i, k, p.order, p.pref, p.offset, p.limit)
+		page := c.catalog.IndicatorRankingPage(i, k, p.order, p.scope, p.offset, p.limit)
 		return indicatorBodies.Of(c.catalog).rankingData(i, page), nil
 	})
 }
@@ -182,13 +182,14 @@ type indicatorHeadJSON struct {
 }
 
 type indicatorRankingItemJSON struct {
-	Rank       int                 `json:"rank"`
-	Code       string              `json:"code"`
-	Name       string              `json:"name"`
-	Prefecture hensachi.Prefecture `json:"prefecture"`
-	Hensachi   float64             `json:"hensachi"`
-	Value      float64             `json:"value"`
-	Year       int                 `json:"year"`
+	Rank        int                 `json:"rank"`
+	Code        string              `json:"code"`
+	Name        string              `json:"name"`
+	Prefecture  hensachi.Prefecture `json:"prefecture"`
+	Hensachi    float64             `json:"hensachi"`
+	Value       float64             `json:"value"`
+	Year        int                 `json:"year"`
+	RankInPeers *int                `json:"rank_in_peers"`
 }
 
 type indicatorRankingJSON struct {
@@ -196,6 +197,7 @@ type indicatorRankingJSON struct {
 	Year       int                        `json:"year"`
 	Order      string                     `json:"order"`
 	Prefecture *hensachi.Prefecture       `json:"prefecture"`
+	PeerGroup  *peerGroupJSON             `json:"peer_group"`
 	Total      int                        `json:"total"`
 	Offset     int                        `json:"offset"`
 	Limit      int                        `json:"limit"`
@@ -208,14 +210,14 @@ type rawJSON []byte
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // rankingData is the data of GET /town/v1/indicators/{key}: indicator i's entry and a page of
-// its ranking, the spec's ranking items with their survey year.
+// its ranking, the spec's ranking items with their survey year and rank within their 類似団体.
 func (b *indicatorJSONs) rankingData(i int, p town.IndicatorRankingPage) []byte {
 	out := indicatorRankingJSON{Indicator: b.entries[i], Year: p.Year, Order: string(p.Order), Prefecture: p.Prefecture,
-		Total: p.Total, Offset: p.Offset, Limit: p.Limit, Items: make([]indicatorRankingItemJSON, len(p.Items))}
+		PeerGroup: newPeerGroupJSON(p.PeerGroup), Total: p.Total, Offset: p.Offset, Limit: p.Limit, Items: make([]indicatorRankingItemJSON, len(p.Items))}
 	for k, it := range p.Items {
 		m := it.Municipality
 		out.Items[k] = indicatorRankingItemJSON{Rank: it.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
-			Hensachi: it.Hensachi, Value: it.Value.V, Year: it.Year}
+			Hensachi: it.Hensachi, Value: it.Value.V, Year: it.Year, RankInPeers: rankIf(it.RankInPeers, it.RankInPeers > 0)}
 	}
 	return dataMember(out)
 }

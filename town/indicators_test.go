@@ -72,7 +72,7 @@ func TestIndicatorRanking(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			page := c.IndicatorRankingPage(0, tc.k, tc.order, tc.pref, tc.offset, tc.limit)
+			page := c.IndicatorRankingPage(0, tc.k, tc.order, town.Scope{Pref: tc.pref}, tc.offset, tc.limit)
 			var got []item
 			for _, it := range page.Items {
 				got = append(got, item{it.Municipality.Code, it.Rank})
@@ -143,8 +143,8 @@ func TestIndicatorColumn(t *testing.T) {
 func TestIndicatorLowerIsBetter(t *testing.T) {
 	cat, values := towntest.Indicators()
 	cat.Indicators[0].Direction = hensachi.DirectionLowerBetter // births_per_1000 2023: 6.1, 5.0, 4.2, 6.8, 5.6
-	c := town.New(towntest.Municipalities(), towntest.Catalog().Meta, "lower", towntest.PublicURL).WithIndicators(cat, values)
-	page := c.IndicatorRankingPage(0, 1, town.BestFirst, "", 0, 10)
+	c := town.New(towntest.Municipalities(), towntest.Meta(), "lower", towntest.PublicURL).WithIndicators(cat, values)
+	page := c.IndicatorRankingPage(0, 1, town.BestFirst, town.Scope{}, 0, 10)
 	var codes []string
 	for _, it := range page.Items {
 		codes = append(codes, it.Municipality.Code)

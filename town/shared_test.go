@@ -13,12 +13,11 @@ import (
 // TestCatalogsOfOneVersionShareIndicators: two catalogs of files with the same content share one
 // set of ranked indicators; a file with one value changed is ranked on its own.
 func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
-	src := towntest.Catalog()
 	towns := towntest.Municipalities()
 	cat, values := towntest.Indicators()
 	write := func(values hensachi.IndicatorValues) string {
 		path := filepath.Join(t.TempDir(), "dataset.arrow")
-		if _, err := dataset.Write(path, towns, src.Meta, dataset.WithIndicators(cat, values)); err != nil {
+		if _, err := dataset.Write(path, towns, towntest.Meta(), dataset.WithIndicators(cat, values)); err != nil {
 			t.Fatal(err)
 		}
 		return path

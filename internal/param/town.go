@@ -65,6 +65,34 @@ func Municipality(c *town.Catalog, param, code string) (*hensachi.Municipality, 
 	return m, nil
 }
 
+// Peers reads peers, a municipality code whose 類似団体 a ranking is narrowed to: a malformed code
+// is an invalid parameter, an unknown one not found, and one of a municipality without a group
+// (the census counted nobody there) invalid too. Without peers it returns nil, nil.
+func Peers(c *town.Catalog, q Query) (*hensachi.PeerGroup, error) {
+	code, ok, err := q.One("peers")
+	if err != nil || !ok {
+		return nil, err
+	}
+	m, err := Municipality(c, "peers", code)
+	if err != nil {
+		return nil, err
+	}
+	g, ok := c.PeerGroupOf(m.Code)
+	if !ok {
+		return nil, invalid("peers", fmt.Sprintf("%s %s has no 類似団体: the census gives it no figures to class it by", m.Code, m.Name),
+			m.Name+"は国勢調査の数値がないため、類似団体がありません。")
+	}
+	return g, nil
+}
+
+// PeerGroupCode is Peers's group code, "" for every group.
+func PeerGroupCode(g *hensachi.PeerGroup) string {
+	if g == nil {
+		return ""
+	}
+	return g.Code
+}
+
 // MaxCompared is how many municipalities one comparison takes.
 const MaxCompared = 10
 

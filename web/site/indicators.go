@@ -106,7 +106,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	}
 	f := ind.Field()
 	list, err := listRanking(c, q, path, keep, func(pref string, offset, limit int) ([]rankingRow, int) {
-		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, pref, offset, limit)
+		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, town.Scope{Pref: pref}, offset, limit)
 		rows := make([]rankingRow, len(ranking.Items))
 		for j, it := range ranking.Items {
 			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,

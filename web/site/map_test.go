@@ -100,9 +100,8 @@ func itoa(n int) string { return strings.TrimSpace(number(float64(n), 0)) }
 // TestMapsOff: without boundaries the map page says why, as a 503, and the other pages stay,
 // the municipality page without its map.
 func TestMapsOff(t *testing.T) {
-	c := towntest.Catalog()
 	towns := towntest.Municipalities()
-	bare := town.New(towns, c.Meta, "v2", towntest.PublicURL)
+	bare := town.New(towns, towntest.Meta(), "v2", towntest.PublicURL)
 	s, err := New(Deps{Catalogs: staticCatalogs{bare}, PublicURL: towntest.PublicURL})
 	if err != nil {
 		t.Fatal(err)

@@ -176,7 +176,7 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 	}
 	axis := hensachi.Axes[a]
 	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, nil, func(pref string, offset, limit int) ([]rankingRow, int) {
-		items, total := c.Ranking(a, town.BestFirst, pref, offset, limit)
+		items, total := c.Ranking(a, town.BestFirst, town.Scope{Pref: pref}, offset, limit)
 		rows := make([]rankingRow, len(items))
 		for j, m := range items {
 			s := m.Scores[a]
