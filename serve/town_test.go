@@ -31,6 +31,7 @@ func TestGolden(t *testing.T) {
 		"municipality_07546.json":    "/town/v1/municipalities/07546", // 双葉町: no residents in 2020
 		"ranking_income_pref13.json": "/town/v1/rankings/income?pref=13&limit=5&offset=2",
 		"ranking_inflow_asc.json":    "/town/v1/rankings/inflow?order=asc&limit=3",
+		"ranking_income_peers.json":  "/town/v1/rankings/income?peers=13229&limit=3", // among 西東京市's 類似団体
 		"list_pref47.json":           "/town/v1/municipalities?pref=47",
 		"meta.json":                  "/town/v1/meta",
 		"similar_13101.json":         "/town/v1/municipalities/13101/similar?limit=3",
