@@ -105,7 +105,7 @@ func readRankingPage(c *town.Catalog, q param.Query) (rankingPage, error) {
 	if err != nil {
 		return rankingPage{}, err
 	}
-	peers, err := param.Peers(c, q)
+	_, peers, err := param.Peers(c, q)
 	if err != nil {
 		return rankingPage{}, err
 	}

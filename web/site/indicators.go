@@ -97,20 +97,30 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	if err != nil {
 		return "", nil, err
 	}
+	peerTown, peers, err := param.Peers(c, q)
+	if err != nil {
+		return "", nil, err
+	}
 	ind := c.Indicator(i)
 	year := ind.Years[k]
 	path := "/town/indicators/" + ind.Key
-	var keep url.Values
+	keep := url.Values{}
 	if k != len(ind.Years)-1 {
-		keep = url.Values{"year": {strconv.Itoa(year.Year)}}
+		keep.Set("year", strconv.Itoa(year.Year))
+	}
+	if peers != nil {
+		keep.Set("peers", peerTown.Code)
 	}
 	f := ind.Field()
 	list, err := listRanking(c, q, path, keep, func(pref string, offset, limit int) ([]rankingRow, int) {
-		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, town.Scope{Pref: pref}, offset, limit)
+		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, town.Scope{Pref: pref, Peers: param.PeerGroupCode(peers)}, offset, limit)
 		rows := make([]rankingRow, len(ranking.Items))
 		for j, it := range ranking.Items {
 			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(it.Hensachi, 'f', 1, 64), Value: number(it.Value.V, ind.Decimals)}
+			if peers != nil {
+				rows[j].PeerRank = integer(it.RankInPeers)
+			}
 			if it.Value.V == 0 && ind.ZeroLabel != "" {
 				rows[j].Value += "（" + ind.ZeroLabel + "）"
 			}
@@ -121,6 +131,9 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 		return "", nil, err
 	}
 	list.ValueUnit = ind.Unit
+	if peers != nil {
+		list.Peers = &peersFilter{Town: peerTown, Group: peers}
+	}
 	p := indicatorPage{rankingList: list, Indicator: ind, Year: year.Year, Formula: formulaText(ind.Formula), Method: c.IndicatorMethod(),
 		Reading: rankingReading(ind.Field()), Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
 	for kk, y := range ind.Years {
@@ -189,7 +202,8 @@ type indicatorGroup struct {
 }
 
 // indicatorGroups is row m's standing on every indicator, by group: each indicator's latest
-// figure with its year, its national rank and deviation score, and its series as a sparkline.
+// figure with its year, its national rank, deviation score and rank within its 類似団体, and its
+// series as a sparkline.
 //
 // The rows are written here rather than by the template: some 300 rows of five actions each,
 // every one escaped through reflection, took most of the page's time. A row is one list item of
@@ -223,6 +237,13 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 				b = append(b, integer(st.RankTotal)...)
 				b = append(b, " 位・偏差値 "...)
 				b = strconv.AppendFloat(b, p.Hensachi, 'f', 1, 64)
+				if p.RankInPeers > 0 {
+					b = append(b, "・類似団体 "...)
+					b = append(b, integer(p.RankInPeers)...)
+					b = append(b, " / "...)
+					b = append(b, integer(c.RankInPeers(c.IndicatorIndex(st.Indicator.Key), len(st.Series)-1, m).Total)...)
+					b = append(b, " 位"...)
+				}
 			} else {
 				b = append(b, "—（"...)
 				b = strconv.AppendInt(b, int64(p.Year), 10)

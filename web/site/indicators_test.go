@@ -36,6 +36,13 @@ func TestIndicatorPages(t *testing.T) {
 			`href="https://hensachi.example/town/indicators/births_per_1000?pref=01&amp;year=2020"`}, []string{"千代田区", `<th scope="col">都道府県</th>`}}, // one prefecture: no column of it
 		{"/town/indicators/fiscal_strength", 200, []string{"<code>finance.財政力指数</code>", "5 市区町村中 1〜5 位", "<th scope=\"col\" class=\"n\">値</th>",
 			`<a href="/town/map?m=fiscal_strength&amp;year=2022">`}, nil},
+		// among 中央区's 類似団体, the special wards: national ranks, and the rank within the group
+		{"/town/indicators/births_per_1000?peers=13102", 200, []string{"<small>2023年・中央区の類似団体</small>", "2 市区町村中 1〜2 位",
+			`<th scope="col" class="n">類似団体内</th>`, `<input type="hidden" name="peers" value="13102">`, `id="peers-note"`,
+			`<td class="n">3</td><td class="n">2</td><td class="name"><a href="/town/municipalities/13102">中央区</a>`,
+			`href="https://hensachi.example/town/indicators/births_per_1000?peers=13102"`}, []string{"札幌市"}},
+		{"/town/indicators/births_per_1000?peers=99999", 404, []string{"市区町村コード 99999 はありません"}, nil},
+		{"/town/indicators/births_per_1000?peers=abc", 400, nil, nil},
 		{"/town/indicators/nope", 404, []string{"この指標はありません"}, nil},
 		{"/town/indicators/births_per_1000?year=2019", 400, []string{"この指標の年は 2020, 2023 のいずれかです"}, nil},
 		{"/town/indicators/births_per_1000?year=abc", 400, nil, nil},
@@ -46,14 +53,14 @@ func TestIndicatorPages(t *testing.T) {
 		{"/town/municipalities/01100", 200, []string{`<h2 id="indicators">`, `<details class="ind"><summary><h3>人口・世帯 <small>1 指標</small></h3></summary>`,
 			`<li><a href=../indicators/births_per_1000>出生率（人口千人当たり）</a> <span class=nb>6.10 ‰</span>（2023）・全国 2 / 5 位・偏差値 `,
 			`<svg role=img aria-label="2020年 6.50 ‰ → 2023年 6.10 ‰"><path d=M2,2L62,14 /></svg>`,
-			`<li><a href=../indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0<svg role=img aria-label="2022年 0.72"><path d=M32,8L32,8 /></svg>`}, nil},
+			`<li><a href=../indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0・類似団体 1 / 1 位<svg role=img aria-label="2022年 0.72"><path d=M32,8L32,8 /></svg>`}, nil},
 		// no value in 2020: the line is the one year it has, a dot
 		{"/town/municipalities/01345", 200, []string{` <span class=nb>4.20 ‰</span>（2023）・全国 5 / 5 位・偏差値 `, `<svg role=img aria-label="2023年 4.20 ‰"><path d=M62,8L62,8 /></svg>`}, nil},
 	})
 }
 
-// TestMunicipalityIndicatorFigures: every municipality page shows town's latest value, rank and
-// deviation score of every indicator.
+// TestMunicipalityIndicatorFigures: every municipality page shows town's latest value, rank,
+// deviation score and rank within its 類似団体 of every indicator.
 func TestMunicipalityIndicatorFigures(t *testing.T) {
 	router := siteRouter(t)
 	c := towntest.Catalog()
@@ -64,7 +71,9 @@ func TestMunicipalityIndicatorFigures(t *testing.T) {
 			want := ">" + st.Indicator.Label + "</a> —（" + strconv.Itoa(st.Latest.Year) + "）"
 			if p := st.Latest; p.Value.Valid {
 				want = ">" + st.Indicator.Label + "</a> " + string(page.Nowrap(number(p.Value.V, st.Indicator.Decimals)+optionalUnit(st.Indicator))) + "（" + strconv.Itoa(p.Year) +
-					"）・全国 " + strconv.Itoa(p.Rank) + " / " + strconv.Itoa(st.RankTotal) + " 位・偏差値 " + strconv.FormatFloat(p.Hensachi, 'f', 1, 64) + "<svg "
+					"）・全国 " + strconv.Itoa(p.Rank) + " / " + strconv.Itoa(st.RankTotal) + " 位・偏差値 " + strconv.FormatFloat(p.Hensachi, 'f', 1, 64)
+				peers := c.RankInPeers(c.IndicatorIndex(st.Indicator.Key), len(st.Series)-1, m)
+				want += "・類似団体 " + strconv.Itoa(peers.Rank) + " / " + strconv.Itoa(peers.Total) + " 位<svg "
 			}
 			if !strings.Contains(body, want) {
 				t.Errorf("%s %s: no %q", code, st.Indicator.Key, want)

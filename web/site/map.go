@@ -54,8 +54,11 @@ type mapPage struct {
 	Prefectures []prefOption
 	Years       []yearOption
 	Pref        *hensachi.Prefecture
-	Map         template.HTML
-	Legend      []legendClass
+	// Peers is the 類似団体 coloured, the others grey; nil colours every municipality.
+	Peers      *hensachi.PeerGroup
+	PeerGroups []peerOption
+	Map        template.HTML
+	Legend     []legendClass
 	// Reading says what the colours mean (mapReading); Palette is the legend's palette class, as the map's.
 	Reading, Palette string
 	Drawn            string // how many municipalities the map draws, written as the pages write counts
@@ -74,6 +77,9 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	if p.Pref, err = param.Prefecture(c, q); err != nil {
 		return "", nil, err
 	}
+	if p.Peers, err = param.PeerGroup(c, q, "peer_group"); err != nil {
+		return "", nil, err
+	}
 	b, err := c.Boundaries()
 	if err != nil {
 		return "", nil, err
@@ -85,7 +91,10 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		d, where = set.prefs[p.Pref.Code](), p.Pref.Name
 	}
 	st := standingOf(c, p.M.Measure)
-	p.Map = mapSVG(c, d, p.M, st, where)
+	p.Map = mapSVG(c, d, p.M, st, where, param.PeerGroupCode(p.Peers))
+	for _, g := range c.PeerGroups() {
+		p.PeerGroups = append(p.PeerGroups, peerOption{Code: g.Code, Name: g.Name, Size: len(g.Members), Selected: g == p.Peers})
+	}
 	p.Drawn = integer(len(d.Rows))
 	for _, i := range d.Rows {
 		if !st.values[i].Valid {
@@ -109,6 +118,13 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	p.Base = s.base(c, p.M.Label+"の地図（"+where+"）",
 		where+"の市区町村を"+p.M.Label+"の偏差値で塗り分けた地図。"+p.Reading, mapURL(p.M.Key, prefCode))
 	return "map", p, nil
+}
+
+// peerOption is a 類似団体 in the map's select.
+type peerOption struct {
+	Code, Name string
+	Size       int
+	Selected   bool
 }
 
 // mapURL is the address of a measure's map, the whole country's for an empty pref.
@@ -195,8 +211,9 @@ func paletteOf(f hensachi.Field) string {
 }
 
 // mapSVG draws a measure's map: per municipality a link to its page around its path, whose title
-// gives the name, the value with its unit and the national rank.
-func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) template.HTML {
+// gives the name, the value with its unit and the national rank. With peers, a group's code, the
+// municipalities outside that 類似団体 are grey.
+func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where, peers string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(d.Rows) * 160)
 	fmt.Fprintf(&b, `<svg class="%s" viewBox="0 0 %d %d" role=group aria-labelledby=map-title><title id=map-title>%sの地図（%s）、%s 市区町村</title>`,
@@ -209,6 +226,9 @@ func mapSVG(c *town.Catalog, d *drawnMap, m measure, st standing, where string) 
 		if v := st.values[i]; v.Valid {
 			class = "c" + strconv.Itoa(mapClass(st.Hensachi[i]))
 			label = withUnit(v, m.Field) + "、全国 " + integer(st.Rank[i]) + " 位"
+		}
+		if g, ok := c.PeerGroupOf(t.Code); peers != "" && (!ok || g.Code != peers) {
+			class, label = "rest", "類似団体の外"
 		}
 		if d.Thin[n] {
 			class = `"` + class + ` t"`

@@ -40,6 +40,10 @@ func TestMapPage(t *testing.T) {
 		{"/town/map?m=income&year=2020", 400, "", []string{"year は指標のキー"}, nil},
 		{"/town/map?m=births_per_1000&year=1999", 400, "", []string{"この指標の年は"}, nil},
 		{"/town/map?pref=99", 400, "", []string{"都道府県コード 99 はありません"}, nil},
+		// one 類似団体 coloured, the others grey
+		{"/town/map?peer_group=special_ward", 200, "13101 13102", []string{`id="peer-note"`, "特別区（2020年国勢調査による類似団体、2 市区町村）",
+			`<option value="special_ward" selected>特別区（2）</option>`, `<a href=municipalities/01100 class=rest><path`, "札幌市（北海道）類似団体の外"}, nil},
+		{"/town/map?peer_group=nope", 400, "", []string{"「nope」という類似団体はありません"}, nil},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			status, body := getPage(t, router, tc.path)

@@ -31,12 +31,20 @@ type prefOption struct {
 type rankingRow struct {
 	Rank, Code, Name, Pref, Hensachi, Value string
 	PrefRank                                string // under a prefecture filter, the rank within it
+	PeerRank                                string // under a 類似団体 filter, the rank within the group
+}
+
+// peersFilter is the 類似団体 a ranking page is narrowed to: the municipality of peers= and its group.
+type peersFilter struct {
+	Town  *hensachi.Municipality
+	Group *hensachi.PeerGroup
 }
 
 // rankingList is what every ranking page (an axis's, an indicator's) shows around its rows: the
 // prefecture filter, the count, one page of rows and the links to the pages before and after.
 type rankingList struct {
 	Pref             *hensachi.Prefecture
+	Peers            *peersFilter // nil: every group
 	PrefQuery        string // ?pref=, to keep the prefecture on links to other rankings
 	Prefectures      []prefOption
 	ValueUnit        string // the values' unit, under the heading 値
@@ -145,10 +153,18 @@ func prefRanks(rows []rankingRow, offset int) {
 
 // where is the ranking's area: the country or the prefecture.
 func (l *rankingList) where() string {
+	where := "全国"
 	if l.Pref != nil {
-		return l.Pref.Name
+		where = l.Pref.Name
 	}
-	return "全国"
+	if l.Peers != nil {
+		peers := l.Peers.Town.Name + "の類似団体（" + l.Peers.Group.Name + "）"
+		if l.Pref == nil {
+			return peers
+		}
+		return where + "の" + peers
+	}
+	return where
 }
 
 // title names a ranking of what, with its area and, after the first, its page.
