@@ -45,7 +45,7 @@ type peersFilter struct {
 type rankingList struct {
 	Pref             *hensachi.Prefecture
 	Peers            *peersFilter // nil: every group
-	PrefQuery        string // ?pref=, to keep the prefecture on links to other rankings
+	PrefQuery        string       // ?pref=, to keep the prefecture on links to other rankings
 	Prefectures      []prefOption
 	ValueUnit        string // the values' unit, under the heading 値
 	Items            []rankingRow
