@@ -32,7 +32,7 @@ const (
 	peerSpecialWard = "special_ward"
 )
 
-// specialWards are Tokyo's 23 special wards, 13101–13123.
+// isSpecialWard reports whether a code is one of Tokyo's 23 special wards, 13101–13123.
 func isSpecialWard(code string) bool { return code >= "13101" && code <= "13123" }
 
 //go:embed core_cities.json
@@ -45,10 +45,9 @@ type CoreCity struct {
 	Designated string `json:"designated"` // YYYY-MM-DD
 }
 
-// coreCities is the manifest of the 中核市 (core_cities.json).
+// coreCities is the manifest of the 中核市 (core_cities.json), whose as_of and source say of when
+// and from where the list is.
 type coreCities struct {
-	AsOf   string     `json:"as_of"`
-	Source string     `json:"source"`
 	Cities []CoreCity `json:"core_cities"`
 }
 
