@@ -20,12 +20,17 @@ import (
 // the schema metadata key indicatorsKey, beside the meta document, whose shape it leaves alone.
 const indicatorsKey = "hensachi.indicators"
 
+// itemsKey holds the names of the items the catalogue's formulas take (Dataset.ItemNames), as a
+// JSON object: kept beside the catalogue, whose entries (hensachi.Indicator) name items by code.
+const itemsKey = "hensachi.items"
+
 // Option is something more for Write to write.
 type Option func(*options)
 
 type options struct {
 	indicators      hensachi.IndicatorCatalogue
 	indicatorValues hensachi.IndicatorValues
+	itemNames       map[string]string
 	boundaries      *geo.Boundaries
 	noBoundaries    string
 }
@@ -34,6 +39,12 @@ type options struct {
 // municipality for every survey year of every indicator.
 func WithIndicators(cat hensachi.IndicatorCatalogue, values hensachi.IndicatorValues) Option {
 	return func(o *options) { o.indicators, o.indicatorValues = cat, values }
+}
+
+// WithItemNames writes the names of the items the catalogue's formulas take, keyed as a formula
+// writes the item (A4101, finance.財政力指数).
+func WithItemNames(names map[string]string) Option {
+	return func(o *options) { o.itemNames = names }
 }
 
 // IndicatorColumn names the column of an indicator's values in one survey year.

@@ -1,6 +1,9 @@
 package dataset
 
 import (
+	"bytes"
+	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,6 +60,43 @@ func TestIndicatorsRoundTrip(t *testing.T) {
 	}
 	if idx := ds.rec.Schema().FieldIndices(IndicatorColumn("births_per_1000", 2023)); len(idx) != 1 {
 		t.Errorf("no column %s", IndicatorColumn("births_per_1000", 2023))
+	}
+}
+
+// TestItemNames: the names of the formulas' items are read back as written, and count in the
+// content checksum: a file whose names changed is refused.
+func TestItemNames(t *testing.T) {
+	ms, meta := twoMunicipalities()
+	cat, values := smallIndicators()
+	names := map[string]string{"A4101": "出生数", "A1101": "総人口"}
+	path := filepath.Join(t.TempDir(), "dataset.arrow")
+	if _, err := Write(path, ms, meta, WithIndicators(cat, values), WithItemNames(names)); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(ds.ItemNames, names) {
+		t.Errorf("item names %v, want %v", ds.ItemNames, names)
+	}
+	ds.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("出生数")) {
+		t.Fatal("the file does not hold 出生数")
+	}
+	// the schema, with its metadata, is in the file's head and footer
+	if err := os.WriteFile(path, bytes.ReplaceAll(b, []byte("出生数"), []byte("死亡数")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := Open(path); err == nil || !strings.Contains(err.Error(), "checksum") {
+		if ds != nil {
+			ds.Close()
+		}
+		t.Errorf("a file whose item names changed: %v, want refused by its checksum", err)
 	}
 }
 

@@ -22,7 +22,10 @@ type Dataset struct {
 	Meta hensachi.Meta
 	// Indicators is the indicator catalogue; IndicatorValue reads its values.
 	Indicators hensachi.IndicatorCatalogue
-	Version    string
+	// ItemNames name the items the catalogue's formulas take, keyed as a formula writes them (A4101:
+	// 出生数); empty for a file written before they were.
+	ItemNames map[string]string
+	Version   string
 
 	data []byte
 	rec  arrow.RecordBatch
@@ -133,8 +136,14 @@ func newDataset(data []byte) (d *Dataset, err error) {
 	}
 	header, _ := md.GetValue(boundariesKey)
 	d.boundaryHeader = strings.Clone(header)
+	itemsJSON, _ := md.GetValue(itemsKey)
+	if itemsJSON != "" {
+		if err := json.Unmarshal([]byte(itemsJSON), &d.ItemNames); err != nil {
+			return nil, fmt.Errorf("%w: item names: %v", ErrDataset, err)
+		}
+	}
 	want, _ := md.GetValue(checksumKey)
-	if got := contentChecksum(metaJSON, catJSON, rec); got != want {
+	if got := contentChecksum(metaJSON, catJSON, itemsJSON, rec); got != want {
 		return nil, fmt.Errorf("%w: content checksum %.16s… does not match the one written, %.16s…; the file is damaged", ErrDataset, got, want)
 	}
 	sum := sha256.Sum256(data)

@@ -13,19 +13,24 @@ import (
 )
 
 // checksumKey holds the content checksum in the schema metadata: SHA-256 over the meta JSON, the
-// indicator catalogue's JSON and every column but the boundaries', each as a reader decodes it.
+// indicator catalogue's JSON, the item names' JSON where the file has them, and every column but
+// the boundaries', each as a reader decodes it.
 // Write computes it from the record it is about to write and Open from the mapped file, so a file
 // whose bytes changed anywhere that matters to a reader is refused.
 const checksumKey = "hensachi.checksum"
 
-// contentChecksum hashes the meta document, the indicator catalogue and every column of rec but
-// the boundaries' (hashColumn), in order and by name. Columns are hashed from their buffers, not
+// contentChecksum hashes the meta document, the indicator catalogue, the item names (itemsJSON; ""
+// for a file written before they were, whose checksum did not take them) and every column of rec
+// but the boundaries' (hashColumn), in order and by name. Columns are hashed from their buffers, not
 // value by value (strings and list lengths, a few thousand, are): Open computes it on every start
 // and swap, over some 2,700 columns.
-func contentChecksum(metaJSON, catJSON string, rec arrow.RecordBatch) string {
+func contentChecksum(metaJSON, catJSON, itemsJSON string, rec arrow.RecordBatch) string {
 	h := sha256.New()
 	io.WriteString(h, metaJSON)
 	io.WriteString(h, "\n"+catJSON)
+	if itemsJSON != "" {
+		io.WriteString(h, "\n"+itemsJSON)
+	}
 	for i, col := range rec.Columns() {
 		if name := rec.ColumnName(i); !isBoundaryColumn(name) {
 			io.WriteString(h, "\n"+name)

@@ -36,7 +36,8 @@ import (
 //
 // The schema metadata holds "hensachi.meta", the JSON meta document (hensachi.Meta) — its
 // peer_groups are the only record of each municipality's 類似団体 (Municipality.PeerGroup),
-// "hensachi.indicators", the indicator catalogue (indicators.go), "hensachi.boundaries", the
+// "hensachi.indicators", the indicator catalogue and "hensachi.items", the names of the items its
+// formulas take (indicators.go), "hensachi.boundaries", the
 // boundaries' grids and checksum (boundaries.go), "hensachi.schema", the layout
 // version below, and "hensachi.checksum", the content checksum that Open verifies (validate.go).
 // The dataset version is the SHA-256 of the file.
@@ -124,6 +125,10 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...
 	if err != nil {
 		return "", fmt.Errorf("encode indicator catalogue: %w", err)
 	}
+	itemsJSON, err := json.Marshal(o.itemNames)
+	if err != nil {
+		return "", fmt.Errorf("encode item names: %w", err)
+	}
 	if err := checkIndicatorValues(cat, values, len(ms)); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
@@ -142,8 +147,8 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...
 			return "", fmt.Errorf("write %s: %s is in peer group %q, the meta's latest groups have it in %q", path, ms[i].Code, ms[i].PeerGroup, written.peerGroup[i])
 		}
 	}
-	md := arrow.NewMetadata([]string{metaKey, indicatorsKey, boundariesKey, schemaKey, checksumKey},
-		[]string{string(metaJSON), string(catJSON), boundaries, SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), rec)})
+	md := arrow.NewMetadata([]string{metaKey, indicatorsKey, itemsKey, boundariesKey, schemaKey, checksumKey},
+		[]string{string(metaJSON), string(catJSON), string(itemsJSON), boundaries, SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), string(itemsJSON), rec)})
 	schema := arrow.NewSchema(schemaFields(cat), &md)
 	rec = array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
 	defer rec.Release()

@@ -21,7 +21,7 @@ func documents(t *testing.T) map[string][]byte {
 	}
 	all := map[string][]byte{}
 	for _, g := range guides {
-		all[g.Name+".md"] = g.Source
+		all[g.File()] = g.Source
 	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -90,16 +90,26 @@ func readMarkdown(path string) ([]byte, bool) {
 }
 
 // TestEveryGuideSaysWhatItCovers: a guide opens with its title and a paragraph saying for whom it
-// is and what it covers.
+// is and what it covers, in its language; the /docs page's Japanese title and summary of it are
+// those of its Japanese version where it has one.
 func TestEveryGuideSaysWhatItCovers(t *testing.T) {
 	guides, err := docs.Guides()
 	if err != nil {
 		t.Fatal(err)
 	}
+	opening := map[string][2]string{"en": {"This guide is for ", "cover"}, "ja": {"このガイドは", "扱います"}}
 	for _, g := range guides {
 		_, rest, _ := strings.Cut(string(g.Source), "\n\n")
-		if g.Title == "" || !strings.HasPrefix(rest, "This guide is for ") || !strings.Contains(strings.SplitN(rest, "\n\n", 2)[0], "cover") {
-			t.Errorf("%s.md does not open with its title and what it covers", g.Name)
+		o := opening[g.Lang]
+		if g.Title == "" || !strings.HasPrefix(rest, o[0]) || !strings.Contains(strings.SplitN(rest, "\n\n", 2)[0], o[1]) {
+			t.Errorf("%s does not open with its title and what it covers", g.File())
+		}
+		about, ok := docs.About[g.Name]
+		switch {
+		case !ok || about.Title == "" || !strings.HasSuffix(about.Summary, "。"):
+			t.Errorf("docs.About has no Japanese title and summary of %s", g.Name)
+		case g.Lang == "ja" && about.Title != g.Title:
+			t.Errorf("docs.About titles %s %q, its Japanese version %q", g.Name, about.Title, g.Title)
 		}
 	}
 }
@@ -122,9 +132,9 @@ func TestRenderedLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages[g.Name] = string(html)
+		pages[g.Path()] = string(html)
 		for _, m := range id.FindAllStringSubmatch(string(html), -1) {
-			ids[docs.PagePath(g.Name)] = append(ids[docs.PagePath(g.Name)], m[1])
+			ids[g.Path()] = append(ids[g.Path()], m[1])
 		}
 	}
 	for name, html := range pages {
@@ -139,7 +149,7 @@ func TestRenderedLinks(t *testing.T) {
 			switch {
 			case strings.Contains(link, "://"), strings.HasPrefix(link, "mailto:"):
 			case strings.HasPrefix(link, "#"):
-				if !slices.Contains(ids[docs.PagePath(name)], link[1:]) {
+				if !slices.Contains(ids[name], link[1:]) {
 					t.Errorf("%s: link %q: no such anchor on the page", name, link)
 				}
 			case strings.HasPrefix(link, "/"):
@@ -163,6 +173,10 @@ func TestSitePath(t *testing.T) {
 		ok         bool
 	}{
 		{"api.md", "/docs/api", true},
+		// a link names a file: the English data guide, or its Japanese version at the guide's address
+		{"data.md#denominators", "/docs/data.en#denominators", true},
+		{"data.ja.md#分母", "/docs/data#分母", true},
+		{"api.ja.md", "", false}, // no such version
 		{"operating.md#several-replicas-on-postgresql", "/docs/operating#several-replicas-on-postgresql", true},
 		{"./face.md#x", "/docs/face#x", true},
 		{"#errors", "#errors", true},
@@ -203,12 +217,77 @@ func TestEveryFileIsAGuide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	guides, err := docs.Guides()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
-		if !slices.Contains(docs.Names, strings.TrimSuffix(f, ".md")) {
-			t.Errorf("docs/%s is not among docs.Names", f)
+		if !slices.ContainsFunc(guides, func(g docs.Guide) bool { return g.File() == f }) {
+			t.Errorf("docs/%s is neither a guide of docs.Names nor the Japanese version (name.ja.md) of one", f)
 		}
 	}
-	if len(files) != len(docs.Names) {
-		t.Errorf("%d guides in docs/, %d names", len(files), len(docs.Names))
+	if len(files) != len(guides) {
+		t.Errorf("%d files in docs/, %d guides", len(files), len(guides))
+	}
+}
+
+// TestRenderedTablesScroll: a guide's table is rendered inside a box that scrolls sideways on its
+// own (the site's class scroll), so that at a phone's width it keeps readable columns and the page
+// stays as wide as the screen.
+func TestRenderedTablesScroll(t *testing.T) {
+	guides, err := docs.Guides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range guides {
+		html, err := docs.Render(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables, boxed := strings.Count(string(html), "<table"), strings.Count(string(html), `<div class="scroll"><table>`)
+		if tables != boxed || strings.Count(string(html), "</table></div>") != tables {
+			t.Errorf("%s: %d tables, %d in a scrolling box", g.File(), tables, boxed)
+		}
+		if g.Name == "data" && tables < 5 {
+			t.Errorf("%s: %d tables, the guide has at least five", g.File(), tables)
+		}
+	}
+}
+
+// TestJapaneseDataGuide: the data guide's Japanese version holds what readers of the site need
+// (the credits, directions, dashes, breaks, denominators, the evacuation rule, rounding) with the
+// English version's tables, and links both ways.
+func TestJapaneseDataGuide(t *testing.T) {
+	guides, err := docs.Guides()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var en, ja docs.Guide
+	for _, g := range guides {
+		switch {
+		case g.Name == "data" && g.Lang == "en":
+			en = g
+		case g.Name == "data" && g.Lang == "ja":
+			ja = g
+		}
+	}
+	if ja.Source == nil || en.Source == nil {
+		t.Fatalf("the data guide in English and Japanese: %v, %v", en.Source != nil, ja.Source != nil)
+	}
+	if en.Path() != "/docs/data.en" || ja.Path() != "/docs/data" || docs.PagePath("data") != ja.Path() {
+		t.Errorf("addresses: English %s, Japanese %s", en.Path(), ja.Path())
+	}
+	for _, want := range []string{"## クレジット", "### 良い方の向きと種類", "### 出典のダッシュ", "### 系列・切れ目・調査年",
+		"### 分母", "### 避難の規則", "### 丸め", "`lower_better`", "`jumin_next_january`", "28.75", "1,735", "(data.md)"} {
+		if !strings.Contains(string(ja.Source), want) {
+			t.Errorf("data.ja.md has no %q", want)
+		}
+	}
+	if !strings.Contains(string(en.Source), "(data.ja.md)") {
+		t.Error("data.md does not link its Japanese version")
+	}
+	rows := regexp.MustCompile("(?m)^\\|---")
+	if got, want := len(rows.FindAllString(string(ja.Source), -1)), len(rows.FindAllString(string(en.Source), -1)); got != want {
+		t.Errorf("data.ja.md has %d tables, data.md %d", got, want)
 	}
 }

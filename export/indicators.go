@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -26,12 +27,18 @@ type Selection struct {
 	Indicators []int
 	// Year is a survey year every one of them has; 0 takes each in its latest.
 	Year int
+	// Change, when not zero, is two survey years, earlier first, between which every one of them
+	// has a change (param.ExportChange): each gets its change columns too.
+	Change [2]int
 }
 
 // key names the selection in a cache.
 func (s Selection) key() string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(s.Year))
+	if s.Change != [2]int{} {
+		fmt.Fprintf(&b, ":%d-%d", s.Change[0], s.Change[1])
+	}
 	for _, i := range s.Indicators {
 		b.WriteByte(',')
 		b.WriteString(strconv.Itoa(i))
@@ -41,7 +48,8 @@ func (s Selection) key() string {
 
 // Table is the table every format writes for rows: Columns, then for each indicator of sel, in
 // its survey year, {key}_{year} (the value; an integer for an indicator of no decimals, a count),
-// {key}_{year}_rank (national) and {key}_{year}_hensachi, null where the municipality has no value.
+// {key}_{year}_rank (national) and {key}_{year}_hensachi, null where the municipality has no value;
+// and with sel.Change its change columns (changeColumns).
 func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hensachi.Column {
 	cols := Columns(&c.Meta, rows)
 	if len(sel.Indicators) == 0 {
@@ -76,8 +84,59 @@ func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hens
 			rank.Ints[k], score.Floats[k] = col.Ranks[m], col.Hensachi[m]
 		}
 		cols = append(cols, value, rank, score)
+		if sel.Change != [2]int{} {
+			cols = append(cols, changeColumns(c, i, sel.Change, index)...)
+		}
 	}
 	return cols
+}
+
+// changeColumns are indicator i's change between the survey years of change for the rows index
+// (positions in the catalog): {key}_{from}_{to}_{diff|pct} (the change: a difference in the
+// indicator's unit, an integer where its values are, or a percent of the earlier value),
+// {…}_rank (national) and {…}_hensachi, the measure in the name so that no column is read as the
+// other; null where the municipality has no change. The change is ranked once per catalog and
+// pair of years (town.Catalog.IndicatorChange), so the columns cost a copy per call.
+func changeColumns(c *town.Catalog, i int, change [2]int, index []int) []hensachi.Column {
+	ind := c.Indicator(i)
+	ch := c.IndicatorChange(i, ind.YearIndex(change[0]), ind.YearIndex(change[1]))
+	name := fmt.Sprintf("%s_%d_%d_%s", ind.Key, change[0], change[1], changeSuffix(ind))
+	value := hensachi.Column{Name: name}
+	if ch.Decimals() == 0 {
+		value.Ints = make([]hensachi.Optional[int64], len(index))
+	} else {
+		value.Floats = make([]hensachi.Optional[float64], len(index))
+	}
+	rank := hensachi.Column{Name: name + "_rank", Ints: make([]hensachi.Optional[int64], len(index))}
+	score := hensachi.Column{Name: name + "_hensachi", Floats: make([]hensachi.Optional[float64], len(index))}
+	for k, m := range index {
+		v := ch.Values[m]
+		if value.Ints != nil {
+			value.Ints[k] = Whole(v)
+		} else {
+			value.Floats[k] = v
+		}
+		if v.Valid {
+			rank.Ints[k], score.Floats[k] = hensachi.Some(int64(ch.Ranks[m])), hensachi.Some(ch.Hensachi[m])
+		}
+	}
+	return []hensachi.Column{value, rank, score}
+}
+
+// changeInName is what a file name says of a change's years: -change-2015-2020, "" without one.
+func changeInName(change [2]int) string {
+	if change == [2]int{} {
+		return ""
+	}
+	return fmt.Sprintf("-change-%d-%d", change[0], change[1])
+}
+
+// changeSuffix names an indicator's measure of change in a column name.
+func changeSuffix(ind *hensachi.Indicator) string {
+	if ind.Change == hensachi.ChangePercent {
+		return "pct"
+	}
+	return "diff"
 }
 
 // selectionKey names an export with indicators in its cache.
@@ -91,7 +150,8 @@ var withIndicators = town.NewCache[selectionKey, *File](exportBudget, (*File).he
 
 // WithIndicators returns the file of a prefecture ("" for the whole country) with the indicator
 // columns of sel, built on its first request and kept while the budget allows; an unknown
-// prefecture is not_found. The file is named as Of's with "-indicators" before the extension.
+// prefecture is not_found. The file is named as Of's with "-indicators" before the extension, and
+// "-change-{from}-{to}" after it with a change.
 func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*File, error) {
 	list, ok := c.List(pref)
 	if !ok {
@@ -101,7 +161,7 @@ func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*Fi
 		return Of(c, f, pref)
 	}
 	return withIndicators.Get(context.Background(), c, selectionKey{f, pref, sel.key()}, func() (*File, error) {
-		name := strings.TrimSuffix(Filename(&c.Meta, pref, f.Name), "."+f.Name) + "-indicators." + f.Name
+		name := strings.TrimSuffix(Filename(&c.Meta, pref, f.Name), "."+f.Name) + "-indicators" + changeInName(sel.Change) + "." + f.Name
 		file, err := build(f, c, list.Items, sel, name)
 		if err != nil {
 			return nil, err

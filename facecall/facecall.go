@@ -216,6 +216,10 @@ func (s *Service) keep(ctx context.Context, data []byte, ext string) {
 	}
 }
 
+// KeepsUploads reports whether the calls keep their uploads (Config.Uploads), for pages that tell
+// the people uploading.
+func (s *Service) KeepsUploads() bool { return s.cfg.Uploads != nil }
+
 // UploadsNotKept returns how many analysed uploads could not be kept since the start, and why the
 // last attempt (or the start-up check) failed; nil once an upload is kept again, and without storage.
 func (s *Service) UploadsNotKept() (int64, error) {

@@ -26,8 +26,11 @@ type Result struct {
 	Meta            hensachi.Meta
 	Indicators      hensachi.IndicatorCatalogue
 	IndicatorValues hensachi.IndicatorValues
-	Report          *Report
-	HashMismatches  []HashMismatch
+	// ItemNames name the items the catalogue's formulas take, keyed as a formula writes them
+	// (A4101: 出生数, finance.財政力指数, jumin.population), for the pages to show the formulas in words.
+	ItemNames      map[string]string
+	Report         *Report
+	HashMismatches []HashMismatch
 	// UnmatchedCoreCities are the 中核市 of core_cities.json that the code list does not hold
 	// under their code and name, which are therefore classed as 都市 (a test's code list of a
 	// few invented municipalities holds none; the real one must hold all).
@@ -284,6 +287,7 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 	if res.Indicators, res.IndicatorValues, err = buildIndicators(inds, panel, parsed.codeList, report, ev); err != nil {
 		return nil, err
 	}
+	res.ItemNames = panel.itemNames(inds)
 	log.Info("assembled indicators", "count", len(res.Indicators.Indicators), "disagreements", len(disagreements), "took", since(start))
 	core, err := LoadCoreCities()
 	if err != nil {

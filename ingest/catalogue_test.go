@@ -59,6 +59,9 @@ func TestIndicatorManifestErrors(t *testing.T) {
 		{"from after to", with(`"decimals": 2`, `"decimals": 2, "from_year": 2020, "to_year": 2016`), "births", "to_year", "before from_year"},
 		{"not a year", with(`"decimals": 2`, `"decimals": 2, "from_year": 20`), "births", "from_year", "not a survey year"},
 		{"break without a note", with(`"decimals": 2`, `"decimals": 2, "breaks": [2018]`), "births", "note", "must be explained"},
+		{"unknown change", with(`"decimals": 2`, `"decimals": 2, "change": "ratio"`), "births", "change", `"ratio" is not one of difference, percent`},
+		{"a change of a change", with(`"numerator": ["A4101"], "denominator": ["A1101"], "scale": 1000}, "denominator_source": "census"`,
+			`"items": ["A1101"], "change_over": 1}, "change": "difference"`), "births", "change", "itself a change"},
 		{"break outside the years", with(`"decimals": 2`, `"decimals": 2, "to_year": 2016, "breaks": [2018], "note": "n"`), "births", "breaks", "outside from_year–to_year"},
 	}
 	for _, tc := range tests {
@@ -355,6 +358,7 @@ func TestIndicatorPlanErrors(t *testing.T) {
 		{"a denominator of different years", entry(hensachi.Formula{Numerator: []string{"A1101"}, Denominator: []string{"A1101", "A4101"}}, 0, 0),
 			"formula.denominator", "must share a survey year"},
 		{"no year within the bounds", entry(hensachi.Formula{Items: []string{"A1101"}}, 2016, 2019), "formula.items", "no survey year"},
+		{"years without a measure of change", entry(hensachi.Formula{Items: []string{"A1101"}}, 0, 0), "change", "declare how a change between two of them is measured"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -440,4 +444,38 @@ func ExampleFormula() {
 	f := hensachi.Formula{Numerator: []string{"A4101"}, Denominator: []string{"A1101"}, Scale: 1000}
 	fmt.Println(f.Counted(), f.Factor(), hensachi.Formula{Items: []string{"A1101"}}.Factor())
 	// Output: [A4101] 1000 1
+}
+
+// TestItemNames: every item a formula of the catalogue takes has a name for the pages to show
+// beside its code: SSDSE-A's own, a finance list's header, the other sources' item in words.
+func TestItemNames(t *testing.T) {
+	res, err := indicatorResult(t, fixtures.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for item, want := range map[string]string{
+		"A4101":                 fixtureColumn("A4101").Name,
+		"A1101":                 "総人口",
+		"finance.財政力指数":         "財政力指数",
+		"portal.C120110":        "課税対象所得（千円）",
+		"jumin.population":      "住民基本台帳人口（1月1日、日本人住民と外国人住民）",
+		"furusato.receipts_yen": "ふるさと納税の受入額（円）",
+	} {
+		if got, ok := res.ItemNames[item]; ok && got != want {
+			t.Errorf("the name of %s: %q, want %q", item, got, want)
+		}
+	}
+	for _, ind := range res.Indicators.Indicators {
+		f := ind.Formula
+		for _, item := range slices.Concat(f.Counted(), f.Minus, f.Denominator) {
+			if res.ItemNames[item] == "" {
+				t.Errorf("%s: item %s has no name", ind.Key, item)
+			}
+		}
+	}
+	for _, item := range []string{"A4101", "finance.財政力指数", "portal.C120110", "jumin.population"} {
+		if _, ok := res.ItemNames[item]; !ok {
+			t.Errorf("the fixture catalogue takes %s, which has no name", item)
+		}
+	}
 }

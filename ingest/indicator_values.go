@@ -345,6 +345,53 @@ func sumAt(cols [][]figure, i int) figure {
 	return f
 }
 
+// sourceItemNames name the items of the sources other than SSDSE-A and the finance lists, whose files
+// name them by a code (portal's C120110) or by a header too short to stand alone (住民基本台帳's 計),
+// for the pages to show beside the item.
+var sourceItemNames = map[item]string{
+	{portalItems, PortalTaxableIncome}:       "課税対象所得（千円）",
+	{portalItems, PortalTaxpayers}:           "納税義務者数（所得割）",
+	{furusatoItems, furusatoReceiptsItem}:    "ふるさと納税の受入額（千円）",
+	{furusatoItems, furusatoReceiptsYenItem}: "ふるさと納税の受入額（円）",
+	{furusatoItems, furusatoCountItem}:       "ふるさと納税の受入件数",
+	{juminItems, JuminPopulation}:            "住民基本台帳人口（1月1日、日本人住民と外国人住民）",
+	{juminItems, JuminHouseholds}:            "住民基本台帳の世帯数（1月1日）",
+	{juminItems, JuminBirths}:                "出生者数（住民基本台帳、年中）",
+	{juminItems, JuminDeaths}:                "死亡者数（住民基本台帳、年中）",
+	{juminItems, JuminMovesIn}:               "転入者数（住民基本台帳、年中）",
+	{juminItems, JuminMovesOut}:              "転出者数（住民基本台帳、年中）",
+}
+
+// itemNames returns the name of every item the indicators' formulas name, keyed as a formula
+// writes the item: SSDSE-A's own name in the newest edition that has the item, a finance list's
+// figure by its header, the others by sourceItemNames.
+func (p *itemPanel) itemNames(inds []hensachi.Indicator) map[string]string {
+	names := map[string]string{}
+	for _, ind := range inds {
+		f := ind.Formula
+		for _, raw := range slices.Concat(f.Counted(), f.Minus, f.Denominator) {
+			it, err := parseItem(raw)
+			if err != nil {
+				continue // plan refused it already
+			}
+			switch {
+			case it.source == "":
+				for _, y := range slices.Backward(p.series[it]) {
+					if y.name != "" {
+						names[raw] = y.name
+						break
+					}
+				}
+			case it.source == financeItems:
+				names[raw] = it.name
+			default:
+				names[raw] = sourceItemNames[it]
+			}
+		}
+	}
+	return names
+}
+
 // buildIndicators plans and computes every indicator of the catalogue, census rates under the
 // evacuation rule ev.
 func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *Report, ev evacuation) (hensachi.IndicatorCatalogue, hensachi.IndicatorValues, error) {
@@ -358,6 +405,9 @@ func buildIndicators(inds []hensachi.Indicator, p *itemPanel, cl *CodeList, r *R
 		withYears, v := plan.values(cl, r, ev)
 		if len(v) == 0 {
 			return cat, nil, manifestErr(ind.Key, "formula", "no municipality has a value in any survey year (%s)", yearList(plan.years))
+		}
+		if err := checkChangeDeclared(withYears); err != nil {
+			return cat, nil, err
 		}
 		cat.Indicators = append(cat.Indicators, withYears)
 		values = append(values, v)

@@ -228,6 +228,9 @@ func checkIndicator(ind hensachi.Indicator) error {
 	if ind.Kind == hensachi.KindCount && ind.Direction != hensachi.DirectionNeutral {
 		return manifestErr(key, "direction", "a count is %s, not %s", hensachi.DirectionNeutral, ind.Direction)
 	}
+	if err := checkChange(ind); err != nil {
+		return err
+	}
 	if ind.DirectionNote != "" && strings.TrimSpace(ind.DirectionNote) == "" {
 		return manifestErr(key, "direction_note", "blank")
 	}
@@ -301,6 +304,38 @@ func checkFormula(key string, f hensachi.Formula) error {
 		}
 	}
 	return nil
+}
+
+// checkChange checks the measure of a change between years, where one is declared: one of
+// hensachi.IndicatorChanges, and none for an indicator that is itself a change (change_over),
+// whose change between two years would be its growth's acceleration, which readers take for the
+// growth. Whether an entry must declare one depends on its survey years, which only the sources
+// tell (checkChangeDeclared).
+func checkChange(ind hensachi.Indicator) error {
+	switch {
+	case ind.Change == "":
+		return nil
+	case !slices.Contains(hensachi.IndicatorChanges, ind.Change):
+		return manifestErr(ind.Key, "change", "%q is not one of %s", ind.Change, strings.Join(hensachi.IndicatorChanges, ", "))
+	case ind.Formula.ChangeOver != 0:
+		return manifestErr(ind.Key, "change", "the indicator is itself a change (formula.change_over); a change of it between years means nothing a reader would look for: give none")
+	}
+	return nil
+}
+
+// checkChangeDeclared requires a measure of change of an indicator found with two or more survey
+// years that is not itself a change: how its years compare is the manifest's to say, not a
+// default's.
+func checkChangeDeclared(ind hensachi.Indicator) error {
+	if len(ind.Years) < 2 || ind.Change != "" || ind.Formula.ChangeOver != 0 {
+		return nil
+	}
+	years := make([]int, len(ind.Years))
+	for k, y := range ind.Years {
+		years[k] = y.Year
+	}
+	return manifestErr(ind.Key, "change", "the indicator has %d survey years (%s): declare how a change between two of them is measured, %s",
+		len(years), intList(years), strings.Join(hensachi.IndicatorChanges, " or "))
 }
 
 // checkDenominatorSource requires denominator_source exactly when the formula has a denominator,

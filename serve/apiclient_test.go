@@ -133,8 +133,15 @@ func TestGeneratedClient(t *testing.T) {
 	year := 2020
 	ranking, err := c.GetIndicatorRankingWithResponse(ctx, "fiscal_strength", &apiclient.GetIndicatorRankingParams{Year: &year, Pref: &pref, Limit: &limit})
 	check("getIndicatorRanking", err, ranking.StatusCode(), http.StatusOK)
-	if d := ranking.JSON200.Data; d.Year != 2020 || len(d.Items) != 5 || d.Items[0].Year != 2020 || d.Indicator.Key != "fiscal_strength" {
-		t.Errorf("getIndicatorRanking: %+v", d)
+	if d, err := ranking.JSON200.Data.AsIndicatorRanking(); err != nil || d.Year != 2020 || len(d.Items) != 5 || d.Items[0].Year != 2020 || d.Indicator.Key != "fiscal_strength" {
+		t.Errorf("getIndicatorRanking: %+v, %v", d, err)
+	}
+	from, to := 2015, 2020
+	changed, err := c.GetIndicatorRankingWithResponse(ctx, "fiscal_strength", &apiclient.GetIndicatorRankingParams{From: &from, To: &to, Pref: &pref, Limit: &limit})
+	check("getIndicatorRanking (change)", err, changed.StatusCode(), http.StatusOK)
+	if d, err := changed.JSON200.Data.AsIndicatorChangeRanking(); err != nil || d.Change.Measure != apiclient.IndicatorChangeMeasureDifference || len(d.Items) != 5 ||
+		d.Items[0].FromYear != 2015 || d.Items[0].ToYear != 2020 || d.Indicator.Change == nil {
+		t.Errorf("getIndicatorRanking (change): %+v, %v", d, err)
 	}
 	keys := "population,fiscal_strength"
 	standing, err := c.GetMunicipalityIndicatorsWithResponse(ctx, "13101", &apiclient.GetMunicipalityIndicatorsParams{Keys: &keys})

@@ -36,9 +36,9 @@ var exportFormats = func() []string {
 }()
 
 // getExport answers GET /town/v1/export, with the indicators' columns when asked (indicators=,
-// year=).
+// year=) and their change columns (change=).
 func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref", "indicators", "year")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "pref", "indicators", "year", "change")
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +56,9 @@ func (s *Server) getExport(c *call, _ httprouter.Params) ([]byte, error) {
 	}
 	var sel export.Selection
 	if sel.Indicators, sel.Year, err = param.IndicatorsYear(c.catalog, q, idx, isAll(q)); err != nil {
+		return nil, err
+	}
+	if sel.Indicators, sel.Change, err = param.ExportChange(c.catalog, q, sel.Indicators, isAll(q)); err != nil {
 		return nil, err
 	}
 	if format == jsonFormat && len(sel.Indicators) > 0 {
@@ -102,9 +105,10 @@ var seriesFormats = func() []string {
 	return names
 }()
 
-// getSeriesExport answers GET /town/v1/export/series: the indicators' long table.
+// getSeriesExport answers GET /town/v1/export/series: the indicators' long table, or with change=
+// its rows of the later year with the change (export.SeriesChange).
 func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "indicators", "pref")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "format", "indicators", "pref", "change")
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +120,13 @@ func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	all := idx == nil || isAll(q)
 	if idx == nil {
 		idx = c.catalog.IndicatorGroupIndexes("")
+	}
+	idx, change, err := param.ExportChange(c.catalog, q, idx, all)
+	if err != nil {
+		return nil, err
 	}
 	pref, err := param.Prefecture(c.catalog, q)
 	if err != nil {
@@ -129,7 +138,11 @@ func (s *Server) getSeriesExport(c *call, _ httprouter.Params) ([]byte, error) {
 	}
 	return c.serve(func() ([]byte, error) {
 		var err error
-		c.file, err = export.Series(c.r.Context(), c.catalog, f, param.PrefectureCode(pref), idx)
+		if change != [2]int{} {
+			c.file, err = export.SeriesChange(c.r.Context(), c.catalog, f, param.PrefectureCode(pref), idx, change)
+		} else {
+			c.file, err = export.Series(c.r.Context(), c.catalog, f, param.PrefectureCode(pref), idx)
+		}
 		return nil, err
 	})
 }

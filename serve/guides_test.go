@@ -37,7 +37,7 @@ func guideDocuments(t *testing.T) []document {
 		t.Fatal(err)
 	}
 	for _, g := range guides {
-		all = append(all, document{"docs/" + g.Name + ".md", g.Source})
+		all = append(all, document{"docs/" + g.File(), g.Source})
 	}
 	return all
 }

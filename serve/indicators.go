@@ -31,11 +31,15 @@ func (s *Server) listIndicators(c *call, _ httprouter.Params) ([]byte, error) {
 }
 
 func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "year", "order", "pref", "peers", "limit", "offset")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "year", "from", "to", "order", "pref", "peers", "limit", "offset")
 	if err != nil {
 		return nil, err
 	}
 	i, err := param.Indicator(c.catalog, ps.ByName("key"))
+	if err != nil {
+		return nil, err
+	}
+	ch, isChange, err := param.IndicatorChange(c.catalog, q, i)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +50,12 @@ func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, err
 	p, err := readRankingPage(c.catalog, q)
 	if err != nil {
 		return nil, err
+	}
+	if isChange {
+		return c.serve(func() ([]byte, error) {
+			page := c.catalog.IndicatorChangePage(i, ch.From, ch.To, p.order, p.scope, p.offset, p.limit)
+			return indicatorBodies.Of(c.catalog).changeRankingData(i, page), nil
+		})
 	}
 	return c.serve(func() ([]byte, error) {
 		page := c.catalog.IndicatorRankingPage(i, k, p.order, p.scope, p.offset, p.limit)
@@ -122,21 +132,23 @@ var indicatorBodies = town.NewMemo(func(c *town.Catalog) *indicatorJSONs {
 
 // indicatorJSON is a catalogue entry as the API gives it.
 type indicatorJSON struct {
-	Key               string              `json:"key"`
-	Label             string              `json:"label"`
-	Unit              string              `json:"unit"`
-	Group             string              `json:"group"`
-	Description       string              `json:"description"`
-	Source            string              `json:"source"`
-	Direction         string              `json:"direction"`
-	DirectionNote     string              `json:"direction_note"`
-	Kind              string              `json:"kind"`
-	Formula           hensachi.Formula    `json:"formula"`
-	DenominatorSource *string             `json:"denominator_source"`
-	Decimals          int                 `json:"decimals"`
-	Breaks            []int               `json:"breaks"`
-	Note              string              `json:"note"`
-	Years             []indicatorYearJSON `json:"years"`
+	Key               string           `json:"key"`
+	Label             string           `json:"label"`
+	Unit              string           `json:"unit"`
+	Group             string           `json:"group"`
+	Description       string           `json:"description"`
+	Source            string           `json:"source"`
+	Direction         string           `json:"direction"`
+	DirectionNote     string           `json:"direction_note"`
+	Kind              string           `json:"kind"`
+	Formula           hensachi.Formula `json:"formula"`
+	DenominatorSource *string          `json:"denominator_source"`
+	Decimals          int              `json:"decimals"`
+	Breaks            []int            `json:"breaks"`
+	Note              string           `json:"note"`
+	// Change is how a change between two years is measured, null where the indicator has none.
+	Change *string             `json:"change"`
+	Years  []indicatorYearJSON `json:"years"`
 	// Latest is the summary of the latest survey year, null for an indicator without a year.
 	Latest *indicatorYearJSON `json:"latest"`
 }
@@ -156,6 +168,9 @@ func newIndicatorJSON(ind *hensachi.Indicator) indicatorJSON {
 		Decimals: ind.Decimals, Breaks: ind.Breaks, Note: ind.Note, Years: make([]indicatorYearJSON, len(ind.Years))}
 	if ind.DenominatorSource != "" {
 		out.DenominatorSource = &ind.DenominatorSource
+	}
+	if ind.Change != "" {
+		out.Change = &ind.Change
 	}
 	if out.Breaks == nil {
 		out.Breaks = []int{}
@@ -218,6 +233,59 @@ func (b *indicatorJSONs) rankingData(i int, p town.IndicatorRankingPage) []byte 
 		m := it.Municipality
 		out.Items[k] = indicatorRankingItemJSON{Rank: it.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
 			Hensachi: it.Hensachi, Value: it.Value.V, Year: it.Year, RankInPeers: rankIf(it.RankInPeers, it.RankInPeers > 0)}
+	}
+	return dataMember(out)
+}
+
+type indicatorChangeItemJSON struct {
+	Rank        int                 `json:"rank"`
+	Code        string              `json:"code"`
+	Name        string              `json:"name"`
+	Prefecture  hensachi.Prefecture `json:"prefecture"`
+	Hensachi    float64             `json:"hensachi"`
+	Change      float64             `json:"change"`
+	FromYear    int                 `json:"from_year"`
+	FromValue   float64             `json:"from_value"`
+	ToYear      int                 `json:"to_year"`
+	ToValue     float64             `json:"to_value"`
+	RankInPeers *int                `json:"rank_in_peers"`
+}
+
+// changeJSON says what a change's ranking compares and how: the two survey years, the measure
+// (hensachi.ChangeDifference or ChangePercent) and its unit.
+type changeJSON struct {
+	From    int    `json:"from"`
+	To      int    `json:"to"`
+	Measure string `json:"measure"`
+	Unit    string `json:"unit"`
+}
+
+type indicatorChangeRankingJSON struct {
+	Indicator  rawJSON                   `json:"indicator"`
+	Change     changeJSON                `json:"change"`
+	Order      string                    `json:"order"`
+	Prefecture *hensachi.Prefecture      `json:"prefecture"`
+	PeerGroup  *peerGroupJSON            `json:"peer_group"`
+	Total      int                       `json:"total"`
+	Offset     int                       `json:"offset"`
+	Limit      int                       `json:"limit"`
+	Items      []indicatorChangeItemJSON `json:"items"`
+}
+
+// changeRankingData is the data of GET /town/v1/indicators/{key}?from=&to=: indicator i's entry,
+// what the change compares, and a page of its ranking, each item with its change, the two values it
+// is computed from and its rank within its 類似団体.
+func (b *indicatorJSONs) changeRankingData(i int, p town.IndicatorChangePage) []byte {
+	ch := p.Change
+	out := indicatorChangeRankingJSON{Indicator: b.entries[i],
+		Change: changeJSON{From: ch.FromYear(), To: ch.ToYear(), Measure: ch.Indicator.Change, Unit: ch.Unit()},
+		Order:  string(p.Order), Prefecture: p.Prefecture, PeerGroup: newPeerGroupJSON(p.PeerGroup), Total: p.Total, Offset: p.Offset, Limit: p.Limit,
+		Items: make([]indicatorChangeItemJSON, len(p.Items))}
+	for k, it := range p.Items {
+		m := it.Municipality
+		out.Items[k] = indicatorChangeItemJSON{Rank: it.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, Hensachi: it.Hensachi,
+			Change: it.Change, FromYear: it.From.Year, FromValue: it.From.Value.V, ToYear: it.To.Year, ToValue: it.To.Value.V,
+			RankInPeers: rankIf(it.RankInPeers, it.RankInPeers > 0)}
 	}
 	return dataMember(out)
 }
@@ -393,23 +461,28 @@ type measureDifferenceJSON struct {
 
 // appendComparedIndicators closes a comparison's data, open (its final brace left off), with
 // `"indicators":[…]`: per indicator (dims, named keys) in its survey year, its national median
-// and each compared municipality's standing in their order.
+// and each compared municipality's standing in their order, with its series of every survey year.
 func appendComparedIndicators(d []byte, c *town.Catalog, towns []*hensachi.Municipality, dims []town.Dimension, keys []string) []byte {
 	out := make([]comparedIndicatorJSON, len(dims))
 	for k, dim := range dims {
 		ind := c.Indicator(dim.Indicator)
 		y := ind.Years[dim.Year]
 		ci := comparedIndicatorJSON{Key: keys[k], Label: ind.Label, Unit: ind.Unit, Direction: ind.Direction, Year: y.Year,
-			Items: make([]comparedStandingJSON, len(towns))}
+			Breaks: ind.Breaks, Items: make([]comparedStandingJSON, len(towns))}
+		if ci.Breaks == nil {
+			ci.Breaks = []int{}
+		}
 		if y.Count > 0 {
 			ci.Median = &y.Median
 		}
 		for j, m := range towns {
-			p := c.IndicatorPoint(dim.Indicator, dim.Year, c.Index(m.Code))
-			ci.Items[j] = comparedStandingJSON{Code: m.Code, Value: optF(p.Value)}
-			if p.Value.Valid {
-				ci.Items[j].Rank, ci.Items[j].Hensachi = &p.Rank, &p.Hensachi
+			row := c.Index(m.Code)
+			series := make([]seriesPointJSON, len(ind.Years))
+			for yk := range ind.Years {
+				series[yk] = newSeriesPointJSON(c.IndicatorPoint(dim.Indicator, yk, row))
 			}
+			p := series[dim.Year]
+			ci.Items[j] = comparedStandingJSON{Code: m.Code, Value: p.Value, Rank: p.Rank, Hensachi: p.Hensachi, Series: series}
 		}
 		out[k] = ci
 	}
@@ -425,12 +498,31 @@ type comparedIndicatorJSON struct {
 	Direction string                 `json:"direction"`
 	Year      int                    `json:"year"`
 	Median    *float64               `json:"median"`
+	Breaks    []int                  `json:"breaks"`
 	Items     []comparedStandingJSON `json:"items"`
 }
 
 type comparedStandingJSON struct {
-	Code     string   `json:"code"`
+	Code     string            `json:"code"`
+	Value    *float64          `json:"value"`
+	Rank     *int              `json:"rank"`
+	Hensachi *float64          `json:"hensachi"`
+	Series   []seriesPointJSON `json:"series"` // every survey year, oldest first
+}
+
+// seriesPointJSON is a municipality's standing in one survey year, as the series of GET
+// /town/v1/municipalities/{code}/indicators writes it: nulls without a value.
+type seriesPointJSON struct {
+	Year     int      `json:"year"`
 	Value    *float64 `json:"value"`
 	Rank     *int     `json:"rank"`
 	Hensachi *float64 `json:"hensachi"`
+}
+
+func newSeriesPointJSON(p town.IndicatorPoint) seriesPointJSON {
+	out := seriesPointJSON{Year: p.Year}
+	if p.Value.Valid {
+		out.Value, out.Rank, out.Hensachi = &p.Value.V, &p.Rank, &p.Hensachi
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hensachi/hensachi"
+	"github.com/hensachi/hensachi/town"
 )
 
 type indicatorEntry struct {
@@ -168,6 +169,22 @@ func TestIndicatorCallsBadParameters(t *testing.T) {
 		{"/town/v1/export/series?format=csv&indicators=nope", 400, "indicators"},
 		{"/town/v1/export/series?format=csv&pref=1", 400, "pref"},
 		{"/town/v1/export/series?format=csv&year=2020", 400, "year"},
+		{"/town/v1/indicators/unemployment_rate?from=2015", 400, "to"},
+		{"/town/v1/indicators/unemployment_rate?to=2020", 400, "from"},
+		{"/town/v1/indicators/unemployment_rate?from=2010&to=2020", 400, "from"},
+		{"/town/v1/indicators/unemployment_rate?from=2015&to=2O20", 400, "to"},
+		{"/town/v1/indicators/unemployment_rate?from=2020&to=2015", 400, "to"},
+		{"/town/v1/indicators/unemployment_rate?from=2015&to=2020&year=2020", 400, "year"},
+		{"/town/v1/indicators/unemployment_rate?from=2015&to=2020&order=up", 400, "order"},
+		{"/town/v1/indicators/retail_shops?from=2014&to=2021", 400, "from"},               // across the break of 2016
+		{"/town/v1/indicators/establishments_all?from=2014&to=2014", 400, "from"},         // one year: no change
+		{"/town/v1/indicators/jumin_population_change_1y?from=2015&to=2020", 400, "from"}, // itself a change
+		{"/town/v1/export?format=csv&change=2015-2020", 400, "change"},
+		{"/town/v1/export?format=csv&indicators=population&change=2015", 400, "change"},
+		{"/town/v1/export?format=csv&indicators=population&change=2020-2015", 400, "change"},
+		{"/town/v1/export?format=csv&indicators=population,births&change=2015-2020", 400, "change"},
+		{"/town/v1/export?format=csv&indicators=retail_shops&change=2014-2021", 400, "change"},
+		{"/town/v1/export/series?format=csv&change=1990-1995", 400, "change"},
 	}
 	for _, tt := range tests {
 		r := ts.get(t, tt.path)
@@ -217,8 +234,13 @@ func TestIndicatorExports(t *testing.T) {
 
 	plain := ts.do(t, http.MethodGet, "/town/v1/export/series?format=csv&indicators=population&pref=13", "X-API-Key", ts.freeKey, "Accept-Encoding", "identity")
 	gz := ts.do(t, http.MethodGet, "/town/v1/export/series?format=csv&indicators=population&pref=13", "X-API-Key", ts.freeKey, "Accept-Encoding", "gzip")
-	if plain.status != http.StatusOK || plain.header.Get("Content-Encoding") != "" || gz.header.Get("Content-Encoding") != "gzip" || !bytes.Equal(gunzip(t, gz.body), plain.body) {
-		t.Fatalf("series: %d, gzipped %q, same body %v", plain.status, gz.header.Get("Content-Encoding"), bytes.Equal(gunzip(t, gz.body), plain.body))
+	if plain.status != http.StatusOK || gz.status != http.StatusOK || plain.header.Get("Content-Encoding") != "" || gz.header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("series: %d and %d gzipped (%q)", plain.status, gz.status, gz.header.Get("Content-Encoding"))
+	}
+	if unzipped, err := gunzipStrict(gz.body); err != nil || !bytes.Equal(unzipped, plain.body) {
+		// what the stream holds says where it went wrong: its start, its end, its length
+		t.Fatalf("series gzipped: %v; %d bytes (Content-Length %s) starting % x, ending % x; %d bytes unzipped, %d plain",
+			err, len(gz.body), gz.header.Get("Content-Length"), gz.body[:min(16, len(gz.body))], gz.body[max(0, len(gz.body)-16):], len(unzipped), len(plain.body))
 	}
 	if n, _ := strconv.Atoi(plain.header.Get("Content-Length")); n != len(plain.body) {
 		t.Errorf("Content-Length %d of %d bytes", n, len(plain.body))
@@ -321,5 +343,224 @@ func TestSimilarAndCompareTakeIndicators(t *testing.T) {
 		if p := decode[problem](t, r.body); r.status != 400 || p.Param != tt.param {
 			t.Errorf("GET %s: %d %+v", tt.path, r.status, p)
 		}
+	}
+}
+
+// TestCompareIndicatorSeries: each compared indicator gives every compared municipality, in the
+// order of codes, its series of every survey year with the catalogue's value, national rank and
+// deviation score (nulls where it has none) and its standing in the year asked for, the series'
+// point of that year; four indicators of ten municipalities are one call, a fifth indicator or an
+// eleventh municipality a 400 naming its parameter.
+func TestCompareIndicatorSeries(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	c, err := ts.Catalogs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type point struct {
+		Year     int      `json:"year"`
+		Value    *float64 `json:"value"`
+		Rank     *int     `json:"rank"`
+		Hensachi *float64 `json:"hensachi"`
+	}
+	type compared struct {
+		Indicators []struct {
+			Key    string `json:"key"`
+			Year   int    `json:"year"`
+			Breaks []int  `json:"breaks"`
+			Items  []struct {
+				Code string `json:"code"`
+				point
+				Series []point `json:"series"`
+			} `json:"items"`
+		} `json:"indicators"`
+	}
+	// 双葉町 (07546) has no residents in 2020, so no value on what the census divides by
+	keys := []string{"fiscal_strength", "population@2015", "births_per_1000"}
+	for _, ind := range c.Indicators("") {
+		if len(ind.Breaks) > 0 { // a series with a break, when the catalogue has one
+			keys = append(keys, ind.Key)
+			break
+		}
+	}
+	if len(keys) < 4 {
+		keys = append(keys, "laspeyres_index")
+	}
+	codes := []string{"28214", "13101", "07546", "01100", "47201", "14100", "13102", "26100", "40130", "04100"}
+	before := decode[envelope](t, ts.get(t, "/town/v1/meta").body).Usage.UsedToday
+	r := ts.get(t, "/town/v1/compare?codes="+strings.Join(codes, ",")+"&indicators="+strings.Join(keys, ","))
+	if r.status != http.StatusOK {
+		t.Fatalf("ten municipalities on four indicators: %d %s", r.status, r.body)
+	}
+	env := decode[envelope](t, r.body)
+	if env.Usage.UsedToday != before+1 {
+		t.Errorf("the call counted %d, want 1", env.Usage.UsedToday-before)
+	}
+	got := decode[compared](t, env.Data)
+	if len(got.Indicators) != len(keys) {
+		t.Fatalf("%d indicators, want %d", len(got.Indicators), len(keys))
+	}
+	same := func(p point, want town.IndicatorPoint) bool {
+		if !want.Value.Valid {
+			return p.Value == nil && p.Rank == nil && p.Hensachi == nil
+		}
+		return p.Value != nil && *p.Value == want.Value.V && p.Rank != nil && *p.Rank == want.Rank && p.Hensachi != nil && *p.Hensachi == want.Hensachi
+	}
+	nulls := 0
+	for k, gi := range got.Indicators {
+		key, _, _ := strings.Cut(keys[k], "@")
+		i := c.IndicatorIndex(key)
+		ind := c.Indicator(i)
+		if !strings.HasPrefix(gi.Key, key+"@") || !slices.Equal(gi.Breaks, append([]int{}, ind.Breaks...)) || len(gi.Items) != len(codes) {
+			t.Errorf("%s: key %s, breaks %v, %d items", keys[k], gi.Key, gi.Breaks, len(gi.Items))
+			continue
+		}
+		for j, item := range gi.Items {
+			if item.Code != codes[j] {
+				t.Errorf("%s: item %d is %s, want %s", keys[k], j, item.Code, codes[j])
+				continue
+			}
+			row := c.Index(item.Code)
+			if len(item.Series) != len(ind.Years) {
+				t.Errorf("%s %s: %d points, want %d", keys[k], item.Code, len(item.Series), len(ind.Years))
+				continue
+			}
+			for y, p := range item.Series {
+				want := c.IndicatorPoint(i, y, row)
+				if p.Year != want.Year || !same(p, want) {
+					t.Errorf("%s %s %d: %+v, want %+v", keys[k], item.Code, want.Year, p, want)
+				}
+				if p.Value == nil {
+					nulls++
+				}
+				// the standing of the year asked for is that year's point
+				if p.Year == gi.Year && !same(item.point, want) {
+					t.Errorf("%s %s: standing %+v, want the %d point %+v", keys[k], item.Code, item.point, gi.Year, want)
+				}
+			}
+		}
+	}
+	if nulls == 0 {
+		t.Error("no null in any series: the test looks at nothing")
+	}
+	var eleven []string // one more than a comparison takes, each distinct
+	for _, ind := range c.Indicators("")[:11] {
+		eleven = append(eleven, ind.Key)
+	}
+	for _, tt := range []struct{ path, param string }{
+		{"/town/v1/compare?codes=13101,07546&indicators=" + strings.Join(eleven, ","), "indicators"},
+		{"/town/v1/compare?codes=13101,07546&indicators=", "indicators"},
+		{"/town/v1/compare?codes=13101,07546&indicators=fiscal_strength,fiscal_strength", "indicators"},
+		{"/town/v1/compare?codes=13101,07546&indicators=fiscal_strength@1900", "indicators"},
+		{"/town/v1/compare?codes=13101,07546&indicators=nope", "indicators"},
+		{"/town/v1/compare?codes=" + strings.Join(codes, ",") + ",13103&indicators=fiscal_strength", "codes"},
+		{"/town/v1/compare?codes=13101,07546&indicators=fiscal_strength&q=x", "q"},
+	} {
+		r := ts.get(t, tt.path)
+		if p := decode[problem](t, r.body); r.status != 400 || p.Param != tt.param {
+			t.Errorf("GET %s: %d %+v, want 400 naming %s", tt.path, r.status, p, tt.param)
+		}
+	}
+	if r := ts.do(t, http.MethodGet, "/town/v1/compare?codes=13101,07546&indicators=fiscal_strength"); r.status != http.StatusUnauthorized {
+		t.Errorf("without a key: %d", r.status)
+	}
+}
+
+// TestIndicatorChangeCalls: a change's ranking agrees with the catalogue's own values, computed
+// here by hand (a difference in points for the unemployment rate, whose fall ranks first; a
+// percent for the population, the largest increase first, none where the earlier value is 0);
+// the export's change columns and the long table with a change give the same figures.
+func TestIndicatorChangeCalls(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t)
+	type changeRanking struct {
+		Indicator struct {
+			Decimals int `json:"decimals"`
+		} `json:"indicator"`
+		Change struct {
+			From, To      int
+			Measure, Unit string
+		} `json:"change"`
+		Total int `json:"total"`
+		Items []struct {
+			Rank      int     `json:"rank"`
+			Code      string  `json:"code"`
+			Hensachi  float64 `json:"hensachi"`
+			Change    float64 `json:"change"`
+			FromYear  int     `json:"from_year"`
+			FromValue float64 `json:"from_value"`
+			ToYear    int     `json:"to_year"`
+			ToValue   float64 `json:"to_value"`
+		} `json:"items"`
+	}
+	series := func(code, key string) map[int]float64 {
+		type municipality struct {
+			Items []struct {
+				Series []indicatorPointJSON `json:"series"`
+			} `json:"items"`
+		}
+		m := decode[municipality](t, decode[envelope](t, ts.get(t, "/town/v1/municipalities/"+code+"/indicators?keys="+key).body).Data)
+		out := map[int]float64{}
+		for _, p := range m.Items[0].Series {
+			if p.Value != nil {
+				out[p.Year] = *p.Value
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		key, measure, unit string
+		change             func(a, b float64, decimals int) float64
+		falls              bool // the best change is the largest fall
+	}{
+		{"unemployment_rate", "difference", "ポイント", func(a, b float64, decimals int) float64 { return hensachi.Round(b-a, decimals) }, true},
+		{"population", "percent", "%", func(a, b float64, _ int) float64 { return hensachi.Round((b-a)/a*100, 1) }, false},
+	} {
+		r := decode[changeRanking](t, decode[envelope](t, ts.get(t, "/town/v1/indicators/"+tc.key+"?from=2015&to=2020&limit=100").body).Data)
+		if r.Change.From != 2015 || r.Change.To != 2020 || r.Change.Measure != tc.measure || r.Change.Unit != tc.unit || len(r.Items) != 100 || r.Total < 1700 {
+			t.Fatalf("%s: %+v, %d items of %d", tc.key, r.Change, len(r.Items), r.Total)
+		}
+		for k, it := range r.Items {
+			worse := k > 0 && (tc.falls && it.Change < r.Items[k-1].Change || !tc.falls && it.Change > r.Items[k-1].Change)
+			if it.FromYear != 2015 || it.ToYear != 2020 || it.Change != tc.change(it.FromValue, it.ToValue, r.Indicator.Decimals) || worse || k == 0 && (it.Rank != 1 || it.Hensachi <= 50) {
+				t.Fatalf("%s item %d: %+v", tc.key, k, it)
+			}
+		}
+		for _, it := range []int{0, 1, 57, 99} { // the two values are the municipality's own
+			s := series(r.Items[it].Code, tc.key)
+			if s[2015] != r.Items[it].FromValue || s[2020] != r.Items[it].ToValue {
+				t.Errorf("%s %s: %v and %v, its series %v", tc.key, r.Items[it].Code, r.Items[it].FromValue, r.Items[it].ToValue, s)
+			}
+		}
+	}
+	// a percent of no population means nothing: 双葉町 (07546) had none in 2015 or 2020
+	csv := ts.get(t, "/town/v1/export?format=csv&pref=07&indicators=population,unemployment_rate&year=2015&change=2015-2020")
+	if csv.status != http.StatusOK || !strings.Contains(csv.header.Get("Content-Disposition"), "-indicators-change-2015-2020.csv") {
+		t.Fatalf("export: %d %s", csv.status, csv.header.Get("Content-Disposition"))
+	}
+	rows := readCSV(t, csv.body)
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	pct, diff := col("population_2015_2020_pct"), col("unemployment_rate_2015_2020_diff")
+	if pct < 0 || diff < 0 || col("population_2015_2020_pct_rank") != pct+1 || col("unemployment_rate_2015_2020_diff_hensachi") != diff+2 {
+		t.Fatalf("change columns missing: %v", rows[0])
+	}
+	for _, row := range rows[1:] {
+		if row[0] == "07546" && (row[col("population_2015")] != "0" || row[pct] != "" || row[pct+1] != "") {
+			t.Errorf("双葉町: population 2015 %q, change %q rank %q", row[col("population_2015")], row[pct], row[pct+1])
+		}
+		if row[0] == "07201" { // 福島市: as the ranking has it
+			r := decode[changeRanking](t, decode[envelope](t, ts.get(t, "/town/v1/indicators/population?from=2015&to=2020&pref=07&limit=100").body).Data)
+			for _, it := range r.Items {
+				if it.Code == "07201" && (row[pct] != strconv.FormatFloat(it.Change, 'f', -1, 64) || row[pct+1] != strconv.Itoa(it.Rank)) {
+					t.Errorf("福島市: export %q rank %q, ranking %+v", row[pct], row[pct+1], it)
+				}
+			}
+		}
+	}
+	long := ts.get(t, "/town/v1/export/series?format=csv&pref=13&indicators=unemployment_rate&change=2015-2020")
+	rows = readCSV(t, long.body)
+	if long.status != http.StatusOK || len(rows) != 63 || rows[0][11] != "change" || rows[1][10] != "difference" || rows[1][4] != "2020" || rows[1][8] != "2015" {
+		t.Fatalf("long table: %d, %d rows, %v %v", long.status, len(rows), rows[0], rows[1])
 	}
 }

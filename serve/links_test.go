@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/hensachi/hensachi/app"
 	"github.com/hensachi/hensachi/internal/testrig/webclient"
 )
 
@@ -25,7 +26,8 @@ import (
 // site's not-found page. Addresses are grouped by kind (the path
 // with its codes and keys taken out, and the names of its query's parameters) and at most
 // perKind of each kind are visited; downloads are checked for a 2xx without being read further.
-// Logged in, no page's footer offers to log in.
+// Logged in, no page's footer offers to log in; with login off, no page links to the login or
+// account pages.
 func TestLinks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -36,7 +38,8 @@ func TestLinks(t *testing.T) {
 		want   []string // kinds of page the walk must reach (paths without their query)
 	}{
 		{"login off", func(t *testing.T) (string, *webclient.Browser) {
-			return newTestServer(t).http.URL, webclient.New(t)
+			// with a face service, so that the demo page says what a server without login offers
+			return newTestServer(t, func(c *app.Config) { c.Faces.Analyzer = &scriptedAnalyzer{} }).http.URL, webclient.New(t)
 		}, []string{"/"}, sitePages},
 		{"login on, logged out", func(t *testing.T) (string, *webclient.Browser) {
 			return newLoginEnv(t).URL, webclient.New(t)
@@ -53,6 +56,7 @@ func TestLinks(t *testing.T) {
 			base, b := tt.server(t)
 			w := newWalk(t, base, b)
 			w.loggedIn = tt.name == "logged in"
+			w.loginOff = tt.name == "login off"
 			w.run(tt.from...)
 			t.Logf("%d addresses of %d kinds visited, %d pages linked to with an anchor: %v", w.visited, len(w.kinds), len(w.anchors), slices.Sorted(maps.Keys(w.kinds)))
 			for _, k := range tt.want {
@@ -74,7 +78,7 @@ func TestLinks(t *testing.T) {
 
 // sitePages are the kinds of public page every walk must reach: if one is missing, the walk is
 // not finding the links it should (or a page lost its links).
-var sitePages = []string{"/", "/search", "/town/municipalities/{key}", "/town/rankings/{key}", "/town/indicators",
+var sitePages = []string{"/", "/search", "/town/municipalities/{key}", "/town/municipalities/{key}/{key}/{key}", "/town/rankings/{key}", "/town/indicators",
 	"/town/indicators/{key}", "/town/map", "/town/prefectures", "/town/prefectures/{key}", "/town/compare",
 	"/town/scatter", "/docs", "/demo/face", "/town/municipalities.csv"}
 
@@ -95,6 +99,9 @@ type walk struct {
 	anchors   map[string][]link         // links to an anchor, by the address of its page
 	visited   int
 	loggedIn  bool // the browser has a session
+	// loginOff: the server takes no logins, so a link to its login or account pages, which only
+	// say so (503), is a dead end
+	loginOff bool
 }
 
 // link is an address found on a page, and where: what a failure names.
@@ -151,11 +158,25 @@ func (w *walk) add(u *url.URL, from string) {
 	if u.Fragment != "" {
 		w.anchors[page.String()] = append(w.anchors[page.String()], link{url: u.String(), from: from})
 	}
+	if w.loginOff && loginPage(u.Path) {
+		w.t.Errorf("login off, %s links to %s", from, u.Path)
+	}
 	if w.seen[page.String()] {
 		return
 	}
 	w.seen[page.String()] = true
 	w.queue = append(w.queue, link{url: page.String(), from: from})
+}
+
+// loginPage reports whether a path is of the login or account pages, which only a server with
+// login serves.
+func loginPage(path string) bool {
+	for _, p := range []string{"/login", "/account", "/logout", "/auth/"} {
+		if path == p || strings.HasPrefix(path, strings.TrimSuffix(p, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // visit gets one address as a browser navigating to it would, checks the answer, and queues the

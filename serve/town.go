@@ -57,7 +57,7 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dims, keys, err := param.IndicatorDimensions(c.catalog, q)
+	dims, keys, err := param.IndicatorDimensions(c.catalog, q, town.MaxDimensions)
 	if err != nil {
 		return nil, err
 	}

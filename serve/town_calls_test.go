@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -152,6 +153,25 @@ func gunzip(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// gunzipStrict decompresses one gzip member and fails on anything after it, where gzip.Reader would
+// read a second member.
+func gunzipStrict(b []byte) ([]byte, error) {
+	r := bytes.NewReader(b)
+	z, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	z.Multistream(false)
+	out, err := io.ReadAll(z)
+	if err != nil {
+		return out, err
+	}
+	if r.Len() > 0 {
+		return out, fmt.Errorf("%d bytes after the gzip stream", r.Len())
+	}
+	return out, nil
 }
 
 func TestSimilarCall(t *testing.T) {

@@ -37,7 +37,8 @@ func TestGolden(t *testing.T) {
 		"similar_13101.json":         "/town/v1/municipalities/13101/similar?limit=3",
 		"similar_07546.json":         "/town/v1/municipalities/07546/similar", // 双葉町: too few axes to compare
 		"compare.json":               "/town/v1/compare?codes=27100,01345",
-		"search_pref28.json":         "/town/v1/municipalities?q=%E3%81%9F%E3%81%8B&pref=28", // たか
+		"compare_indicators.json":    "/town/v1/compare?codes=13101,07546&indicators=fiscal_strength,population@2015", // 双葉町: nulls in the series
+		"search_pref28.json":         "/town/v1/municipalities?q=%E3%81%9F%E3%81%8B&pref=28",                          // たか
 	}
 	for name, path := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -31,13 +31,15 @@ type indicatorCell struct {
 // municipality, each municipality's indicators and years side by side, so that one municipality's
 // whole catalogue is read from one stretch of memory; a year's ranking order is kept apart.
 type indicators struct {
-	method  string
-	list    []hensachi.Indicator
-	byKey   map[string]int
-	byGroup map[string][]int
-	first   []int // the position of indicator i's first year in a municipality's cells
-	width   int   // cells per municipality: every year of every indicator
-	cells   []indicatorCell
+	method string
+	// itemNames name the items the formulas take (dataset.Dataset.ItemNames), nil without them
+	itemNames map[string]string
+	list      []hensachi.Indicator
+	byKey     map[string]int
+	byGroup   map[string][]int
+	first     []int // the position of indicator i's first year in a municipality's cells
+	width     int   // cells per municipality: every year of every indicator
+	cells     []indicatorCell
 	// order[i][k] lists the rows with a value in indicator i's k-th year, best first (the lowest
 	// value first where less is better, else the highest), ties in code order.
 	order [][][]int16
@@ -171,6 +173,17 @@ type IndicatorPoint struct {
 // IndicatorMethod explains how the indicators are computed and ranked.
 func (c *Catalog) IndicatorMethod() string { return c.indicators.method }
 
+// ItemName is the name in its source of an item an indicator's formula takes, as the formula
+// writes it (A4101: 出生数, finance.財政力指数: 財政力指数); "" where the dataset does not name it.
+func (c *Catalog) ItemName(item string) string { return c.indicators.itemNames[item] }
+
+// WithItemNames gives the catalog's indicators the names of their formulas' items (ItemName), as a
+// dataset does; it must be called after WithIndicators and before the catalog is shared.
+func (c *Catalog) WithItemNames(names map[string]string) *Catalog {
+	c.indicators.itemNames = names
+	return c
+}
+
 // Indicators returns the catalogue's entries of a group ("" for all) in catalogue order, each
 // with its years and their national summaries. An unknown group has none (param.IndicatorGroup
 // tells a group from a typo).
@@ -227,7 +240,7 @@ func (c *Catalog) IndicatorRankingPage(i, k int, order Order, scope Scope, offse
 	ranked := c.indicators.order[i][k]
 	page := IndicatorRankingPage{Indicator: ind, Year: ind.Years[k].Year, Order: order, Offset: offset, Limit: limit}
 	page.Prefecture, page.PeerGroup = c.scopeOf(scope)
-	take := func(m int) {
+	walkRanked(len(ranked), func(p int) int { return int(ranked[p]) }, func(m int) int { return int(c.indicators.cell(i, k, m).rank) }, order, func(m int) {
 		if !c.has(scope, m) {
 			return
 		}
@@ -235,25 +248,7 @@ func (c *Catalog) IndicatorRankingPage(i, k int, order Order, scope Scope, offse
 			page.Items = append(page.Items, IndicatorRankItem{Municipality: &c.towns[m], IndicatorPoint: c.indicators.cell(i, k, m).point(page.Year)})
 		}
 		page.Total++
-	}
-	if order != WorstFirst {
-		for _, m := range ranked {
-			take(int(m))
-		}
-		return page
-	}
-	// worst first: the tied groups from the last, each still in code order
-	rank := func(p int) int16 { return c.indicators.cell(i, k, int(ranked[p])).rank }
-	for end := len(ranked); end > 0; {
-		start := end - 1
-		for start > 0 && rank(start-1) == rank(end-1) {
-			start--
-		}
-		for _, m := range ranked[start:end] {
-			take(int(m))
-		}
-		end = start
-	}
+	})
 	return page
 }
 
@@ -327,4 +322,68 @@ func (c *Catalog) IndicatorColumn(i, k int) IndicatorColumn {
 		}
 	}
 	return col
+}
+
+// Among is a municipality's standing on an indicator in one survey year among some municipalities
+// (its prefecture's, its 類似団体's): its rank among those of them with a value, by their national
+// ranks, so that it is oriented as the national rank is and ties share a rank; how many of them
+// have a value; and their median, rounded as the national median is (one decimal more than the
+// values).
+type Among struct {
+	Rank   int // 0 when the municipality has no value in the year
+	Total  int
+	Median hensachi.Optional[float64]
+}
+
+// IndicatorAmong returns row m's standing on indicator i in its k-th survey year among rows. It
+// reads their cells alone, so that a page asks it for a few groups of a few hundred rows, not the
+// country.
+func (c *Catalog) IndicatorAmong(i, k, m int, rows []int) Among {
+	in := c.indicators
+	own := in.cell(i, k, m)
+	var a Among
+	values := make([]hensachi.Optional[float64], 0, len(rows))
+	for _, r := range rows {
+		cell := in.cell(i, k, r)
+		if cell.value != cell.value { // NaN: no value
+			continue
+		}
+		values = append(values, hensachi.Some(cell.value))
+		if own.rank > 0 && cell.rank < own.rank {
+			a.Rank++ // one more ahead
+		}
+	}
+	if a.Total = len(values); a.Total > 0 {
+		a.Median = hensachi.Some(compute.RoundedSummary(values, in.list[i].Decimals).Median)
+	}
+	if own.rank > 0 {
+		a.Rank++
+	} else {
+		a.Rank = 0
+	}
+	return a
+}
+
+// IndicatorInPrefecture is row m's standing on indicator i in its k-th survey year among its
+// prefecture's municipalities (IndicatorAmong).
+func (c *Catalog) IndicatorInPrefecture(i, k, m int) Among {
+	return c.IndicatorAmong(i, k, m, c.byPref[c.towns[m].Prefecture.Code])
+}
+
+// IndicatorPosition returns where row m stands in the ranking on indicator i in its k-th survey
+// year, best first, of a scope, counted from 0 as IndicatorRankingPage's offset is; ok is false
+// when the ranking does not hold m (no value, or outside the scope).
+func (c *Catalog) IndicatorPosition(i, k, m int, scope Scope) (pos int, ok bool) {
+	if !c.has(scope, m) {
+		return 0, false
+	}
+	for _, r := range c.indicators.order[i][k] {
+		if int(r) == m {
+			return pos, true
+		}
+		if c.has(scope, int(r)) {
+			pos++
+		}
+	}
+	return 0, false
 }

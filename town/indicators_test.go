@@ -161,3 +161,73 @@ func TestIndicatorLowerIsBetter(t *testing.T) {
 		t.Errorf("higher is better: 4.2 ranks %d with %v; want 5 with %v, the mirror of %v", higher.Rank, higher.Hensachi, 100-best.Hensachi, best.Hensachi)
 	}
 }
+
+// TestIndicatorAmong: a municipality's rank among some municipalities follows their national ranks
+// (ties share one), counts those with a value and takes their median; one without a value has no
+// rank but the group still has its count and median.
+func TestIndicatorAmong(t *testing.T) {
+	c := towntest.Catalog()
+	births := c.IndicatorIndex("births_per_1000")
+	hakodate, satsunai, chuo := c.Index("01202"), c.Index("01345"), c.Index("13102")
+	some := hensachi.Some[float64]
+	tests := []struct {
+		name string
+		k, m int
+		rows []int // nil: the municipality's prefecture
+		want town.Among
+	}{
+		// 2020 in 北海道: 札幌市 6.5 (national 2), 函館市 5.25 (3), 札内町 none
+		{"second of two", 0, hakodate, nil, town.Among{Rank: 2, Total: 2, Median: some(5.875)}},
+		{"no value", 0, satsunai, nil, town.Among{Rank: 0, Total: 2, Median: some(5.875)}},
+		// 函館市 and 中央区 tie nationally at 3 in 2020
+		{"tied", 0, hakodate, []int{hakodate, chuo, satsunai}, town.Among{Rank: 1, Total: 2, Median: some(5.25)}},
+		{"tied, the other", 0, chuo, []int{hakodate, chuo, satsunai}, town.Among{Rank: 1, Total: 2, Median: some(5.25)}},
+		// 2023 in 東京都: 千代田区 6.8 (national 1), 中央区 5.6 (3)
+		{"last", 1, chuo, nil, town.Among{Rank: 2, Total: 2, Median: some(6.2)}},
+		{"nobody with a value", 0, satsunai, []int{satsunai}, town.Among{}},
+	}
+	for _, tc := range tests {
+		var got town.Among
+		if tc.rows == nil {
+			got = c.IndicatorInPrefecture(births, tc.k, tc.m)
+		} else {
+			got = c.IndicatorAmong(births, tc.k, tc.m, tc.rows)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestIndicatorPosition: where a municipality stands in a ranking, best first, of the country or
+// its prefecture, is the offset of the ranking page that lists it.
+func TestIndicatorPosition(t *testing.T) {
+	c := towntest.Catalog()
+	births := c.IndicatorIndex("births_per_1000")
+	tests := []struct {
+		code, pref string
+		k          int
+		pos        int
+		ok         bool
+	}{
+		{"13101", "", 0, 0, true},
+		{"13102", "", 0, 3, true}, // after 函館市, tied with it, in code order
+		{"01202", "01", 0, 1, true},
+		{"01345", "", 0, 0, false}, // no value in 2020
+		{"01345", "", 1, 4, true},
+		{"01100", "13", 0, 0, false},
+	}
+	for _, tc := range tests {
+		pos, ok := c.IndicatorPosition(births, tc.k, c.Index(tc.code), town.Scope{Pref: tc.pref})
+		if pos != tc.pos || ok != tc.ok {
+			t.Errorf("%s in %q, year %d: %d %v, want %d %v", tc.code, tc.pref, tc.k, pos, ok, tc.pos, tc.ok)
+			continue
+		}
+		if ok {
+			page := c.IndicatorRankingPage(births, tc.k, town.BestFirst, town.Scope{Pref: tc.pref}, pos, 1)
+			if page.Items[0].Municipality.Code != tc.code {
+				t.Errorf("%s: the ranking's item at %d is %s", tc.code, pos, page.Items[0].Municipality.Code)
+			}
+		}
+	}
+}

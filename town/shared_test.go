@@ -58,3 +58,27 @@ func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
 		t.Errorf("札幌市's rank in the first file: %d, want 2", got)
 	}
 }
+
+// TestItemNamesFromDataset: a catalog names its formulas' items as its dataset does; an item the
+// dataset does not name has no name.
+func TestItemNamesFromDataset(t *testing.T) {
+	cat, values := towntest.Indicators()
+	path := filepath.Join(t.TempDir(), "dataset.arrow")
+	if _, err := dataset.Write(path, towntest.Municipalities(), towntest.Meta(), dataset.WithIndicators(cat, values), dataset.WithItemNames(towntest.ItemNames)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := town.Open(path, towntest.PublicURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	c, err := h.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for item, want := range map[string]string{"A4101": "出生数", "finance.財政力指数": "財政力指数", "A9999": ""} {
+		if got := c.ItemName(item); got != want {
+			t.Errorf("ItemName(%s) = %q, want %q", item, got, want)
+		}
+	}
+}

@@ -63,11 +63,13 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 	}
 	c := New(towns, ds.Meta, ds.Version, baseURL)
 	c.indicators = sharedIndicators(ds.Version, func() *indicators {
-		return rankIndicators(len(towns), c.peers, ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
+		in := rankIndicators(len(towns), c.peers, ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
 			for m := range dst {
 				dst[m] = ds.IndicatorValue(i, k, m)
 			}
 		})
+		in.itemNames = ds.ItemNames // decoded from the file's metadata: no memory of the mapping
+		return in
 	})
 	return c.withDatasetBoundaries(ds)
 }

@@ -43,7 +43,7 @@ func runIngest(_ context.Context, args []string) error {
 		"took", time.Since(step).Round(time.Millisecond).String())
 	step = time.Now()
 	version, err := dataset.Write(*out, res.Municipalities, res.Meta, dataset.WithIndicators(res.Indicators, res.IndicatorValues),
-		dataset.WithBoundaries(res.Boundaries, res.Meta.Boundaries.Unavailable))
+		dataset.WithItemNames(res.ItemNames), dataset.WithBoundaries(res.Boundaries, res.Meta.Boundaries.Unavailable))
 	if err != nil {
 		return err
 	}

@@ -100,19 +100,23 @@ func IndicatorsOfMunicipality(c *town.Catalog, q Query) ([]int, error) {
 // written key@year, in that one; nil when absent. A statistic has no deviation score, so it is
 // refused as anything else is.
 func Dimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
-	return dimensions(c, q, "measures", true, 2)
+	return dimensions(c, q, "measures", true, 2, town.MaxDimensions)
 }
 
-// IndicatorDimensions reads indicators of a comparison: 1 to town.MaxDimensions distinct
-// indicator keys, each in its latest survey year or, written key@year, in that one; nil when
-// absent.
-func IndicatorDimensions(c *town.Catalog, q Query) ([]town.Dimension, []string, error) {
-	return dimensions(c, q, "indicators", false, 1)
+// MaxChartedIndicators is how many indicators the compare page takes: it draws a chart of each,
+// as Japan Dashboard sets four side by side. The API's comparison takes town.MaxDimensions, as it
+// did before it carried series: a client written for that keeps working.
+const MaxChartedIndicators = 4
+
+// IndicatorDimensions reads indicators of a comparison: 1 to most distinct indicator keys, each
+// in its latest survey year or, written key@year, in that one; nil when absent.
+func IndicatorDimensions(c *town.Catalog, q Query, most int) ([]town.Dimension, []string, error) {
+	return dimensions(c, q, "indicators", false, 1, most)
 }
 
-// dimensions reads a list of dimensions named name, of axes too when axes, at least least; it
+// dimensions reads a list of dimensions named name, of axes too when axes, least to most; it
 // returns them with their keys as the answer names them (key@year for an indicator).
-func dimensions(c *town.Catalog, q Query, name string, axes bool, least int) ([]town.Dimension, []string, error) {
+func dimensions(c *town.Catalog, q Query, name string, axes bool, least, most int) ([]town.Dimension, []string, error) {
 	list := q.List(name)
 	what := "indicator keys"
 	if axes {
@@ -121,9 +125,9 @@ func dimensions(c *town.Catalog, q Query, name string, axes bool, least int) ([]
 	switch {
 	case !q.Has(name):
 		return nil, nil, nil
-	case len(list) < least || len(list) > town.MaxDimensions:
-		return nil, nil, invalid(name, fmt.Sprintf("%s must name %d to %d %s, not %d", name, least, town.MaxDimensions, what, len(list)),
-			fmt.Sprintf("%s には %d から %d までのキーを指定してください。", name, least, town.MaxDimensions))
+	case len(list) < least || len(list) > most:
+		return nil, nil, invalid(name, fmt.Sprintf("%s must name %d to %d %s, not %d", name, least, most, what, len(list)),
+			fmt.Sprintf("%s には %d から %d までのキーを指定してください。", name, least, most))
 	}
 	dims := make([]town.Dimension, 0, len(list))
 	keys := make([]string, 0, len(list))
@@ -180,4 +184,127 @@ func OptionalIndicator(c *town.Catalog, q Query, name string) (i, k int, ok bool
 	}
 	k, err = IndicatorYear(c, q, i)
 	return i, k, err == nil, err
+}
+
+// Change is a change between two survey years of an indicator: the positions of the years in its
+// Years, From < To.
+type Change struct{ From, To int }
+
+// IndicatorChange reads from and to, the two survey years of indicator i whose change a ranking or
+// a map shows: ok is false when neither is given. With them, year is refused (it picks the year of
+// levels, and which of the two would win is a guess). Both must be given, be survey years of the
+// indicator and from before to; the indicator must have a measure of change (hensachi.Indicator.
+// Change); and the two years must be of one definition: a change across a break compares two
+// figures under one name, which a reader would take for a change in the world, so it is refused,
+// naming from, with the break and the years that can be compared.
+func IndicatorChange(c *town.Catalog, q Query, i int) (Change, bool, error) {
+	if !q.Has("from") && !q.Has("to") {
+		return Change{}, false, nil
+	}
+	if q.Has("year") {
+		return Change{}, false, invalid("year", "year picks the survey year of a ranking of levels; a change between two years takes from and to alone",
+			"year と from・to は一緒に指定できません。変化を見るときは from と to だけを指定してください。")
+	}
+	ind := c.Indicator(i)
+	var ys [2]int
+	for n, name := range []string{"from", "to"} {
+		y, ok, err := q.One(name)
+		if err != nil {
+			return Change{}, false, err
+		}
+		if !ok {
+			other := map[string]string{"from": "to", "to": "from"}[name]
+			return Change{}, false, invalid(name, fmt.Sprintf("%s is required with %s: a change is between two survey years", name, other),
+				"変化を見るには from と to の両方の年を指定してください。")
+		}
+		year, err := surveyYear(name, y)
+		if err != nil {
+			return Change{}, false, err
+		}
+		if ys[n] = ind.YearIndex(year); ys[n] < 0 {
+			return Change{}, false, invalid(name, fmt.Sprintf("%s: indicator %s has no survey year %d; its years are %s", name, ind.Key, year, years(ind)),
+				name+" の年は "+years(ind)+" のいずれかです。")
+		}
+	}
+	if err := changeOf(ind, ys[0], ys[1], "from", "to"); err != nil {
+		return Change{}, false, err
+	}
+	return Change{ys[0], ys[1]}, true, nil
+}
+
+// changeOf checks that indicator ind has a measure of change and that its from-th and to-th survey
+// years can be compared, naming fromName (and toName for the order) at fault.
+func changeOf(ind *hensachi.Indicator, from, to int, fromName, toName string) error {
+	fy, ty := ind.Years[from].Year, ind.Years[to].Year
+	switch {
+	case ind.Change == "":
+		return invalid(fromName, fmt.Sprintf("indicator %s has no measure of change between years (it has one survey year, or is itself a change)", ind.Key),
+			"指標 "+ind.Key+" は年の間の変化を出しません（調査年が 1 つか、それ自体が変化率の指標です）。")
+	case from >= to:
+		return invalid(toName, fmt.Sprintf("%s (%d) must be after %s (%d)", toName, ty, fromName, fy),
+			fmt.Sprintf("%s の年（%d）は %s の年（%d）より後にしてください。", toName, ty, fromName, fy))
+	}
+	if b := town.BreakBetween(ind, fy, ty); b > 0 {
+		return invalid(fromName, fmt.Sprintf("indicator %s changes its definition in %d (see its note), so %d and %d are not comparable: compare years before %d, or from %d on",
+			ind.Key, b, fy, ty, b, b),
+			fmt.Sprintf("指標 %s は %d 年から定義が変わるため（指標の注を参照）、%d 年と %d 年は比べられません。%d 年より前どうしか、%d 年以降どうしで比べてください。",
+				ind.Key, b, fy, ty, b, b))
+	}
+	return nil
+}
+
+// ExportChange reads change, Y1-Y2 (2015-2020), the two survey years of the change columns an
+// export adds for the indicators idx (0, 0 when absent). With all, the whole catalogue was asked
+// for, and change keeps the indicators that can compare the two years; otherwise each of idx must
+// (IndicatorChange's rules, naming change). It returns the indicators kept. A change given
+// without indicators, or one none of them can compare, is an invalid parameter.
+func ExportChange(c *town.Catalog, q Query, idx []int, all bool) ([]int, [2]int, error) {
+	v, ok, err := q.One("change")
+	if err != nil || !ok {
+		return idx, [2]int{}, err
+	}
+	a, b, dash := strings.Cut(v, "-")
+	if !dash {
+		return nil, [2]int{}, invalid("change", fmt.Sprintf("change must be two survey years joined by -, such as 2015-2020, not %q", Truncate(v)),
+			"change には 2 つの調査年を - でつないで指定してください（例：2015-2020）。")
+	}
+	from, err := surveyYear("change", a)
+	if err != nil {
+		return nil, [2]int{}, err
+	}
+	to, err := surveyYear("change", b)
+	if err != nil {
+		return nil, [2]int{}, err
+	}
+	if from >= to {
+		return nil, [2]int{}, invalid("change", fmt.Sprintf("change: %d must be before %d", from, to), "change の最初の年を後の年より前にしてください。")
+	}
+	if len(idx) == 0 {
+		return nil, [2]int{}, invalid("change", "change adds the indicators' change columns: give indicators too", "change は indicators と一緒に指定してください。")
+	}
+	kept := make([]int, 0, len(idx))
+	for _, i := range idx {
+		ind := c.Indicator(i)
+		var err error
+		k, l := ind.YearIndex(from), ind.YearIndex(to)
+		if missing := from; k < 0 || l < 0 {
+			if k >= 0 {
+				missing = to
+			}
+			err = invalid("change", fmt.Sprintf("change: indicator %s has no survey year %d; its years are %s", ind.Key, missing, years(ind)),
+				"change の指標 "+ind.Key+" の年は "+years(ind)+" のいずれかです。")
+		} else {
+			err = changeOf(ind, k, l, "change", "change")
+		}
+		switch {
+		case err == nil:
+			kept = append(kept, i)
+		case !all:
+			return nil, [2]int{}, err
+		}
+	}
+	if len(kept) == 0 {
+		return nil, [2]int{}, invalid("change", fmt.Sprintf("no indicator has a change from %d to %d", from, to), fmt.Sprintf("%d 年から %d 年への変化を出せる指標はありません。", from, to))
+	}
+	return kept, [2]int{from, to}, nil
 }

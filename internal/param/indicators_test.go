@@ -43,7 +43,7 @@ func TestIndicatorLists(t *testing.T) {
 		return fmt.Sprint(dims, named), err
 	}
 	compared := func(q Query) (any, error) {
-		_, named, err := IndicatorDimensions(c, q)
+		_, named, err := IndicatorDimensions(c, q, MaxChartedIndicators)
 		return fmt.Sprint(named), err
 	}
 	for _, tc := range []struct {
@@ -76,6 +76,10 @@ func TestIndicatorLists(t *testing.T) {
 		{"measures=income,births_per_1000@2021", measures, "", "measures"},
 		{"indicators=births_per_1000", compared, "[births_per_1000@2023]", ""},
 		{"indicators=young", compared, "", "indicators"},
+		{"indicators=births_per_1000@2020,births_per_1000@2023,fiscal_strength", compared, "[births_per_1000@2020 births_per_1000@2023 fiscal_strength@2022]", ""},
+		// five are one more than the compare page takes, whatever they name
+		{"indicators=births_per_1000@2020,births_per_1000@2023,fiscal_strength,nope,nope", compared, "", "indicators"},
+		{"indicators=births_per_1000,births_per_1000@2023", compared, "", "indicators"},
 	} {
 		got, bad := read(tc.raw, tc.f)
 		if got != tc.want || bad != tc.bad {

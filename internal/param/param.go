@@ -1,6 +1,6 @@
 // Package param reads the parameters of the statistics calls and pages: one validator per
 // parameter (prefecture, municipality code, code list, axis, measure key, indicator key, its survey
-// year and group, whole numbers for paging), which the API (package serve) and the pages (package
+// year and group, whole numbers for paging, the municipality a ranking page marks, a choice of a few words), which the API (package serve) and the pages (package
 // web/site) share, so that the same input gets the same answer from both: the same error code,
 // and so the same status. Messages are written in
 // English for the API and in Japanese for the pages (hensachi.Error.Japanese).
@@ -170,6 +170,21 @@ func Int(q Query, name string, def, lo, hi int) (int, error) {
 			fmt.Sprintf("%s には %d から %d までの整数を指定してください。", name, lo, hi))
 	}
 	return n, nil
+}
+
+// Choice reads a parameter that takes one of a few words, the first when absent.
+func Choice(q Query, name string, choices ...string) (string, error) {
+	s, ok, err := q.One(name)
+	switch {
+	case err != nil:
+		return "", err
+	case !ok:
+		return choices[0], nil
+	case slices.Contains(choices, s):
+		return s, nil
+	}
+	return "", invalid(name, fmt.Sprintf("%s must be one of %s, not %q", name, strings.Join(choices, ", "), Truncate(s)),
+		fmt.Sprintf("%s には %s のどれかを指定してください。", name, strings.Join(choices, "、")))
 }
 
 // Digits reports whether s has only ASCII digits. Codes are checked on every call, and

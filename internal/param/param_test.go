@@ -2,6 +2,7 @@ package param
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -131,18 +132,34 @@ func TestValidators(t *testing.T) {
 		{"export year with a zero", "year=02020", func(q Query) error { _, _, err := IndicatorsYear(c, q, []int{0}, false); return err }, hensachi.EInvalidParameter},
 		{"export year", "year=2020", func(q Query) error { _, _, err := IndicatorsYear(c, q, []int{0}, false); return err }, ""},
 		{"measure indicator year with a zero", "x=births_per_1000@02020", func(q Query) error { _, err := MeasureOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
-		{"measure and year with a zero", "x=births_per_1000&year=02020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure and year with a zero", "x=births_per_1000&year=02020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "year", "income"); return err }, hensachi.EInvalidParameter},
+		{"measure and its own year", "x=births_per_1000&xyear=2020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "xyear", "income"); return err }, ""},
+		{"measure and another's year", "x=births_per_1000&year=2021", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "xyear", "income"); return err }, ""},
+		{"axis and a year", "x=income&xyear=2020", func(q Query) error { _, err := MeasureYearOf(c, q, "x", "xyear", "income"); return err }, hensachi.EInvalidParameter},
 		{"group", "group=財政", func(q Query) error { _, err := IndicatorGroup(q); return err }, ""},
 		{"group unknown", "group=財務", func(q Query) error { _, err := IndicatorGroup(q); return err }, hensachi.EInvalidParameter},
 		{"int", "limit=100", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, ""},
 		{"int over", "limit=101", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
 		{"int signed", "limit=%2B5", func(q Query) error { _, err := Int(q, "limit", 20, 1, 100); return err }, hensachi.EInvalidParameter},
+		{"highlight", "highlight=13101", func(q Query) error { _, err := Highlight(q); return err }, ""},
+		{"highlight absent", "", func(q Query) error { _, err := Highlight(q); return err }, ""},
+		{"highlight of no municipality", "highlight=99999", func(q Query) error { _, err := Highlight(q); return err }, ""},
+		{"highlight malformed", "highlight=1310", func(q Query) error { _, err := Highlight(q); return err }, hensachi.EInvalidParameter},
+		{"highlight twice", "highlight=13101&highlight=13102", func(q Query) error { _, err := Highlight(q); return err }, hensachi.EInvalidParameter},
+		{"choice", "order=pref", func(q Query) error { _, err := Choice(q, "order", "pref", "national"); return err }, ""},
+		{"choice absent", "", func(q Query) error {
+			if c, err := Choice(q, "order", "pref", "national"); c != "pref" {
+				return fmt.Errorf("%q, %w", c, err)
+			}
+			return nil
+		}, ""},
+		{"choice unknown", "order=nation", func(q Query) error { _, err := Choice(q, "order", "pref", "national"); return err }, hensachi.EInvalidParameter},
 		{"order", "order=asc", func(q Query) error { _, err := Order(q); return err }, ""},
 		{"order unknown", "order=up", func(q Query) error { _, err := Order(q); return err }, hensachi.EInvalidParameter},
 	} {
 		for _, parse := range []func(string) (Query, error){
 			func(raw string) (Query, error) {
-				return ParseAPI(raw, "pref", "codes", "x", "limit", "order", "year", "group")
+				return ParseAPI(raw, "pref", "codes", "x", "xyear", "limit", "order", "year", "group", "highlight")
 			},
 			ParsePage,
 		} {

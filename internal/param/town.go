@@ -53,9 +53,8 @@ func PrefectureInPath(c *town.Catalog, param, code string) (hensachi.Prefecture,
 // Municipality reads a municipality code given as param: malformed is an invalid parameter, a
 // well-formed code of no municipality not found.
 func Municipality(c *town.Catalog, param, code string) (*hensachi.Municipality, error) {
-	if len(code) != 5 || !Digits(code) {
-		return nil, invalid(param, fmt.Sprintf("%s must be a 5-digit municipality code such as 13101, not %q", param, Truncate(code)),
-			"「"+truncateRunes(code, 20)+"」は市区町村コード（5 桁の数字、例：28214）ではありません。")
+	if err := municipalityCode(param, code); err != nil {
+		return nil, err
 	}
 	m, ok := c.Municipality(code)
 	if !ok {
@@ -106,6 +105,29 @@ func PeerGroupCode(g *hensachi.PeerGroup) string {
 		return ""
 	}
 	return g.Code
+}
+
+// municipalityCode checks the form of a municipality code given as param.
+func municipalityCode(param, code string) error {
+	if len(code) != 5 || !Digits(code) {
+		return invalid(param, fmt.Sprintf("%s must be a 5-digit municipality code such as 13101, not %q", param, Truncate(code)),
+			"「"+truncateRunes(code, 20)+"」は市区町村コード（5 桁の数字、例：28214）ではありません。")
+	}
+	return nil
+}
+
+// Highlight reads highlight, the code of the municipality a ranking page opens at and marks (the
+// link from a municipality's page of an indicator), "" when absent. A malformed code is an invalid
+// parameter; a well-formed code the ranking does not hold is not refused: the page says so.
+func Highlight(q Query) (string, error) {
+	code, ok, err := q.One("highlight")
+	if err != nil || !ok {
+		return "", err
+	}
+	if err := municipalityCode("highlight", code); err != nil {
+		return "", err
+	}
+	return code, nil
 }
 
 // MaxCompared is how many municipalities one comparison takes.
@@ -210,11 +232,12 @@ func MeasureOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
 		name+" には 6 軸か 16 の統計のキー（例：income、pop）、または指標のキー（例：births_per_1000、年を付けて births_per_1000@2020）を指定してください。")
 }
 
-// MeasureYearOf is MeasureOf with an indicator's survey year given apart, as year (the map's
-// form sends it so): m=births_per_1000&year=2020 is m=births_per_1000@2020. A year beside a
-// measure that is not an undated indicator is an invalid parameter.
-func MeasureYearOf(c *town.Catalog, q Query, name, def string) (Measure, error) {
-	if !q.Has("year") {
+// MeasureYearOf is MeasureOf with an indicator's survey year given apart, as yearName (the map's
+// form sends m and year, the scatter's x and xyear): m=births_per_1000&year=2020 is
+// m=births_per_1000@2020. A year beside a measure that is not an undated indicator is an invalid
+// parameter.
+func MeasureYearOf(c *town.Catalog, q Query, name, yearName, def string) (Measure, error) {
+	if !q.Has(yearName) {
 		return MeasureOf(c, q, name, def)
 	}
 	key, ok, err := q.One(name)
@@ -226,10 +249,10 @@ func MeasureYearOf(c *town.Catalog, q Query, name, def string) (Measure, error) 
 	}
 	i := c.IndicatorIndex(key)
 	if i < 0 {
-		return Measure{}, invalid("year", fmt.Sprintf("year goes with an indicator key, not %q", Truncate(key)),
-			"year は指標のキー（年を付けないもの）と一緒に指定してください。")
+		return Measure{}, invalid(yearName, fmt.Sprintf("%s goes with an indicator key, not %q", yearName, Truncate(key)),
+			yearName+" は指標のキー（年を付けないもの）と一緒に指定してください。")
 	}
-	k, err := IndicatorYear(c, q, i)
+	k, err := indicatorYearOf(c, q, i, yearName)
 	if err != nil {
 		return Measure{}, err
 	}
@@ -291,22 +314,27 @@ func Indicator(c *town.Catalog, key string) (int, error) {
 // IndicatorYear reads year, a survey year of indicator i: its position in the indicator's Years,
 // the latest when absent; a year the indicator does not have is an invalid parameter.
 func IndicatorYear(c *town.Catalog, q Query, i int) (int, error) {
+	return indicatorYearOf(c, q, i, "year")
+}
+
+// indicatorYearOf is IndicatorYear of the parameter name.
+func indicatorYearOf(c *town.Catalog, q Query, i int, name string) (int, error) {
 	ind := c.Indicator(i)
-	y, ok, err := q.One("year")
+	y, ok, err := q.One(name)
 	switch {
 	case err != nil:
 		return 0, err
 	case !ok:
 		return len(ind.Years) - 1, nil
 	}
-	year, err := surveyYear("year", y)
+	year, err := surveyYear(name, y)
 	if err != nil {
 		return 0, err
 	}
 	if k := ind.YearIndex(year); k >= 0 {
 		return k, nil
 	}
-	return 0, invalid("year", fmt.Sprintf("indicator %s has no survey year %d; its years are %s", ind.Key, year, years(ind)),
+	return 0, invalid(name, fmt.Sprintf("indicator %s has no survey year %d; its years are %s", ind.Key, year, years(ind)),
 		"この指標の年は "+years(ind)+" のいずれかです。")
 }
 

@@ -198,7 +198,7 @@ func (w *Pages) Routes(handle func(method, path string, h httprouter.Handle)) {
 	route := func(method, path string, h handler) {
 		handle(method, path, func(rw http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 			if err := h(rw, r); err != nil {
-				page.Error(rw, r, err)
+				page.Error(rw, r, page.Base{NoLogin: w.provider == nil, Credit: w.credit()}, err)
 			}
 		})
 	}

@@ -19,6 +19,9 @@ type FaceCalls struct {
 	Limits hensachi.Limits
 }
 
+// KeepsUploads reports whether the calls keep the photos, as the server's storage is set.
+func (f FaceCalls) KeepsUploads() bool { return f.Calls.KeepsUploads() }
+
 // AnalyzeFaces makes the call and counts it at once: the page shows the day's count with the result.
 func (f FaceCalls) AnalyzeFaces(ctx context.Context, account hensachi.Account, upload facecall.Upload) (FaceAnalysis, error) {
 	a, err := f.Calls.Analyze(ctx, account, upload)

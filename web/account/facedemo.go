@@ -22,6 +22,9 @@ import (
 // admission, pipeline and daily limit as POST /face/v1/predict. The upload is read once admitted.
 type FaceAnalyzer interface {
 	AnalyzeFaces(ctx context.Context, account hensachi.Account, upload facecall.Upload) (FaceAnalysis, error)
+	// KeepsUploads reports whether the photos are kept after the analysis (the server's storage
+	// setting), which the page tells the people uploading.
+	KeepsUploads() bool
 }
 
 // FaceAnalysis is what the demo page shows of one analysis.
@@ -72,7 +75,13 @@ const maxDemoUpload = 10<<20 + 64<<10
 
 type faceDemoPage struct {
 	page.Base
-	Available  bool // the face service runs on this server
+	Available bool // the face service runs on this server
+	// KeepsUploads: the server keeps the photos it analyses (its storage setting), which the page
+	// says before one is sent.
+	KeepsUploads bool
+	// Curl is the API's face call for a server without login, where the demo cannot run: the way
+	// on is the API with a key from the operator.
+	Curl       string
 	LoggedIn   bool
 	CSRF       string
 	Used       int64
@@ -93,6 +102,12 @@ func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) error {
 	p.Credit = w.credit()
 	rw.Header().Set("Cache-Control", "no-store")
 	p.Available = w.deps.Faces != nil
+	if p.Available {
+		p.KeepsUploads = w.deps.Faces.KeepsUploads()
+	}
+	if w.provider == nil {
+		p.Curl = `curl -X POST -H "X-API-Key: $HENSACHI_API_KEY" -F file=@photo.jpg "` + strings.TrimSuffix(w.deps.PublicURL, "/") + `/face/v1/predict"`
+	}
 	var sess session
 	var account hensachi.Account
 	if w.provider != nil {
@@ -112,6 +127,8 @@ func (w *Pages) faceDemo(rw http.ResponseWriter, r *http.Request) error {
 		switch {
 		case !p.Available:
 			err = errDemoOff
+		case w.provider == nil:
+			err = errDemoNoLogin
 		case !p.LoggedIn:
 			err = errDemoLoggedOut
 		case w.cop.Check(r) != nil:
@@ -204,7 +221,9 @@ func readDemoUpload(r *http.Request, w *Pages, sess session, held, most int, hol
 
 // The demo form's refusals before an analysis, shown on the form with their code's status.
 var (
-	errDemoOff       = &hensachi.Error{Code: hensachi.EUnavailable, Message: "the face service does not run here", Japanese: "このサーバーでは顔分析を動かしていません。"}
+	errDemoOff     = &hensachi.Error{Code: hensachi.EUnavailable, Message: "the face service does not run here", Japanese: "このサーバーでは顔分析を動かしていません。"}
+	errDemoNoLogin = &hensachi.Error{Code: hensachi.EUnavailable, Message: "the demo needs a login, which this server does not take; call the API with a key",
+		Japanese: "このサーバーはログインを受け付けていないため、デモは使えません。API キーで POST /face/v1/predict を呼んでください。"}
 	errDemoLoggedOut = &hensachi.Error{Code: hensachi.EMissingAPIKey, Message: "log in first", Japanese: "ログインしてから試してください。"}
 	errDemoCrossSite = &hensachi.Error{Code: hensachi.EForbidden, Message: "the form was not sent from this site", Japanese: "このフォームはこのサイトから送られていません。ページを読み込み直してください。"}
 	errFormRefused   = &hensachi.Error{Code: hensachi.EForbidden, Message: "the form's token is missing or stale", Japanese: "フォームの有効期限が切れています。ページを読み込み直してください。"}

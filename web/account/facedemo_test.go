@@ -83,6 +83,9 @@ func TestFaceDemo(t *testing.T) {
 	if form.Status != 200 || form.Header.Get("Content-Security-Policy") == "" {
 		t.Fatalf("demo form: %d\n%s", form.Status, form.Body)
 	}
+	if !strings.Contains(form.Body, "このサーバーに保存されます") { // withFaces keeps uploads
+		t.Error("the demo form, on a server keeping uploads, does not say so")
+	}
 	photo := scutImage(t, "CF100.jpg")
 	p := demoUpload(t, env, b, csrf, photo)
 	if p.Status != 200 {

@@ -123,10 +123,11 @@ type messagePage struct {
 	Search bool
 }
 
-// message renders a short page with the request id, for failures: the log has the cause. again
-// offers to log in again.
-func message(w http.ResponseWriter, r *http.Request, status int, heading, msg string, again bool) {
-	Render(w, r, layout, status, "message", messagePage{Base: Base{Title: heading}, Message: msg,
+// message renders a short page with the request id in the layout of base, for failures: the log
+// has the cause. again offers to log in again.
+func message(w http.ResponseWriter, r *http.Request, base Base, status int, heading, msg string, again bool) {
+	base.Title, base.Description, base.Canonical = heading, "", ""
+	Render(w, r, layout, status, "message", messagePage{Base: base, Message: msg,
 		RequestID: reqinfo.ID(r.Context()), Again: again, Search: status == http.StatusNotFound || status == http.StatusBadRequest && !again})
 }
 
@@ -146,8 +147,10 @@ func (f *Failure) Unwrap() error { return f.Err }
 // Error answers a page that failed with the message page: the status and heading of err's code
 // (hensachi.Kinds), or a Failure's heading; the message of a hensachi.Error (its Japanese one when it
 // has one), which is written for the page's reader, and its cause in the log. Any other error is
-// internal: the reader sees a general message and the log gets the error.
-func Error(w http.ResponseWriter, r *http.Request, err error) {
+// internal: the reader sees a general message and the log gets the error. The page has the layout
+// of base (its NoLogin and Credit; the title is the failure's heading), so that a server without
+// login links no login page from its failures either.
+func Error(w http.ResponseWriter, r *http.Request, base Base, err error) {
 	kind := hensachi.KindOf(hensachi.ErrorCode(err))
 	heading, again := kind.Heading, false
 	var f *Failure
@@ -177,7 +180,7 @@ func Error(w http.ResponseWriter, r *http.Request, err error) {
 	case cause != nil:
 		slog.WarnContext(r.Context(), "page refused", "code", kind.Code, "cause", cause, "path", r.URL.Path)
 	}
-	message(w, r, kind.Status, heading, msg, again)
+	message(w, r, base, kind.Status, heading, msg, again)
 }
 
 // RetryAfter sets Retry-After in whole seconds, at least one.

@@ -39,11 +39,25 @@ type comparePage struct {
 	// NearbyOrder says which Nearby are: the first one's nearest, or, when it has too few values
 	// to have any, its prefecture's municipalities
 	NearbyOrder string
-	Charts      []compareChart
-	Scores      []compareRow
-	Stats       []compareRow
-	Furusato    []compareRow
-	CSV         string
+	// Full says that param.MaxCompared are compared: one must be taken out before another is added.
+	Full bool
+	// Codes and IndicatorKeys are the comparison's lists as its forms keep them in hidden fields.
+	Codes, IndicatorKeys string
+	// Query is the name searched for a municipality to add; Found are the municipalities it finds
+	// that are not compared yet (at most maxCompareFound, More saying there were others), or, when
+	// it finds none, names one letter off (もしかして), each with the address adding it.
+	Query string
+	Found []compareMember
+	More  bool
+	// Indicators are the indicators compared, each with its chart and table; IndicatorSelect
+	// adds one while there is room.
+	Indicators      []compareIndicator
+	IndicatorSelect *measureSelect
+	Charts          []compareChart
+	Scores          []compareRow
+	Stats           []compareRow
+	Furusato        []compareRow
+	CSV             string
 	// NoResidents explains each compared municipality's population of 0 (noResidents)
 	NoResidents []string
 }
@@ -55,13 +69,67 @@ type compareMember struct {
 	Link string
 }
 
+// compareIndicator is an indicator of a comparison: its series chart, a line per municipality and
+// the national median's, and the same figures in a table of a row per survey year.
+type compareIndicator struct {
+	*hensachi.Indicator
+	Link    string // the comparison's address without it
+	Reading string // what its ranks and deviation scores mean (rankingReading)
+	Chart   template.HTML
+	Rows    []seriesRow
+}
+
+// seriesRow is a survey year of a compared indicator: each municipality's value with its
+// deviation score and national rank (pieces a narrow column may put on lines of their own), and
+// the national median. Break marks the year from which the figure has a new definition.
+type seriesRow struct {
+	Year   int
+	Break  bool
+	Values []template.HTML
+	Median string
+}
+
+// comparison is what a comparison's addresses keep: its municipalities and its indicators.
+type comparison struct {
+	towns      []*hensachi.Municipality
+	indicators []*hensachi.Indicator
+}
+
+// url is the comparison's address; the indicators are named without a year, as a chart draws
+// every year.
+func (cmp comparison) url() string {
+	u := "/town/compare?codes=" + codeList(cmp.towns)
+	if len(cmp.indicators) > 0 {
+		u += "&indicators=" + indicatorList(cmp.indicators)
+	}
+	return u
+}
+
 // nearbyToAdd is how many of the first municipality's nearest the page offers to add.
 const nearbyToAdd = 5
+
+// maxCompareFound is how many municipalities a search on the comparison page lists to add.
+const maxCompareFound = 20
 
 func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
 	towns, err := param.Compared(c, q, 1)
 	if err != nil {
 		return "", nil, err
+	}
+	dims, _, err := param.IndicatorDimensions(c, q, param.MaxChartedIndicators)
+	if err != nil {
+		return "", nil, err
+	}
+	query, _, err := q.One("q")
+	if err != nil {
+		return "", nil, err
+	}
+	cmp := comparison{towns: towns}
+	for _, d := range dims {
+		// key@year names a year the API answers in; a chart draws them all, so once is enough
+		if ind := c.Indicator(d.Indicator); !slices.Contains(cmp.indicators, ind) {
+			cmp.indicators = append(cmp.indicators, ind)
+		}
 	}
 	list := codeList(towns)
 	var names []string
@@ -72,8 +140,17 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	if len(towns) == 1 {
 		title = names[0] + "と比べる市区町村を選ぶ"
 	}
-	p := comparePage{Towns: towns, CSV: "/town/municipalities.csv?codes=" + list,
-		Base: s.base(c, title, strings.Join(names, "、")+"の 6 軸の偏差値と 16 の統計を並べて比べる。", "/town/compare?codes="+list)}
+	description := strings.Join(names, "、") + "の 6 軸の偏差値と 16 の統計を並べて比べる。"
+	if len(cmp.indicators) > 0 {
+		var labels []string
+		for _, ind := range cmp.indicators {
+			labels = append(labels, ind.Label)
+		}
+		description = strings.Join(names, "、") + "の" + strings.Join(labels, "・") + "の推移と、6 軸の偏差値・16 の統計を並べて比べる。"
+	}
+	p := comparePage{Towns: towns, CSV: "/town/municipalities.csv?codes=" + list, Codes: list, IndicatorKeys: indicatorList(cmp.indicators),
+		Full: len(towns) >= param.MaxCompared, Query: strings.TrimSpace(query),
+		Base: s.base(c, title, description, cmp.url())}
 	for a, axis := range hensachi.Axes {
 		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + page.Nowrap(axis.Unit) + "）", Median: "50（" + withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals}) + "）"}
 		var bars []scoreBar
@@ -97,7 +174,22 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		p.Stats = append(p.Stats, row)
 	}
 	p.Furusato = compareFurusato(c, towns)
-	p.Members, p.Nearby, p.NearbyOrder = compareLinks(c, towns)
+	p.Members, p.Nearby, p.NearbyOrder = compareLinks(c, cmp)
+	if p.Query != "" && !p.Full {
+		p.Found, p.More = compareFound(c, cmp, p.Query)
+	}
+	for k := range cmp.indicators {
+		p.Indicators = append(p.Indicators, compareSeries(c, cmp, k))
+	}
+	if len(cmp.indicators) < param.MaxChartedIndicators {
+		groups := indicatorOptionGroups(c, nil)
+		for _, g := range groups {
+			for k, o := range g.Options {
+				g.Options[k].Disabled = slices.ContainsFunc(cmp.indicators, func(ind *hensachi.Indicator) bool { return ind.Key == o.Key })
+			}
+		}
+		p.IndicatorSelect = &measureSelect{ID: "indicators", Label: "指標", Prompt: "指標を選ぶ", Groups: groups}
+	}
 	for _, m := range towns {
 		if note := noResidents(c, m); note != "" {
 			p.NoResidents = append(p.NoResidents, note)
@@ -131,13 +223,13 @@ func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareR
 // compareLinks are the comparison's members, each with the address without it, and the first
 // member's nearest municipalities not in it, each with the address with it, or, when it has too
 // few values to have nearest ones (双葉町), the first of its prefecture's, so that a comparison of
-// one always offers others; order says which.
-func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nearby []compareMember, order string) {
-	link := func(list []*hensachi.Municipality) string { return "/town/compare?codes=" + codeList(list) }
+// one always offers others; order says which. Every address keeps the comparison's indicators.
+func compareLinks(c *town.Catalog, cmp comparison) (members, nearby []compareMember, order string) {
+	towns := cmp.towns
 	for i, m := range towns {
 		member := compareMember{Municipality: m}
 		if len(towns) > 1 {
-			member.Link = link(slices.Delete(slices.Clone(towns), i, i+1))
+			member.Link = cmp.without(i)
 		}
 		members = append(members, member)
 	}
@@ -153,15 +245,80 @@ func compareLinks(c *town.Catalog, towns []*hensachi.Municipality) (members, nea
 	if len(candidates) == 0 {
 		candidates, order = c.InPrefecture(towns[0].Prefecture.Code), towns[0].Prefecture.Name+"の市区町村"
 	}
+	return members, cmp.adding(candidates, nearbyToAdd), order
+}
+
+// without is the comparison's address without its i-th municipality.
+func (cmp comparison) without(i int) string {
+	cmp.towns = slices.Delete(slices.Clone(cmp.towns), i, i+1)
+	return cmp.url()
+}
+
+// adding is up to n of candidates not compared yet, each with the comparison's address with it
+// added.
+func (cmp comparison) adding(candidates []*hensachi.Municipality, n int) []compareMember {
+	var out []compareMember
 	for _, m := range candidates {
-		if len(nearby) == nearbyToAdd {
+		if len(out) == n {
 			break
 		}
-		if !slices.Contains(towns, m) {
-			nearby = append(nearby, compareMember{Municipality: m, Link: link(append(slices.Clone(towns), m))})
+		if !slices.Contains(cmp.towns, m) {
+			with := cmp
+			with.towns = append(slices.Clone(cmp.towns), m)
+			out = append(out, compareMember{Municipality: m, Link: with.url()})
 		}
 	}
-	return members, nearby, order
+	return out
+}
+
+// compareFound are the municipalities a name search finds to add to a comparison, as the site's
+// search finds them (a designated city by its ward's name too), those compared left out; when it
+// finds nothing, the names one letter off. more says that there were more than maxCompareFound.
+func compareFound(c *town.Catalog, cmp comparison, query string) (found []compareMember, more bool) {
+	hits := c.Search(query, maxCompareFound+len(cmp.towns)+1)
+	if len(hits) == 0 {
+		hits = c.Suggest(query)
+	}
+	found = cmp.adding(hits, maxCompareFound+1)
+	if len(found) > maxCompareFound {
+		return found[:maxCompareFound], true
+	}
+	return found, false
+}
+
+// compareSeries is the k-th indicator of a comparison: its chart, a line per municipality in their
+// order and the national median's, and its table.
+func compareSeries(c *town.Catalog, cmp comparison, k int) compareIndicator {
+	ind := cmp.indicators[k]
+	i := c.IndicatorIndex(ind.Key)
+	f := ind.Field()
+	without := cmp
+	without.indicators = slices.Delete(slices.Clone(cmp.indicators), k, k+1)
+	out := compareIndicator{Indicator: ind, Link: without.url(), Reading: rankingReading(f), Rows: make([]seriesRow, len(ind.Years))}
+	median := seriesLine{Name: "全国の中央値", Class: "ln-national", Points: make([]town.IndicatorPoint, len(ind.Years))}
+	for y, year := range ind.Years {
+		out.Rows[y] = seriesRow{Year: year.Year, Break: slices.Contains(ind.Breaks, year.Year), Median: "—"}
+		median.Points[y].Year = year.Year
+		if year.Count > 0 {
+			median.Points[y].Value = hensachi.Some(year.Median)
+			out.Rows[y].Median = withUnit(median.Points[y].Value, f)
+		}
+	}
+	var lines []seriesLine
+	for _, m := range cmp.towns {
+		series := c.MunicipalityIndicators(c.Index(m.Code), []int{i})[0].Series
+		lines = append(lines, seriesLine{Name: m.Name, Points: series})
+		for y, p := range series {
+			v := template.HTML("—")
+			if p.Value.Valid {
+				v = page.Nowrap(withUnit(p.Value, f)) + `<br><span class="note">` + page.Nowrap(strconv.FormatFloat(p.Hensachi, 'f', 1, 64)) +
+					"・" + page.Nowrap(integer(p.Rank)+" 位") + `</span>`
+			}
+			out.Rows[y].Values = append(out.Rows[y].Values, v)
+		}
+	}
+	out.Chart = comparedSeriesChart("series-"+strconv.Itoa(k+1), ind, append(lines, median))
+	return out
 }
 
 // codeList is the codes of towns, separated by commas as the codes parameter takes them.
@@ -171,4 +328,14 @@ func codeList(towns []*hensachi.Municipality) string {
 		codes[i] = m.Code
 	}
 	return strings.Join(codes, ",")
+}
+
+// indicatorList is the keys of indicators, separated by commas as the indicators parameter takes
+// them.
+func indicatorList(indicators []*hensachi.Indicator) string {
+	keys := make([]string, len(indicators))
+	for i, ind := range indicators {
+		keys[i] = ind.Key
+	}
+	return strings.Join(keys, ",")
 }

@@ -41,6 +41,28 @@ func mapReading(f hensachi.Field) string {
 	return s
 }
 
+// changeReading says what rank 1 and a deviation score above 50 mean for a change of a measure.
+func changeReading(f hensachi.Field) string {
+	switch f.Direction {
+	case hensachi.DirectionHigherBetter:
+		return "値が大きいほど良いとみる指標なので、最も増えた（上がった）市区町村が1位で、偏差値は 50 を超えるほど良い方への変化を示します。"
+	case hensachi.DirectionLowerBetter:
+		return "値が小さいほど良いとみる指標なので、最も減った（下がった）市区町村が1位で、偏差値は 50 を超えるほど良い方（値の減る方）への変化を示します。"
+	}
+	return "良し悪しの向きを決めていない指標です。1位は最も増えた市区町村で、順位と偏差値は変化の大きさと向きを示すだけで、良し悪しは示しません。"
+}
+
+// mapChangeReading says what the colours of a map of a change mean.
+func mapChangeReading(f hensachi.Field) string {
+	switch f.Direction {
+	case hensachi.DirectionHigherBetter:
+		return "値が大きいほど良いとみる指標です。増えた（良くなった）市区町村を青、減った（悪くなった）市区町村を赤で、変化の大きいほど濃く塗ります。"
+	case hensachi.DirectionLowerBetter:
+		return "値が小さいほど良いとみる指標です。減った（良くなった）市区町村を青、増えた（悪くなった）市区町村を赤で、変化の大きいほど濃く塗ります。"
+	}
+	return "良し悪しの向きを決めていない指標なので、増えた市区町村を紫、減った市区町村を橙で、変化の大きいほど濃く塗ります。色は増減の向きと大きさだけを示します。"
+}
+
 // directionLabel is a measure's direction in a few words for lists, "" for a neutral one.
 func directionLabel(direction string) string {
 	switch direction {

@@ -27,6 +27,7 @@ import (
 type apiDoc struct {
 	Info struct {
 		Title, Version, Description string
+		DescriptionJA               string `json:"x-description-ja"` // the page's introduction; Description stays the document's English
 	}
 	Tags []struct {
 		Name, Description string
@@ -50,11 +51,13 @@ type docOperation struct {
 	OperationID string `json:"operationId"`
 	Summary     string
 	SummaryJA   string `json:"x-summary-ja"` // the page's heading line; Summary and Description stay the document's English
-	Description string
-	Tags        []string
-	Security    *[]map[string][]string
-	Parameters  []docParameter
-	RequestBody *struct {
+	// DescriptionJA is the operation in one Japanese sentence, what the page says under its heading.
+	DescriptionJA string `json:"x-description-ja"`
+	Description   string
+	Tags          []string
+	Security      *[]map[string][]string
+	Parameters    []docParameter
+	RequestBody   *struct {
 		Content map[string]json.RawMessage
 	} `json:"requestBody"`
 	Responses map[string]docResponse
@@ -97,15 +100,16 @@ type docResponse struct {
 // docsPage is the rendered documentation.
 type docsPage struct {
 	page.Base
-	Intro  string
-	Groups []docGroup
+	Intro   string // Japanese
+	IntroEN string // the document's own, for those who want the original
+	Groups  []docGroup
 	// Common are the responses operations share (components.responses), each shown once after
 	// the operations, which name them by status only: written out under every operation, they
 	// were most of the page.
 	Common []docStatus
 	Key    string // the visitor's key, when they entered it, for the examples
 	Origin string
-	Guides []hensachi.Link // the guides of docs/, each a page of its own
+	Guides []guideLink // the guides of docs/, each a page of its own
 }
 
 type docGroup struct {
@@ -115,7 +119,7 @@ type docGroup struct {
 
 type docOp struct {
 	ID, Method, Path, Summary, SummaryEN string
-	Description                          template.HTML
+	DescriptionJA, Description           template.HTML
 	Keyed                                bool
 	Parameters                           []docParam
 	Body                                 string
@@ -147,7 +151,7 @@ func buildDocs(raw []byte) (docsPage, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return docsPage{}, fmt.Errorf("read openapi.json: %w", err)
 	}
-	p := docsPage{Intro: doc.Info.Description}
+	p := docsPage{Intro: cmp.Or(doc.Info.DescriptionJA, doc.Info.Description), IntroEN: doc.Info.Description}
 	for _, tag := range doc.Tags {
 		if tag.OnPage != nil && !*tag.OnPage {
 			continue
@@ -189,8 +193,8 @@ func buildDocs(raw []byte) (docsPage, error) {
 
 func (doc *apiDoc) operation(path, method string, op docOperation) docOp {
 	o := docOp{ID: op.OperationID, Method: strings.ToUpper(method), Path: path, Summary: cmp.Or(op.SummaryJA, op.Summary), SummaryEN: op.Summary,
-		Description: withCode(op.Description),
-		Keyed:       op.Security == nil || len(*op.Security) > 0}
+		DescriptionJA: withCode(op.DescriptionJA), Description: withCode(op.Description),
+		Keyed: op.Security == nil || len(*op.Security) > 0}
 	example := path
 	var query []string
 	for _, prm := range op.Parameters {
@@ -352,7 +356,7 @@ func (s *Site) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params
 	} else {
 		rw.Header().Set("Cache-Control", "public, max-age=300")
 	}
-	p.Guides = s.guideLinks()
+	p.Guides = guideLinks()
 	p.Groups = slices.Clone(p.Groups)
 	for i, g := range p.Groups {
 		g.Operations = slices.Clone(g.Operations)
@@ -363,7 +367,7 @@ func (s *Site) docs(rw http.ResponseWriter, r *http.Request, _ httprouter.Params
 	}
 	var body bytes.Buffer
 	if err := templates.ExecuteTemplate(&body, "docs", p); err != nil {
-		page.Error(rw, r, fmt.Errorf("render docs: %w", err))
+		page.Error(rw, r, s.layout(), fmt.Errorf("render docs: %w", err))
 		return
 	}
 	page.Write(rw, r, http.StatusOK, body.Bytes())

@@ -2,6 +2,7 @@ package site
 
 import (
 	"encoding/json"
+	"html/template"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -44,10 +45,14 @@ func TestDocsEveryOperation(t *testing.T) {
 			Name   string
 			OnPage *bool `json:"x-docs-page"`
 		}
+		Info struct {
+			DescriptionJA string `json:"x-description-ja"`
+		}
 		Paths map[string]map[string]struct {
-			OperationID string `json:"operationId"`
-			SummaryJA   string `json:"x-summary-ja"`
-			Tags        []string
+			OperationID   string `json:"operationId"`
+			SummaryJA     string `json:"x-summary-ja"`
+			DescriptionJA string `json:"x-description-ja"`
+			Tags          []string
 		}
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -67,7 +72,24 @@ func TestDocsEveryOperation(t *testing.T) {
 				t.Errorf("%s %s (%s) is on the page", method, path, op.OperationID)
 			case want && (op.SummaryJA == "" || !strings.Contains(body, op.SummaryJA)):
 				t.Errorf("%s %s (%s) has no Japanese summary (x-summary-ja) on the page", method, path, op.OperationID)
+			case want && !oneJapaneseSentence(op.DescriptionJA):
+				t.Errorf("%s %s (%s): x-description-ja %q is not one Japanese sentence", method, path, op.OperationID, op.DescriptionJA)
+			case want && !strings.Contains(body, "<p>"+string(withCode(op.DescriptionJA))+"</p>"):
+				t.Errorf("%s %s (%s) has not its Japanese description (x-description-ja) on the page", method, path, op.OperationID)
+			case want && !strings.Contains(body, `<li><a href="#`+op.OperationID+`"><code>`+strings.ToUpper(method)+" "+path+"</code></a> "+op.SummaryJA+"</li>"):
+				t.Errorf("%s %s (%s) is not in the call list with its Japanese summary", method, path, op.OperationID)
 			}
+		}
+	}
+	// the introduction in Japanese, the document's English behind a summary
+	if doc.Info.DescriptionJA == "" || !strings.Contains(body, `<p id="intro">`+strings.ReplaceAll(template.HTMLEscapeString(doc.Info.DescriptionJA), "+", "&#43;")+"</p>") ||
+		!strings.Contains(body, `<p class="note" lang="en">Municipality statistics service`) {
+		t.Error("/docs has not its introduction in Japanese (info.x-description-ja) with the English behind it")
+	}
+	// the guides by their Japanese titles and summaries, the data guide in Japanese, the others said to be English
+	for _, want := range []string{`<a href="/docs/data">データガイド</a>：`, `<a href="/docs/operating">運用ガイド</a>（英語）：`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/docs lists no %q", want)
 		}
 	}
 	for _, want := range []string{`curl -H &#34;X-API-Key: $HENSACHI_API_KEY&#34; &#34;https://hensachi.example/town/v1/municipalities/13101&#34;`,
@@ -120,5 +142,48 @@ func TestDocsWithKey(t *testing.T) {
 		if !c.fill && strings.Contains(body, c.key) {
 			t.Errorf("%q is echoed", c.key)
 		}
+	}
+}
+
+// oneJapaneseSentence reports whether s is one sentence ending in 。 (a 。 only at its end).
+func oneJapaneseSentence(s string) bool {
+	return strings.HasSuffix(s, "。") && strings.Count(s, "。") == 1 && strings.ContainsFunc(s, func(r rune) bool { return r >= 0x3040 && r <= 0x30ff })
+}
+
+// TestGuidePages: /docs/data is the data guide in Japanese, /docs/data.en its English, each
+// linking the other; a guide without a Japanese version is at its own address in English; a guide's
+// tables scroll in their own box.
+func TestGuidePages(t *testing.T) {
+	router, _ := docsRouter(t)
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/docs/data", []string{"<title>データガイド — hensachi</title>", `<article class="guide">`, `<h3 id="分母">分母</h3>`,
+			`<a href="/docs/data.en" hreflang="en" lang="en" id="other-language">English version</a>`, `<div class="scroll"><table>`,
+			`<link rel="canonical" href="https://hensachi.example/docs/data">`}},
+		{"/docs/data.en", []string{"<title>The data guide — hensachi</title>", `<article class="guide" lang="en">`, `<h3 id="denominators">`,
+			`<a href="/docs/data" hreflang="ja" lang="ja" id="other-language">日本語版</a>`, `<div class="scroll"><table>`}},
+		{"/docs/operating", []string{`<article class="guide" lang="en">`}},
+	} {
+		status, body := getPage(t, router, c.path)
+		if status != 200 {
+			t.Errorf("%s: %d", c.path, status)
+			continue
+		}
+		for _, want := range c.want {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s has no %s", c.path, want)
+			}
+		}
+	}
+	for _, path := range []string{"/docs/operating.en", "/docs/data.ja", "/docs/data.en.en"} {
+		if status, _ := getPage(t, router, path); status != 404 {
+			t.Errorf("%s: %d, want 404", path, status)
+		}
+	}
+	// the API guide's links to the data guide lead to its English, whose anchors they name
+	if _, body := getPage(t, router, "/docs/api"); !strings.Contains(body, `href="/docs/data.en#denominators"`) {
+		t.Error("/docs/api does not link the English data guide's denominators")
 	}
 }

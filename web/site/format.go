@@ -29,6 +29,18 @@ func withUnit(v hensachi.Optional[float64], f hensachi.Field) string {
 	return s
 }
 
+// signedNumber writes a change with its sign, + for an increase, as number writes the digits.
+func signedNumber(v float64, decimals int) string {
+	s := number(v, decimals)
+	if v > 0 && strings.Trim(s, "0.,") != "" {
+		return "+" + s
+	}
+	if strings.Trim(s, "-0.,") == "" {
+		return strings.TrimPrefix(s, "-") // a change that rounds to nothing has no sign
+	}
+	return s
+}
+
 // integer writes a count or a rank with thousands separators, as every page writes 1,741.
 func integer(n int) string { return groupThousands(strconv.Itoa(n)) }
 

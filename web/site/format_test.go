@@ -15,7 +15,7 @@ import (
 
 // TestUnitsKeptTogether: wherever a page prints a value with its unit, or a unit alone (in
 // brackets, or as the whole of a text, as under a ranking's heading 値), as text a line may break (not an SVG label, a title or an attribute), it is one
-// unbreakable piece (page.Nowrap's span), so that no phone shows 3.2 店/1 at a line's end and 万人
+// unbreakable piece (page.Nowrap's span, or another element of its class), so that no phone shows 3.2 店/1 at a line's end and 万人
 // on the next.
 func TestUnitsKeptTogether(t *testing.T) {
 	router := siteRouter(t)
@@ -37,9 +37,9 @@ func TestUnitsKeptTogether(t *testing.T) {
 	}
 	valueWithUnit := regexp.MustCompile(`[0-9][0-9,.]* (?:` + strings.Join(alternatives, "|") + `)|（(?:` + strings.Join(long, "|") + `)）|^\s*(?:` + strings.Join(long, "|") + `)\s*$`)
 	// a value and its unit as withUnit, yen and count write them: prose (1人当たり, 1% ずつ) has no space
-	for _, path := range []string{"/town/municipalities/13101", "/town/municipalities/01345", "/town/compare?codes=13101,01100,01345",
+	for _, path := range []string{"/town/municipalities/13101", "/town/municipalities/01345", "/town/compare?codes=13101,01100,01345", "/town/compare?codes=13101,01100,01345&indicators=births_per_1000,fiscal_strength",
 		"/town/prefectures", "/town/indicators", "/town/indicators/births_per_1000", "/town/scatter?x=shops&y=doctor&pref=13",
-		"/town/rankings/shops?pref=13",
+		"/town/rankings/shops?pref=13", "/town/municipalities/01100/indicators/births_per_1000",
 		// no unit beside the values today, the heading has it
 		"/", "/town/prefectures/13"} {
 		status, body := getPage(t, router, path)
@@ -56,7 +56,7 @@ func TestUnitsKeptTogether(t *testing.T) {
 			switch {
 			case n.Type == html.ElementNode && (n.Namespace == "svg" || n.Data == "title" || n.Data == "style"):
 				return // drawn, not wrapped
-			case n.Type == html.ElementNode && n.Data == "span" && slices.Contains(n.Attr, html.Attribute{Key: "class", Val: "nb"}):
+			case n.Type == html.ElementNode && slices.Contains(n.Attr, html.Attribute{Key: "class", Val: "nb"}):
 				kept = true
 			case n.Type == html.TextNode:
 				for _, v := range valueWithUnit.FindAllString(n.Data, -1) {

@@ -3,6 +3,7 @@ package site
 import (
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,14 +30,15 @@ func (s *realSite) render(t *testing.T, path string) (int, string) {
 }
 
 // municipalityIndicatorPages renders the municipality pages of the rows pick accepts: each has
-// a section per group with a row and a sparkline per indicator, and the heaviest is within the
-// budget. The heaviest are those with the largest figures: 横浜市 (14100), then 札幌市 (01100).
+// a section per group with a row and a sparkline (or the change of two values) per indicator, each
+// linking to the municipality's page of it, and the heaviest is within the budget. The heaviest are those with the largest figures: 横浜市 (14100), then 札幌市 (01100).
 func municipalityIndicatorPages(t *testing.T, s *realSite, c *town.Catalog, pick func(m int, code string) bool) {
 	n := len(c.Indicators(""))
 	sizes := map[string]int{}
 	largest, largestCode := 0, ""
 	// Matched line by line: searching a whole page for the pattern costs five times more.
-	row := regexp.MustCompile(`^<li><a href=\.\./indicators/[a-z0-9_]+>[^<]+</a> (<span class=nb>[^<]+</span>)?[^<]+(<svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg>)?\n$`)
+	row := regexp.MustCompile(`^<li><a href=(\d{5}/indicators/[a-z0-9_]+)>[^<]+</a> (<span class=nb>[^<]+</span>)?[^<]+` +
+		`(<a href=(\d{5}/indicators/[a-z0-9_]+)><svg role=img aria-label="[^"]+"><path d=[ML0-9,]+ /></svg></a>| <small class=nb>[^<]+</small>)?\n$`)
 	for m := range c.Len() {
 		code := c.Row(m).Code
 		if !pick(m, code) {
@@ -52,7 +54,11 @@ func municipalityIndicatorPages(t *testing.T, s *realSite, c *town.Catalog, pick
 		}
 		rows := 0
 		for line := range strings.Lines(body) {
-			if strings.HasPrefix(line, "<li><a href=../indicators/") && row.MatchString(line) {
+			if !strings.HasPrefix(line, "<li><a href="+code+"/indicators/") {
+				continue
+			}
+			// the name and the sparkline lead to the same page
+			if r := row.FindStringSubmatch(line); r != nil && (r[4] == "" || r[4] == r[1]) {
 				rows++
 			}
 		}
@@ -143,4 +149,47 @@ func TestIndicatorPagesOnRealData(t *testing.T) {
 		t.Errorf("largest indicator page %s: %d bytes, budget %d", largestPath, largest, pageBudget)
 	}
 	t.Logf("largest indicator page %s: %d bytes", largestPath, largest)
+}
+
+// TestFormulaWordsOnRealData: on the real dataset every item of every formula has its name, and
+// the indicator pages say a few real formulas in words with those names.
+func TestFormulaWordsOnRealData(t *testing.T) {
+	s := newRealSite(t, "https://hensachi.example")
+	c, err := s.catalogs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ind := range c.Indicators("") {
+		f := ind.Formula
+		for _, item := range slices.Concat(f.Counted(), f.Minus, f.Denominator) {
+			if c.ItemName(item) == "" {
+				t.Errorf("%s: item %s has no name in the dataset", ind.Key, item)
+			}
+		}
+	}
+	if !strings.Contains(c.ItemName("A4101"), "出生") || !strings.Contains(c.ItemName("A1102"), "日本人") || !strings.Contains(c.ItemName("A4200"), "死亡") {
+		t.Errorf("SSDSE-A's names: A4101 %q, A1102 %q, A4200 %q", c.ItemName("A4101"), c.ItemName("A1102"), c.ItemName("A4200"))
+	}
+	named := func(item string) string { return "「" + c.ItemName(item) + "」（" + item + "）" }
+	for path, want := range map[string][]string{
+		"/town/indicators/births_per_1000": {"分子 " + named("A4101") + "を、分母 " + named("A1102") + "で割り、1,000 を掛けます。",
+			`<tr><th scope="row">分母</th><td><code>A1102</code> ` + c.ItemName("A1102") + `<br><span class="note">分子の年に最も近い国勢調査年の日本人人口</span></td></tr>`,
+			`<tr><th scope="row">倍率</th><td>1,000</td></tr>`},
+		"/town/indicators/natural_increase_per_1000": {"分子 " + named("A4101") + "から" + named("A4200") + "を引いた値を、分母 " + named("A1102") + "で割り、1,000 を掛けます。",
+			`<tr><th scope="row">分子から引く項目</th><td><code>A4200</code> ` + c.ItemName("A4200") + `</td></tr>`},
+		"/town/indicators/fiscal_strength": {`<span id="formula-words">「財政力指数」（finance.財政力指数）です。</span>`},
+		"/town/indicators/jumin_population_change_5y": {"「住民基本台帳人口（1月1日、日本人住民と外国人住民）」（jumin.population）の 5 年間の増減を、5 年前の値で割り、100 を掛けます。",
+			"<code>100 × (jumin.population(Y) − jumin.population(Y−5)) ÷ jumin.population(Y−5)</code>"},
+	} {
+		status, body := s.render(t, path)
+		if status != 200 {
+			t.Errorf("%s: %d", path, status)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s has no %s", path, w)
+			}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/geo"
@@ -23,18 +24,23 @@ const mapWidth = 1000
 // drawnMap is one map's geometry: a path per municipality drawn and the frames of its insets.
 type drawnMap struct {
 	W, H int
-	// Rows are the catalog rows drawn, in code order; Paths[i] is the path data of Rows[i], and
-	// Thin[i] says that it is too small or too thin for an outline (thin).
+	// Rows are the catalog rows drawn, in code order; Paths[i] is the path data of Rows[i],
+	// Thin[i] says that it is too small or too thin for an outline (thin), and Boxes[i] is the box
+	// around what it draws, in map units.
 	Rows   []int
 	Paths  []string
 	Thin   []bool
+	Boxes  []rect
 	Frames []mapFrame
+	// PxPerUnit is how many screen pixels a map unit covers where the map is seen smallest (phone).
+	PxPerUnit float64
 }
 
-// mapFrame is an inset's frame and its label.
+// mapFrame is an inset's frame and its label, written FontSize units high.
 type mapFrame struct {
 	X, Y, W, H int
 	Label      string
+	FontSize   int
 }
 
 // mapSet is the maps of one dataset version, each drawn on first use: the national map, each
@@ -47,19 +53,74 @@ type mapSet struct {
 // miniWidth is the most a municipality page's prefecture map is wide or tall.
 const miniWidth = 320
 
+// The smallest a map is seen: a phone 390 px wide and 844 high, whose page column leaves a map
+// 366 px (main's padding is .75rem a side) and whose style caps it at 80% of the screen's height
+// (675 px); a municipality page's prefecture map (the locator) is at most 20rem, 320 px, wide.
+const (
+	phoneMapWidth  = 366
+	phoneMapHeight = 675
+	locatorWidth   = miniWidth
+)
+
+// speckPx is the least, in screen pixels, that a municipality must be across one way or the
+// other to be seen and hit with a finger; one under it on a phone is a speck.
+const speckPx = 4
+
 var drawnMaps = town.NewMemo(func(c *town.Catalog) *mapSet {
 	b, err := c.Boundaries()
 	if err != nil {
 		return &mapSet{}
 	}
 	s := &mapSet{prefs: map[string]func() *drawnMap{}, mini: map[string]func() *drawnMap{}}
-	s.national = sync.OnceValue(func() *drawnMap { return nationalMap(c, b) })
+	s.national = sync.OnceValue(func() *drawnMap {
+		return layout(c, b.Coarse, nil, nationalInsets, mapWidth, true, phoneMapWidth)
+	})
 	for _, p := range c.Meta.Prefectures {
-		s.prefs[p.Code] = sync.OnceValue(func() *drawnMap { return prefectureMap(c, b.Fine, p.Code, mapWidth) })
-		s.mini[p.Code] = sync.OnceValue(func() *drawnMap { return prefectureMap(c, b.Coarse, p.Code, miniWidth) })
+		rows := func() []int {
+			var rows []int
+			for _, m := range c.InPrefecture(p.Code) {
+				rows = append(rows, c.Index(m.Code))
+			}
+			return rows
+		}
+		s.prefs[p.Code] = sync.OnceValue(func() *drawnMap {
+			return layout(c, b.Fine, rows(), prefectureInsets[p.Code], mapWidth, false, phoneMapWidth)
+		})
+		s.mini[p.Code] = sync.OnceValue(func() *drawnMap {
+			return layout(c, b.Coarse, rows(), prefectureInsets[p.Code], miniWidth, false, locatorWidth)
+		})
 	}
 	return s
 })
+
+// inset is a group of remote islands drawn in a frame of their own, at a scale of their own,
+// labelled, where the sea around the rest of the map is empty: so that islands far from the rest
+// do not shrink it (沖縄本島 beside 与那国 and 大東 would be a speck) and show at a size one can
+// see and tap. holds picks the parts (islands) it draws, by their municipality, the municipality's
+// southmost latitude, or where the part lies (its middle); share is the most of the main map's
+// width and height its frame may take, and corner where it is looked for first (where the islands
+// lie from the rest).
+type inset struct {
+	label  string
+	holds  func(m *hensachi.Municipality, south float64, part geo.Point) bool
+	share  [2]float64
+	corner corner
+}
+
+// corner is a corner of a map, where an inset goes first.
+type corner int
+
+const (
+	topLeft corner = iota
+	topRight
+	bottomLeft
+	bottomRight
+)
+
+// codes holds the municipalities of those codes.
+func codes(list ...string) func(*hensachi.Municipality, float64, geo.Point) bool {
+	return func(m *hensachi.Municipality, _ float64, _ geo.Point) bool { return slices.Contains(list, m.Code) }
+}
 
 // ogasawara is 小笠原村, a thousand kilometres south of Tokyo: an inset wherever it is drawn.
 const ogasawara = "13421"
@@ -68,72 +129,282 @@ const ogasawara = "13421"
 // the national map's inset.
 const southWestLat = 29.5
 
-// nationalMap draws the whole country from the coarse layer: the main islands, with the south-west
-// islands (Okinawa, Amami) inset in the empty sea to the north-west and 小笠原村 in the Pacific to
-// the south-east.
-func nationalMap(c *town.Catalog, b *town.Boundaries) *drawnMap {
-	p := project(b.Coarse, nil, c)
-	var main, southWest, bonin []int
-	for i := range c.Len() {
-		m := c.Row(i)
-		switch {
-		case m.Code == ogasawara:
-			bonin = append(bonin, i)
-		case m.Prefecture.Code == "47" || m.Prefecture.Code == "46" && p.south(i) < southWestLat:
-			southWest = append(southWest, i)
-		default:
-			main = append(main, i)
+// nationalInsets are the national map's: the south-west islands (Okinawa, Amami) in the empty sea
+// to the north-west and 小笠原村 in the Pacific to the south-east. The country's other islands
+// keep their place (an island municipality too small to see is drawn at the least size, draw).
+var nationalInsets = []inset{
+	{label: "沖縄県・奄美群島など", share: [2]float64{0.44, 0.38}, corner: topLeft,
+		holds: func(m *hensachi.Municipality, south float64, _ geo.Point) bool {
+			return m.Prefecture.Code == "47" || m.Prefecture.Code == "46" && south < southWestLat
+		}},
+	{label: "小笠原村", share: [2]float64{0.26, 0.2}, corner: bottomRight, holds: codes(ogasawara)},
+}
+
+// prefectureInsets are the prefecture maps' (and their locators'), found by measuring every
+// municipality at a phone's width (TestMapSpecksOnRealData) and where one prefecture's islands lie
+// so far out that they shrink the rest: Tokyo's islands, 長崎's 五島 and 対馬・壱岐, 鹿児島's
+// 三島村, 十島村 and 奄美, 沖縄's 宮古・八重山, 大東 and 尖閣.
+var prefectureInsets = map[string][]inset{
+	"13": {
+		{label: "伊豆諸島", share: [2]float64{0.5, 0.6}, corner: bottomLeft,
+			holds: codes("13361", "13362", "13363", "13364", "13381", "13382", "13401", "13402")},
+		{label: "小笠原村", share: [2]float64{0.5, 0.6}, corner: bottomRight, holds: codes(ogasawara)},
+	},
+	"42": {
+		{label: "五島列島", share: [2]float64{0.4, 0.5}, corner: bottomLeft, holds: codes("42211", "42383", "42411")},
+		{label: "対馬・壱岐", share: [2]float64{0.4, 0.5}, corner: topLeft, holds: codes("42209", "42210")},
+	},
+	"46": {
+		{label: "三島村", share: [2]float64{0.4, 0.2}, corner: bottomLeft, holds: codes("46303")},
+		{label: "十島村", share: [2]float64{0.35, 0.4}, corner: bottomLeft, holds: codes("46304")},
+		{label: "奄美群島", share: [2]float64{0.5, 0.5}, corner: bottomRight,
+			holds: codes("46222", "46523", "46524", "46525", "46527", "46529", "46530", "46531", "46532", "46533", "46534", "46535")},
+	},
+	"47": {
+		// 石垣市's 尖閣諸島 lie 150 km north of its island, and would halve the scale of 八重山's
+		{label: "尖閣諸島", share: [2]float64{0.2, 0.15}, corner: topLeft,
+			holds: func(m *hensachi.Municipality, _ float64, part geo.Point) bool {
+				return m.Code == "47207" && part[1] > 25.5
+			}},
+		{label: "宮古・八重山", share: [2]float64{0.6, 0.4}, corner: bottomLeft, holds: codes("47207", "47214", "47375", "47381", "47382")},
+		{label: "大東諸島", share: [2]float64{0.2, 0.4}, corner: bottomRight, holds: codes("47357", "47358")},
+	},
+}
+
+// layout draws rows (every row when nil) from a layer: those of no inset fitted into size (its
+// width alone when wide, for the national map; else at most size either way), each inset's in a
+// frame placed where the rest leaves the sea empty, or beside the map (below a wide one, to the
+// right of a tall one) where none is. screen is the width the map is seen at on a phone.
+func layout(c *town.Catalog, l geo.Layer, rows []int, insets []inset, size float64, wide bool, screen float64) *drawnMap {
+	if rows == nil {
+		rows = make([]int, c.Len())
+		for i := range rows {
+			rows[i] = i
 		}
 	}
-	box := p.bbox(main)
-	scale := mapWidth / box.w()
-	W, H := mapWidth, int(math.Ceil(box.h()*scale))
+	p := project(l, rows)
+	// frame 0 is the main map, k+1 inset k: each holds the parts of the rows it draws
+	parts := make([]projected, len(insets)+1)
+	drawn := make([][]int, len(insets)+1)
+	for k := range parts {
+		parts[k] = make(projected, len(p))
+	}
+	for _, i := range rows {
+		south := p.south(i)
+		for _, poly := range p[i] {
+			mid := p.ringBox(poly[0])
+			at := geo.Point{(mid.X0 + mid.X1) / 2, latitude((mid.Y0 + mid.Y1) / 2)}
+			k := 1 + slices.IndexFunc(insets, func(in inset) bool { return in.holds(c.Row(i), south, at) })
+			if len(parts[k][i]) == 0 {
+				drawn[k] = append(drawn[k], i)
+			}
+			parts[k][i] = append(parts[k][i], poly)
+		}
+	}
+	main := drawn[0]
+	box := parts[0].bbox(main)
+	scale := min(size/box.w(), size/box.h())
+	if wide {
+		scale = size / box.w()
+	}
+	W, H := int(math.Ceil(box.w()*scale)), int(math.Ceil(box.h()*scale))
 	d := &drawnMap{W: W, H: H}
-	layout := []struct {
-		rows  []int
-		frame rect
-		label string
-	}{
-		{main, rect{0, 0, float64(W), float64(H)}, ""},
-		{southWest, rect{4, 4, 0.44 * float64(W), 0.38 * float64(H)}, "沖縄県・奄美群島など"},
-		{bonin, rect{0.74 * float64(W), 0.8 * float64(H), float64(W) - 4, float64(H) - 4}, "小笠原村"},
+	mainFrame := rect{0, 0, float64(W), float64(H)}
+	// an inset's label is about 10 px high on a phone, within 13 and 24 units (a wide map's 24 is
+	// 23 px at the page's widest)
+	font := int(math.Round(min(max(10/min(screen/float64(W), phoneMapHeight/float64(H)), 13), 24)))
+	sea := newLand(parts[0], main, scale, -box.X0*scale, -box.Y0*scale, W, H)
+	frames := make([]rect, len(insets))
+	var taken []rect // the frames placed in the sea
+	var beside []int
+	for k, in := range insets {
+		held := drawn[k+1]
+		if len(held) == 0 {
+			continue
+		}
+		fw, fh := insetSize(parts[k+1].bbox(held), in.share[0]*float64(W), in.share[1]*float64(H), in.label, font)
+		placed := false
+		for _, shrink := range []float64{1, 0.8} { // smaller, the islands would be specks again
+			w, h := insetSize(parts[k+1].bbox(held), shrink*in.share[0]*float64(W), shrink*in.share[1]*float64(H), in.label, font)
+			for _, at := range candidates(in.corner, w, h, W, H) {
+				if sea.empty(at) && !slices.ContainsFunc(taken, at.overlaps) {
+					frames[k], placed = at, true
+					taken = append(taken, at)
+					break
+				}
+			}
+			if placed {
+				break
+			}
+		}
+		if !placed {
+			frames[k] = rect{0, 0, fw, fh}
+			beside = append(beside, k)
+		}
 	}
-	for _, l := range layout {
-		p.draw(d, l.rows, l.frame, l.label)
+	// the insets no sea holds go in a band below a wide map, in a column right of a tall one
+	x, y := 4.0, float64(H)+8
+	if W < H {
+		x, y = float64(W)+8, 4
 	}
-	d.sort()
+	for _, k := range beside {
+		f := frames[k]
+		frames[k] = rect{x, y, x + f.w(), y + f.h()}
+		d.W, d.H = max(d.W, int(math.Ceil(frames[k].X1))+4), max(d.H, int(math.Ceil(frames[k].Y1))+4)
+		if W < H {
+			y += f.h() + 8
+		} else {
+			x += f.w() + 8
+		}
+	}
+	d.PxPerUnit = min(screen/float64(d.W), phoneMapHeight/float64(d.H))
+	alone := isolated(l, rows)
+	least := speckPx / d.PxPerUnit
+	paths := map[int]*shapePath{}
+	parts[0].draw(d, paths, main, mainFrame, "", 0, least, alone)
+	for k, in := range insets {
+		parts[k+1].draw(d, paths, drawn[k+1], frames[k], in.label, font, least, alone)
+	}
+	for _, i := range rows {
+		if paths[i] != nil {
+			d.Rows = append(d.Rows, i)
+		}
+	}
+	slices.Sort(d.Rows)
+	for _, i := range d.Rows {
+		d.Paths = append(d.Paths, string(paths[i].data))
+		d.Thin = append(d.Thin, paths[i].thin())
+		d.Boxes = append(d.Boxes, paths[i].box)
+	}
 	return d
 }
 
-// prefectureMap draws one prefecture from a layer, at most size by size; Tokyo's islands
-// (伊豆諸島, 小笠原) are insets below the main map.
-func prefectureMap(c *town.Catalog, l geo.Layer, pref string, size float64) *drawnMap {
-	p := project(l, c.InPrefecture(pref), c)
-	var main, izu, bonin []int
-	for _, m := range c.InPrefecture(pref) {
-		i := c.Index(m.Code)
-		switch {
-		case m.Code == ogasawara:
-			bonin = append(bonin, i)
-		case pref == "13" && m.Code > "13360":
-			izu = append(izu, i)
-		default:
-			main = append(main, i)
+// insetPad is the room inside an inset's frame around its islands.
+const insetPad = 6.0
+
+// insetSize is the frame that holds a box of islands at the largest scale that fits w by h, with
+// its label above them and wide enough for it.
+func insetSize(box rect, w, h float64, label string, font int) (float64, float64) {
+	labelH := float64(font) + 4
+	s := min((w-2*insetPad)/max(box.w(), 1e-9), (h-2*insetPad-labelH)/max(box.h(), 1e-9))
+	return max(box.w()*s+2*insetPad, float64(utf8.RuneCountInString(label)*font)+2*insetPad), box.h()*s + 2*insetPad + labelH
+}
+
+// candidates are the places tried for an inset's frame w by h on a W by H map: its corner, the
+// other corners, then the middles of the edges.
+func candidates(first corner, w, h float64, W, H int) []rect {
+	const m = 4
+	x := []float64{m, float64(W) - m - w, (float64(W) - w) / 2}
+	y := []float64{m, float64(H) - m - h, (float64(H) - h) / 2}
+	at := func(i, j int) rect { return rect{x[i], y[j], x[i] + w, y[j] + h} }
+	corners := []rect{at(0, 0), at(1, 0), at(0, 1), at(1, 1)}
+	out := []rect{corners[first]}
+	for c, r := range corners {
+		if corner(c) != first {
+			out = append(out, r)
 		}
 	}
-	box := p.bbox(main)
-	scale := min(size/box.w(), size/box.h())
-	W, H := int(math.Ceil(box.w()*scale)), int(math.Ceil(box.h()*scale))
-	d := &drawnMap{W: W, H: H}
-	p.draw(d, main, rect{0, 0, float64(W), float64(H)}, "")
-	if len(izu)+len(bonin) > 0 {
-		band := 0.6 * float64(H)
-		d.H = H + int(band) + 8
-		p.draw(d, izu, rect{4, float64(H) + 8, float64(W)/2 - 4, float64(d.H) - 4}, "伊豆諸島")
-		p.draw(d, bonin, rect{float64(W)/2 + 4, float64(H) + 8, float64(W) - 4, float64(d.H) - 4}, "小笠原村")
+	return append(out, at(2, 0), at(2, 1), at(0, 2), at(1, 2))
+}
+
+// overlaps reports whether two boxes share more than an edge, a few units apart counting as
+// touching.
+func (r rect) overlaps(o rect) bool {
+	const gap = 4
+	return r.X0 < o.X1+gap && o.X0 < r.X1+gap && r.Y0 < o.Y1+gap && o.Y0 < r.Y1+gap
+}
+
+// land is where a map's main part draws, on a grid of cells landCell units square, for finding
+// the empty sea an inset may take.
+type land struct {
+	cols, rows int
+	filled     []bool
+}
+
+const landCell = 5
+
+// newLand fills the cells the outer rings of rows cover, drawn at scale and offset on a W by H
+// map: each ring's inside, row of cells by row (even–odd), and each corner's cell, so that an
+// island smaller than a cell counts too.
+func newLand(p projected, rows []int, scale, offX, offY float64, W, H int) *land {
+	g := &land{cols: W/landCell + 1, rows: H/landCell + 1}
+	g.filled = make([]bool, g.cols*g.rows)
+	set := func(cx, cy int) {
+		if cx >= 0 && cy >= 0 && cx < g.cols && cy < g.rows {
+			g.filled[cy*g.cols+cx] = true
+		}
 	}
-	d.sort()
-	return d
+	var xs []float64
+	for _, i := range rows {
+		for _, poly := range p[i] {
+			ring := poly[0]
+			y0, y1 := math.Inf(1), math.Inf(-1)
+			for _, pt := range ring {
+				x, y := pt[0]*scale+offX, pt[1]*scale+offY
+				set(int(x/landCell), int(y/landCell))
+				y0, y1 = min(y0, y), max(y1, y)
+			}
+			for cy := int(y0 / landCell); cy <= int(y1/landCell); cy++ {
+				yc := (float64(cy) + 0.5) * landCell
+				xs = xs[:0]
+				for k := range ring {
+					a, b := ring[k], ring[(k+1)%len(ring)]
+					ay, by := a[1]*scale+offY, b[1]*scale+offY
+					if (ay <= yc) != (by <= yc) {
+						ax, bx := a[0]*scale+offX, b[0]*scale+offX
+						xs = append(xs, ax+(yc-ay)/(by-ay)*(bx-ax))
+					}
+				}
+				slices.Sort(xs)
+				for k := 0; k+1 < len(xs); k += 2 {
+					for cx := int(xs[k] / landCell); cx <= int(xs[k+1]/landCell); cx++ {
+						set(cx, cy)
+					}
+				}
+			}
+		}
+	}
+	return g
+}
+
+// empty reports whether a frame lies on the map and over no land, a cell's margin around it.
+func (g *land) empty(r rect) bool {
+	if r.X0 < 0 || r.Y0 < 0 || r.X1 > float64(g.cols*landCell) || r.Y1 > float64(g.rows*landCell) {
+		return false
+	}
+	for cy := int(r.Y0/landCell) - 1; cy <= int(r.Y1/landCell)+1; cy++ {
+		for cx := int(r.X0/landCell) - 1; cx <= int(r.X1/landCell)+1; cx++ {
+			if cx >= 0 && cy >= 0 && cx < g.cols && cy < g.rows && g.filled[cy*g.cols+cx] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isolated says which rows share no border with another of rows in a layer (no position of their
+// rings is another's): islands, which a map may draw larger than they are without covering a
+// neighbour.
+func isolated(l geo.Layer, rows []int) map[int]bool {
+	owner := map[geo.QPoint]int{}
+	shared := map[int]bool{}
+	for _, i := range rows {
+		for _, poly := range l.Shapes[i] {
+			for _, ring := range poly {
+				for _, q := range ring {
+					if o, ok := owner[q]; ok && o != i {
+						shared[i], shared[o] = true, true
+					}
+					owner[q] = i
+				}
+			}
+		}
+	}
+	alone := make(map[int]bool, len(rows))
+	for _, i := range rows {
+		alone[i] = !shared[i]
+	}
+	return alone
 }
 
 // rect is a box in projected or map units: X0, Y0 the top left corner.
@@ -146,18 +417,9 @@ func (r rect) h() float64 { return r.Y1 - r.Y0 }
 // by catalog row; nil for a row not projected.
 type projected [][][][][2]float64 // row, polygon, ring, point
 
-// project projects the shapes of only (every row when nil).
-func project(l geo.Layer, only []*hensachi.Municipality, c *town.Catalog) projected {
+// project projects the shapes of rows.
+func project(l geo.Layer, rows []int) projected {
 	out := make(projected, len(l.Shapes))
-	rows := make([]int, 0, len(l.Shapes))
-	if only == nil {
-		for i := range l.Shapes {
-			rows = append(rows, i)
-		}
-	}
-	for _, m := range only {
-		rows = append(rows, c.Index(m.Code))
-	}
 	for _, i := range rows {
 		s := l.Shapes[i]
 		out[i] = make([][][][2]float64, len(s))
@@ -189,8 +451,11 @@ func (p projected) south(i int) float64 {
 			y = max(y, pt[1])
 		}
 	}
-	return math.Atan(math.Sinh(-y*math.Pi/180)) * 180 / math.Pi
+	return latitude(y)
 }
+
+// latitude is the latitude of a projected y (mercator's inverse, north up).
+func latitude(y float64) float64 { return math.Atan(math.Sinh(-y*math.Pi/180)) * 180 / math.Pi }
 
 // bbox is the box around the outer rings of rows.
 func (p projected) bbox(rows []int) rect {
@@ -206,46 +471,75 @@ func (p projected) bbox(rows []int) rect {
 }
 
 // draw fits rows into frame, keeping their proportions and centring them, and adds their paths to
-// d; a labelled frame is an inset, its frame shrunk around what it holds and drawn.
-func (p projected) draw(d *drawnMap, rows []int, frame rect, label string) {
+// d; a labelled frame is an inset, its frame shrunk around what it holds and drawn, its label font
+// units high. An island municipality (alone: sharing no border) whose largest part would be under
+// least units across is drawn as a diamond least across per part, so that it can be seen and hit.
+// A row's parts in several frames make one path (paths).
+func (p projected) draw(d *drawnMap, paths map[int]*shapePath, rows []int, frame rect, label string, font int, least float64, alone map[int]bool) {
 	if len(rows) == 0 {
 		return
 	}
 	box := p.bbox(rows)
 	inner := frame
-	const pad, labelH = 6.0, 16.0
+	labelH := float64(font) + 4
 	if label != "" {
-		inner = rect{frame.X0 + pad, frame.Y0 + pad + labelH, frame.X1 - pad, frame.Y1 - pad}
+		inner = rect{frame.X0 + insetPad, frame.Y0 + insetPad + labelH, frame.X1 - insetPad, frame.Y1 - insetPad}
 	}
 	scale := min(inner.w()/max(box.w(), 1e-9), inner.h()/max(box.h(), 1e-9))
 	offX := inner.X0 + (inner.w()-box.w()*scale)/2 - box.X0*scale
 	offY := inner.Y0 + (inner.h()-box.h()*scale)/2 - box.Y0*scale
 	if label != "" {
-		x0, y0 := box.X0*scale+offX-pad, box.Y0*scale+offY-pad-labelH
-		d.Frames = append(d.Frames, mapFrame{X: int(x0), Y: int(y0), W: int(box.w()*scale + 2*pad), H: int(box.h()*scale + 2*pad + labelH), Label: label})
-	}
-	least := 0.0
-	if label != "" {
-		least = insetIsland
+		w := max(box.w()*scale+2*insetPad, frame.w())
+		x0, y0 := offX+box.X0*scale+box.w()*scale/2-w/2, box.Y0*scale+offY-insetPad-labelH
+		d.Frames = append(d.Frames, mapFrame{X: int(x0), Y: int(y0), W: int(w), H: int(box.h()*scale + 2*insetPad + labelH), Label: label, FontSize: font})
 	}
 	for _, i := range rows {
-		path := pathData(p[i], scale, offX, offY, least)
-		d.Rows = append(d.Rows, i)
-		d.Paths = append(d.Paths, string(path.data))
-		d.Thin = append(d.Thin, path.thin())
+		islands := 0.0
+		if alone[i] && p.largest(i)*scale < least {
+			islands = least
+		}
+		if paths[i] == nil {
+			paths[i] = &shapePath{}
+		}
+		paths[i].add(p[i], scale, offX, offY, islands)
 	}
+}
+
+// largest is how far across, the longer way, row i's largest part is in projected units.
+func (p projected) largest(i int) float64 {
+	most := 0.0
+	for _, poly := range p[i] {
+		r := p.ringBox(poly[0])
+		most = max(most, r.w(), r.h())
+	}
+	return most
+}
+
+// ringBox is the box around a ring.
+func (projected) ringBox(ring [][2]float64) rect {
+	r := rect{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, pt := range ring {
+		r = rect{min(r.X0, pt[0]), min(r.Y0, pt[1]), max(r.X1, pt[0]), max(r.Y1, pt[1])}
+	}
+	return r
 }
 
 // shapePath is a shape's SVG path data as pathData writes it, ring by ring, with the sums thin
 // reads: twice the area (the shoelace's sum, holes turning the other way) and the outline's length.
+// box is the box around what it draws.
 type shapePath struct {
 	data             []byte
 	twice, perimeter float64
+	box              rect
 }
 
 func (s *shapePath) ring(pts [][2]int) {
+	if len(s.data) == 0 {
+		s.box = rect{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	}
 	s.data = appendRing(s.data, pts)
 	for k, p := range pts {
+		s.box = rect{min(s.box.X0, float64(p[0])), min(s.box.Y0, float64(p[1])), max(s.box.X1, float64(p[0])), max(s.box.Y1, float64(p[1]))}
 		q := pts[(k+1)%len(pts)]
 		s.twice += float64(p[0]*q[1] - q[0]*p[1])
 		s.perimeter += math.Hypot(float64(q[0]-p[0]), float64(q[1]-p[1]))
@@ -255,36 +549,25 @@ func (s *shapePath) ring(pts [][2]int) {
 // thin says whether a shape's outline would hide it: the half-unit line between municipalities
 // paints a quarter of a unit inside a shape all along its outline, which covers a quarter of a
 // shape whose outline is as long as its area (a square of 4 units), and the whole of an island
-// of a unit or two, as the small islands of an inset are (小笠原村, 伊豆諸島). Such a shape is drawn
+// of a unit or two, as small islands are (小笠原村, 伊豆諸島). Such a shape is drawn
 // without the outline, in its colour only; its neighbours' outlines still mark it off.
 func (s *shapePath) thin() bool { return s.perimeter > math.Abs(s.twice)/2 }
-
-// sort puts the rows in code order (the catalog's), their paths with them.
-func (d *drawnMap) sort() {
-	idx := make([]int, len(d.Rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return d.Rows[a] - d.Rows[b] })
-	rows, paths, thin := make([]int, len(idx)), make([]string, len(idx)), make([]bool, len(idx))
-	for n, i := range idx {
-		rows[n], paths[n], thin[n] = d.Rows[i], d.Paths[i], d.Thin[i]
-	}
-	d.Rows, d.Paths, d.Thin = rows, paths, thin
-}
-
-// insetIsland is the least an island of an inset is drawn across, in map units: 小笠原村's islands,
-// a unit or two at the scale that fits 南鳥島 and 沖ノ鳥島 in, show as diamonds of this size rather
-// than specks (at a phone's width, 2 px).
-const insetIsland = 6
 
 // pathData writes a shape as SVG path data in whole map units: per ring a move, then relative
 // lines, positions that round onto the one before left out, and rings left with fewer than three
 // corners dropped. A shape that leaves nothing (a small island far from the scale) is drawn as a
 // small square per polygon, so that no municipality disappears. A polygon less than least units
-// across is drawn as a diamond least units across around its middle (an inset's islands; 0: none).
+// across is drawn as a diamond at least least units across around its middle (an island too small
+// to see; 0: none).
 func pathData(shape [][][][2]float64, scale, offX, offY, least float64) *shapePath {
 	var b shapePath
+	b.add(shape, scale, offX, offY, least)
+	return &b
+}
+
+// add writes a shape's path data after what b holds, as pathData does.
+func (b *shapePath) add(shape [][][][2]float64, scale, offX, offY, least float64) {
+	before := len(b.data)
 	var pts [][2]int
 	seen := map[[2]int]bool{}
 	for _, poly := range shape {
@@ -295,7 +578,7 @@ func pathData(shape [][][][2]float64, scale, offX, offY, least float64) *shapePa
 				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
 			}
 			if x1-x0 < least && y1-y0 < least {
-				r := int(math.Round(least / 2))
+				r := int(math.Ceil(least / 2))
 				q := [2]int{int(math.Round((x0 + x1) / 2)), int(math.Round((y0 + y1) / 2))}
 				if !seen[q] {
 					seen[q] = true
@@ -321,7 +604,7 @@ func pathData(shape [][][][2]float64, scale, offX, offY, least float64) *shapePa
 			b.ring(pts)
 		}
 	}
-	if len(b.data) == 0 {
+	if len(b.data) == before {
 		for _, poly := range shape {
 			var cx, cy float64
 			for _, pt := range poly[0] {
@@ -335,7 +618,6 @@ func pathData(shape [][][][2]float64, scale, offX, offY, least float64) *shapePa
 			}
 		}
 	}
-	return &b
 }
 
 // tolerance is how far, in map units, simplify may move a ring's outline: under a screen pixel

@@ -32,6 +32,8 @@ type rankingRow struct {
 	Rank, Code, Name, Pref, Hensachi, Value string
 	PrefRank                                string // under a prefecture filter, the rank within it
 	PeerRank                                string // under a 類似団体 filter, the rank within the group
+	From, To                                string // a change's two values
+	Marked                                  bool   // the municipality the reader came from (?highlight=)
 }
 
 // peersFilter is the 類似団体 a ranking page is narrowed to: the municipality of peers= and its group.
@@ -40,21 +42,42 @@ type peersFilter struct {
 	Group *hensachi.PeerGroup
 }
 
+// scope is the ranking's scope in a prefecture ("" for the country), narrowed to the group.
+func (f *peersFilter) scope(pref string) town.Scope {
+	if f == nil {
+		return town.Scope{Pref: pref}
+	}
+	return town.Scope{Pref: pref, Peers: f.Group.Code}
+}
+
+// keepIn adds peers= to the parameters a ranking's links keep.
+func (f *peersFilter) keepIn(keep url.Values) {
+	if f != nil {
+		keep.Set("peers", f.Town.Code)
+	}
+}
+
 // rankingList is what every ranking page (an axis's, an indicator's) shows around its rows: the
 // prefecture filter, the count, one page of rows and the links to the pages before and after.
 type rankingList struct {
-	Pref             *hensachi.Prefecture
-	Peers            *peersFilter // nil: every group
-	PrefQuery        string       // ?pref=, to keep the prefecture on links to other rankings
-	Prefectures      []prefOption
-	ValueUnit        string // the values' unit, under the heading 値
-	Items            []rankingRow
-	Total, From, To  int
-	PageSize         int
-	PrevURL, NextURL string
-	Pages            []pageLink // the pager's numbered links
-	url              string     // this page's address
-	pageNo           int
+	Pref        *hensachi.Prefecture
+	Peers       *peersFilter // nil: every group
+	PrefQuery   string       // ?pref=, to keep the prefecture on links to other rankings
+	Prefectures []prefOption
+	ValueUnit   string // the values' unit, under the heading 値 (or ValueHead)
+	ValueHead   string // the values' heading when not 値: 変化 for a change
+	// FromHead and ToHead head a change's two values (2015年, 2020年), "" for a ranking of levels.
+	FromHead, ToHead string
+	// Highlight is the code of the municipality the page opened at and marks (?highlight=), which
+	// its form keeps; HighlightNote says why no row is marked when the ranking does not hold it.
+	Highlight, HighlightNote string
+	Items                    []rankingRow
+	Total, From, To          int
+	PageSize                 int
+	PrevURL, NextURL         string
+	Pages                    []pageLink // the pager's numbered links
+	url                      string     // this page's address
+	pageNo                   int
 }
 
 // pageLink is one entry of a ranking's pager: a page's number and address, or a gap (…).
@@ -74,10 +97,17 @@ func (l rankingList) Span() string {
 // and how many are ranked there.
 type rankingSource func(pref string, offset, limit int) (rows []rankingRow, total int)
 
+// rankingLocator gives where a municipality stands in a ranking of a prefecture ("" for the whole
+// country), counted from 0; ok is false when the ranking does not hold it.
+type rankingLocator func(pref string, m int) (pos int, ok bool)
+
 // listRanking reads a ranking page's prefecture and page number and takes that page's rows from
 // source. path is the page's address and keep the parameters its links keep besides those two.
-func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, source rankingSource) (rankingList, error) {
-	l := rankingList{PageSize: rankingPageSize}
+// With locate, it reads highlight too: without a page number, the page opens at the one that
+// holds that municipality, whose row is marked. The pager's links leave highlight out: they lead
+// to the ranking itself.
+func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, peers *peersFilter, source rankingSource, locate rankingLocator) (rankingList, error) {
+	l := rankingList{PageSize: rankingPageSize, Peers: peers}
 	pref, err := param.Prefecture(c, q)
 	if err != nil {
 		return l, err
@@ -89,6 +119,23 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 	if l.pageNo, err = param.Int(q, "page", 1, 1, maxRankingPages); err != nil {
 		return l, err
 	}
+	if locate != nil {
+		if l.Highlight, err = param.Highlight(q); err != nil {
+			return l, err
+		}
+	}
+	if l.Highlight != "" {
+		pos, ok := 0, false
+		if m := c.Index(l.Highlight); m >= 0 {
+			pos, ok = locate(prefCode, m)
+		}
+		switch {
+		case !ok:
+			l.HighlightNote = highlightMissing(c, l.Highlight, pref, peers)
+		case !q.Has("page"):
+			l.pageNo = pos/rankingPageSize + 1
+		}
+	}
 	offset := (l.pageNo - 1) * rankingPageSize
 	l.Items, l.Total = source(prefCode, offset, rankingPageSize)
 	if len(l.Items) == 0 && l.pageNo > 1 {
@@ -97,6 +144,9 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 	l.From, l.To = offset+1, offset+len(l.Items)
 	if pref != nil {
 		prefRanks(l.Items, offset)
+	}
+	for j := range l.Items {
+		l.Items[j].Marked = l.Items[j].Code == l.Highlight
 	}
 	link := func(n int) string {
 		v := url.Values{}
@@ -136,6 +186,21 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 		l.Prefectures = append(l.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
 	return l, nil
+}
+
+// highlightMissing says why the ranking has no row to mark for a code.
+func highlightMissing(c *town.Catalog, code string, pref *hensachi.Prefecture, peers *peersFilter) string {
+	m, ok := c.Municipality(code)
+	if !ok {
+		return "市区町村コード " + code + " はありません。"
+	}
+	if pref != nil && m.Prefecture.Code != pref.Code {
+		return m.Name + "（" + m.Prefecture.Name + "）は" + pref.Name + "の市区町村ではないため、このランキングにはありません。"
+	}
+	if g, ok := c.PeerGroupOf(m.Code); peers != nil && (!ok || g.Code != peers.Group.Code) {
+		return m.Name + "は" + peers.Town.Name + "の類似団体（" + peers.Group.Name + "）ではないため、このランキングにはありません。"
+	}
+	return m.Name + "はこの年の値がないため、このランキングにはありません。"
 }
 
 // prefRanks gives the rows of a prefecture's page, in national order from the offset-th, their
@@ -191,7 +256,7 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 		return "", nil, err
 	}
 	axis := hensachi.Axes[a]
-	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, nil, func(pref string, offset, limit int) ([]rankingRow, int) {
+	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, nil, nil, func(pref string, offset, limit int) ([]rankingRow, int) {
 		items, total := c.Ranking(a, town.BestFirst, town.Scope{Pref: pref}, offset, limit)
 		rows := make([]rankingRow, len(items))
 		for j, m := range items {
@@ -200,7 +265,7 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 				Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)}
 		}
 		return rows, total
-	})
+	}, nil)
 	if err != nil {
 		return "", nil, err
 	}

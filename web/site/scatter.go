@@ -3,6 +3,7 @@ package site
 import (
 	"html/template"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -29,10 +30,11 @@ func (m measure) name(notes ...string) string {
 	return m.Label + "（" + strings.Join(notes, "、") + "）"
 }
 
-// measureSelect is one select of the scatter's form, its id its parameter.
+// measureSelect is one select of a form, its id its parameter. Prompt, when not empty, is a first
+// option of no value, which the pages read as none.
 type measureSelect struct {
-	ID, Label string
-	Groups    []measureGroup
+	ID, Label, Prompt string
+	Groups            []measureGroup
 }
 
 // measureGroup is one <optgroup> of a measureSelect.
@@ -42,8 +44,33 @@ type measureGroup struct {
 }
 
 type measureOption struct {
-	Key, Label string
-	Selected   bool
+	Key, Label         string
+	Selected, Disabled bool
+}
+
+// yearSelect is the survey year of an indicator drawn on a scatter's axis, its id its parameter:
+// the latest (no value, so that another indicator picked in the same form is drawn in its own
+// latest year) or one of the others.
+type yearSelect struct {
+	ID, Label      string
+	Latest         int
+	LatestSelected bool
+	Earlier        []yearOption
+}
+
+// axisYears is the year select of a scatter's axis drawing m, nil when m is not an indicator.
+func axisYears(c *town.Catalog, m measure, id, label string) *yearSelect {
+	undated, year, dated := strings.Cut(m.Key, "@")
+	if !dated {
+		return nil
+	}
+	years := c.Indicator(c.IndicatorIndex(undated)).Years
+	latest := years[len(years)-1].Year
+	ys := &yearSelect{ID: id, Label: label, Latest: latest, LatestSelected: strconv.Itoa(latest) == year}
+	for _, y := range years[:len(years)-1] {
+		ys.Earlier = append(ys.Earlier, yearOption{Year: y.Year, Selected: strconv.Itoa(y.Year) == year})
+	}
+	return ys
 }
 
 // measureGroups lists the axes and the statistics for a select, the key selected marked.
@@ -84,6 +111,7 @@ type scatterPage struct {
 	page.Base
 	X, Y             measure
 	XSelect, YSelect measureSelect
+	XYear, YYear     *yearSelect // nil for an axis or a statistic
 	Prefectures      []prefOption
 	Pref             *hensachi.Prefecture
 	Chart            template.HTML
@@ -97,10 +125,10 @@ type scatterPage struct {
 func (s *Site) scatter(c *town.Catalog, q param.Query, _ httprouter.Params) (string, any, error) {
 	var p scatterPage
 	var err error
-	if p.X.Measure, err = param.MeasureOf(c, q, "x", defaultX); err != nil {
+	if p.X.Measure, err = param.MeasureYearOf(c, q, "x", "xyear", defaultX); err != nil {
 		return "", nil, err
 	}
-	if p.Y.Measure, err = param.MeasureOf(c, q, "y", defaultY); err != nil {
+	if p.Y.Measure, err = param.MeasureYearOf(c, q, "y", "yyear", defaultY); err != nil {
 		return "", nil, err
 	}
 	if p.X.Key == p.Y.Key {
@@ -142,8 +170,10 @@ func (s *Site) scatter(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 			p.Log = append(p.Log, m.Label)
 		}
 	}
-	p.XSelect = measureSelect{ID: "x", Label: "横軸", Groups: measureGroups(p.X.Key)}
-	p.YSelect = measureSelect{ID: "y", Label: "縦軸", Groups: measureGroups(p.Y.Key)}
+	// the form keeps what is drawn: every measure and year can be picked, the drawn ones selected
+	p.XSelect = measureSelect{ID: "x", Label: "横軸", Groups: everyMeasureGroups(c, p.X.Key)}
+	p.YSelect = measureSelect{ID: "y", Label: "縦軸", Groups: everyMeasureGroups(c, p.Y.Key)}
+	p.XYear, p.YYear = axisYears(c, p.X, "xyear", "横軸の年"), axisYears(c, p.Y, "yyear", "縦軸の年")
 	for _, pr := range c.Meta.Prefectures {
 		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pref != nil && pr.Code == pref.Code})
 	}

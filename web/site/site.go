@@ -84,6 +84,7 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 	handle(http.MethodGet, "/", s.catalogPage(s.home))
 	handle(http.MethodGet, "/search", s.catalogPage(s.search))
 	handle(http.MethodGet, "/town/municipalities/:code", s.catalogPage(s.municipality))
+	handle(http.MethodGet, "/town/municipalities/:code/indicators/:key", s.catalogPage(s.townIndicator))
 	handle(http.MethodGet, "/town/rankings/:axis", s.catalogPage(s.ranking))
 	handle(http.MethodGet, "/town/indicators", s.catalogPage(s.indicatorCatalogue))
 	handle(http.MethodGet, "/town/indicators/:key", s.catalogPage(s.indicator))
@@ -104,7 +105,7 @@ func (s *Site) Routes(handle func(method, path string, h httprouter.Handle)) {
 // NotFound answers a browser that asked for a path no route has with the site's not-found page,
 // not the API's problem document (serve calls it).
 func (s *Site) NotFound(rw http.ResponseWriter, r *http.Request) {
-	page.Error(rw, r, hensachi.Errorf(hensachi.ENotFound, "このページはありません。"))
+	page.Error(rw, r, s.layout(), hensachi.Errorf(hensachi.ENotFound, "このページはありません。"))
 }
 
 func serveFavicon(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
@@ -115,6 +116,10 @@ func serveFavicon(rw http.ResponseWriter, _ *http.Request, _ httprouter.Params) 
 	h.Set("X-Content-Type-Options", "nosniff")
 	rw.Write(favicon)
 }
+
+// layout is what every page's layout shows of this server: the data's credit, and no link to the
+// login or account pages when it takes no logins.
+func (s *Site) layout() page.Base { return page.Base{Credit: s.Credit(), NoLogin: !s.deps.Login} }
 
 // Credit is the data's source credit for the footer, when the server has the dataset.
 func (s *Site) Credit() hensachi.Link {
@@ -142,7 +147,7 @@ type catalogHandler func(c *town.Catalog, q param.Query, rw http.ResponseWriter,
 func (s *Site) withCatalog(h catalogHandler) httprouter.Handle {
 	return func(rw http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		if err := s.answer(h, rw, r, ps); err != nil {
-			page.Error(rw, r, err)
+			page.Error(rw, r, s.layout(), err)
 		}
 	}
 }

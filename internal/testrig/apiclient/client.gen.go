@@ -211,6 +211,24 @@ func (e IndicatorCatalogueResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for IndicatorChangeMeasure.
+const (
+	IndicatorChangeMeasureDifference IndicatorChangeMeasure = "difference"
+	IndicatorChangeMeasurePercent    IndicatorChangeMeasure = "percent"
+)
+
+// Valid indicates whether the value is a known member of the IndicatorChangeMeasure enum.
+func (e IndicatorChangeMeasure) Valid() bool {
+	switch e {
+	case IndicatorChangeMeasureDifference:
+		return true
+	case IndicatorChangeMeasurePercent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for IndicatorDirection.
 const (
 	IndicatorDirectionHigherBetter IndicatorDirection = "higher_better"
@@ -614,6 +632,7 @@ func (e SeriesFormat) Valid() bool {
 const (
 	GetGuidePageParamsGuideApi         GetGuidePageParamsGuide = "api"
 	GetGuidePageParamsGuideData        GetGuidePageParamsGuide = "data"
+	GetGuidePageParamsGuideDataEn      GetGuidePageParamsGuide = "data.en"
 	GetGuidePageParamsGuideDevelopment GetGuidePageParamsGuide = "development"
 	GetGuidePageParamsGuideFace        GetGuidePageParamsGuide = "face"
 	GetGuidePageParamsGuideOperating   GetGuidePageParamsGuide = "operating"
@@ -625,6 +644,8 @@ func (e GetGuidePageParamsGuide) Valid() bool {
 	case GetGuidePageParamsGuideApi:
 		return true
 	case GetGuidePageParamsGuideData:
+		return true
+	case GetGuidePageParamsGuideDataEn:
 		return true
 	case GetGuidePageParamsGuideDevelopment:
 		return true
@@ -694,15 +715,21 @@ type CompareResponseSuccess bool
 
 // ComparedIndicator defines model for ComparedIndicator.
 type ComparedIndicator struct {
+	// Breaks survey years from which the figure has a new definition (the catalogue entry's `breaks`): a series is not to be joined across them
+	Breaks []int `json:"breaks"`
+
 	// Direction Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
 	Direction IndicatorDirection `json:"direction"`
 
-	// Items the compared municipalities in the order of codes
+	// Items the compared municipalities in the order of codes: the standing in `year`, and the series of every survey year
 	Items []struct {
 		Code     string   `json:"code"`
 		Hensachi *float64 `json:"hensachi"`
 		Rank     *int     `json:"rank"`
-		Value    *float64 `json:"value"`
+
+		// Series every survey year of the indicator, oldest first, as in GET /town/v1/municipalities/{code}/indicators
+		Series []IndicatorPoint `json:"series"`
+		Value  *float64         `json:"value"`
 	} `json:"items"`
 
 	// Key key@year
@@ -863,6 +890,9 @@ type Indicator struct {
 	// Breaks survey years from which an item has a new definition (see note)
 	Breaks []int `json:"breaks"`
 
+	// Change how a change between two of its survey years is measured (`GET /town/v1/indicators/{key}?from=&to=`, the exports' `change`): `difference` (the later value minus the earlier, in the indicator's unit: points for a rate or an index) or `percent` (the difference in % of the earlier value: counts and amounts); null for an indicator of one survey year, or one that is itself a change (a growth rate), whose change would be its growth's acceleration
+	Change *IndicatorChangeMeasure `json:"change"`
+
 	// Decimals decimal places a value is rounded to before it is ranked
 	Decimals int `json:"decimals"`
 
@@ -917,6 +947,63 @@ type IndicatorCatalogueResponse struct {
 
 // IndicatorCatalogueResponseSuccess defines model for IndicatorCatalogueResponse.Success.
 type IndicatorCatalogueResponseSuccess bool
+
+// IndicatorChange what a change's ranking compares and how
+type IndicatorChange struct {
+	From int `json:"from"`
+
+	// Measure how an indicator's change between two years is measured
+	Measure IndicatorChangeMeasure `json:"measure"`
+	To      int                    `json:"to"`
+
+	// Unit the change's unit: `%` for a percent; for a difference the indicator's unit, `ポイント` (points) where that is `%`
+	Unit string `json:"unit"`
+}
+
+// IndicatorChangeItem defines model for IndicatorChangeItem.
+type IndicatorChangeItem struct {
+	// Change the change, in `data.change.unit`
+	Change float64 `json:"change"`
+
+	// Code 5-digit municipality code (JIS X 0402 without the check digit)
+	Code      string  `json:"code"`
+	FromValue float64 `json:"from_value"`
+	FromYear  int     `json:"from_year"`
+
+	// Hensachi deviation score of the change, above 50 the better side
+	Hensachi   float64    `json:"hensachi"`
+	Name       string     `json:"name"`
+	Prefecture Prefecture `json:"prefecture"`
+
+	// Rank national rank of the change, the better change first
+	Rank int `json:"rank"`
+
+	// RankInPeers Its rank within its own 類似団体 (peer_group of the municipality): the national rank of the change counted among the group's members who have one, ties shared; null without a group.
+	RankInPeers *int    `json:"rank_in_peers"`
+	ToValue     float64 `json:"to_value"`
+	ToYear      int     `json:"to_year"`
+}
+
+// IndicatorChangeMeasure how an indicator's change between two years is measured
+type IndicatorChangeMeasure string
+
+// IndicatorChangeRanking defines model for IndicatorChangeRanking.
+type IndicatorChangeRanking struct {
+	// Change what a change's ranking compares and how
+	Change    IndicatorChange       `json:"change"`
+	Indicator Indicator             `json:"indicator"`
+	Items     []IndicatorChangeItem `json:"items"`
+	Limit     int                   `json:"limit"`
+	Offset    int                   `json:"offset"`
+
+	// Order desc: highest deviation score first; asc: lowest first.
+	Order SortOrder `json:"order"`
+
+	// PeerGroup The 類似団体 of peers= the ranking is narrowed to; null without peers.
+	PeerGroup  *PeerGroupRef `json:"peer_group"`
+	Prefecture *Prefecture   `json:"prefecture"`
+	Total      int           `json:"total"`
+}
 
 // IndicatorDirection Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
 type IndicatorDirection string
@@ -983,9 +1070,15 @@ type IndicatorRankingItem struct {
 
 // IndicatorRankingResponse defines model for IndicatorRankingResponse.
 type IndicatorRankingResponse struct {
-	Data    IndicatorRanking                `json:"data"`
+	// Data the ranking of one year's levels (`year`), or with `from` and `to` of the change between two years (`change`)
+	Data    IndicatorRankingResponse_Data   `json:"data"`
 	Success IndicatorRankingResponseSuccess `json:"success"`
 	Usage   Usage                           `json:"usage"`
+}
+
+// IndicatorRankingResponse_Data the ranking of one year's levels (`year`), or with `from` and `to` of the change between two years (`change`)
+type IndicatorRankingResponse_Data struct {
+	union json.RawMessage
 }
 
 // IndicatorRankingResponseSuccess defines model for IndicatorRankingResponse.Success.
@@ -1513,11 +1606,20 @@ type Usage struct {
 // Axis axis key
 type Axis = AxisKey
 
+// ChangeFrom defines model for ChangeFrom.
+type ChangeFrom = int
+
+// ChangeTo defines model for ChangeTo.
+type ChangeTo = int
+
 // CompareCodes defines model for CompareCodes.
 type CompareCodes = string
 
 // CompareIndicators defines model for CompareIndicators.
 type CompareIndicators = string
+
+// ExportChange defines model for ExportChange.
+type ExportChange = string
 
 // ExportIndicators defines model for ExportIndicators.
 type ExportIndicators = string
@@ -1656,8 +1758,14 @@ type GetSearchPageParams struct {
 
 // GetComparePageParams defines parameters for GetComparePage.
 type GetComparePageParams struct {
-	// Codes 2 to 10 distinct 5-digit municipality codes, separated by commas or the parameter repeated (a form's check boxes).
+	// Codes 1 to 10 distinct 5-digit municipality codes, separated by commas or the parameter repeated (a form's check boxes and hidden fields); with one, the page offers others to add.
 	Codes string `form:"codes" json:"codes"`
+
+	// Indicators 1 to 4 distinct indicator keys, separated by commas or the parameter repeated (the form's hidden field and its select); a chart of every survey year each (`key@year` is taken, its year being one of them).
+	Indicators *string `form:"indicators,omitempty" json:"indicators,omitempty"`
+
+	// Q a name to search for a municipality to add, as the site's search reads it (the API's `q`); the page lists at most 20 not compared yet.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
 // GetIndicatorPageParams defines parameters for GetIndicatorPage.
@@ -1713,11 +1821,17 @@ type GetRankingPageParams struct {
 
 // GetScatterPageParams defines parameters for GetScatterPage.
 type GetScatterPageParams struct {
-	// X horizontal measure: an axis (its value) or a statistic key; default income
+	// X horizontal measure: an axis (its value), a statistic key or an indicator key (`key@year` for a survey year, else its latest); default income
 	X *string `form:"x,omitempty" json:"x,omitempty"`
 
-	// Y vertical measure, another key; default young
+	// Y vertical measure, another key of the same kinds; default young
 	Y *string `form:"y,omitempty" json:"y,omitempty"`
+
+	// Xyear the survey year of the indicator `x` names (the form's year select); omitted: its latest. Beside an axis or a statistic, or a year the indicator lacks: 400.
+	Xyear *int `form:"xyear,omitempty" json:"xyear,omitempty"`
+
+	// Yyear the survey year of the indicator `y` names, as `xyear`.
+	Yyear *int `form:"yyear,omitempty" json:"yyear,omitempty"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
@@ -1728,7 +1842,7 @@ type CompareMunicipalitiesParams struct {
 	// Codes 2 to 10 distinct 5-digit municipality codes separated by commas; the items come back in this order.
 	Codes CompareCodes `form:"codes" json:"codes"`
 
-	// Indicators 1 to 10 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median and the municipalities' standing.
+	// Indicators 1 to 10 indicator keys separated by commas (`key@year` for a survey year, else the latest): adds `data.indicators`, each with its national median, the municipalities' standing in that year and their series of every survey year. More than 10 is a 400 naming `indicators`.
 	Indicators *CompareIndicators `form:"indicators,omitempty" json:"indicators,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
@@ -1758,6 +1872,9 @@ type ExportMunicipalitiesParams struct {
 	// Year the indicators' survey year, four digits (2020; `02020` is a 400 naming `year`, as on every call): with a list every indicator must have it; with `all`, the indicators that have it. Omitted: each its latest.
 	Year *ExportYear `form:"year,omitempty" json:"year,omitempty"`
 
+	// Change two survey years, earlier first, joined by `-`: adds each indicator's change between them. On `/export` (with `indicators`): after each indicator's columns, `{key}_{from}_{to}_diff` or `_pct` (the change as the indicator's `change` measures it: a difference in its unit, an integer where its values are, or a percent of the earlier value, one decimal), `…_rank` (national, the better change first as in `GET /indicators/{key}?from=&to=`) and `…_hensachi`, empty where a municipality has no change (a value missing, or a percent of an earlier value of 0). On `/export/series`: the rows of the later year, with `change_from_year`, `change_from_value`, `change_measure`, `change`, `change_rank` and `change_hensachi`. With a list of indicators each must have both years, a measure of change and no break between them (else a 400 naming `change`); with `all` (or, on the long table, without `indicators`) the indicators that can are kept. The file's name ends `-change-{from}-{to}`.
+	Change *ExportChange `form:"change,omitempty" json:"change,omitempty"`
+
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
@@ -1781,6 +1898,9 @@ type ExportIndicatorSeriesParams struct {
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Change two survey years, earlier first, joined by `-`: adds each indicator's change between them. On `/export` (with `indicators`): after each indicator's columns, `{key}_{from}_{to}_diff` or `_pct` (the change as the indicator's `change` measures it: a difference in its unit, an integer where its values are, or a percent of the earlier value, one decimal), `…_rank` (national, the better change first as in `GET /indicators/{key}?from=&to=`) and `…_hensachi`, empty where a municipality has no change (a value missing, or a percent of an earlier value of 0). On `/export/series`: the rows of the later year, with `change_from_year`, `change_from_value`, `change_measure`, `change`, `change_rank` and `change_hensachi`. With a list of indicators each must have both years, a measure of change and no break between them (else a 400 naming `change`); with `all` (or, on the long table, without `indicators`) the indicators that can are kept. The file's name ends `-change-{from}-{to}`.
+	Change *ExportChange `form:"change,omitempty" json:"change,omitempty"`
 
 	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
@@ -1821,13 +1941,19 @@ type GetIndicatorRankingParams struct {
 	// Year a survey year of the indicator (its `years`), four digits (2020; `02020` is a 400 naming `year`, as on every call); omitted: the latest.
 	Year *RankingYear `form:"year,omitempty" json:"year,omitempty"`
 
+	// From with `to`: rank the change from this survey year of the indicator to `to`, instead of the levels of one year. Both are required together, four digits, survey years of the indicator, `from` before `to` (else a 400 naming the one at fault); not with `year`. The indicator must have a measure of change (its `change`, else a 400 naming `from`), and the two years must be of one definition: a change across a year of its `breaks` compares two definitions under one name, and is a 400 naming `from` that gives the break and the years that compare.
+	From *ChangeFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To the later survey year of a change (see `from`).
+	To *ChangeTo `form:"to,omitempty" json:"to,omitempty"`
+
 	// Order desc: highest deviation score first, which is the best first (on an indicator where less is better, the lowest value: see IndicatorDirection); asc: the worst first.
 	Order *Order `form:"order,omitempty" json:"order,omitempty"`
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
-	// Peers A 5-digit municipality code: rank among that municipality's 類似団体 (its peer_group) only; ranks stay national, rank_in_peers gives the rank within the group. A malformed code is invalid_parameter naming peers, an unknown one not_found, one of a municipality without a group (07546) invalid_parameter.
+	// Peers A 5-digit municipality code: rank among that municipality's 類似団体 (its peer_group) only, the levels or, with from and to, the change; ranks stay national, rank_in_peers gives the rank within the group. A malformed code is invalid_parameter naming peers, an unknown one not_found, one of a municipality without a group (07546) invalid_parameter.
 	Peers *Peers `form:"peers,omitempty" json:"peers,omitempty"`
 
 	// Limit items per page
@@ -1971,7 +2097,7 @@ type GetRankingParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
-	// Peers A 5-digit municipality code: rank among that municipality's 類似団体 (its peer_group) only; ranks stay national, rank_in_peers gives the rank within the group. A malformed code is invalid_parameter naming peers, an unknown one not_found, one of a municipality without a group (07546) invalid_parameter.
+	// Peers A 5-digit municipality code: rank among that municipality's 類似団体 (its peer_group) only, the levels or, with from and to, the change; ranks stay national, rank_in_peers gives the rank within the group. A malformed code is invalid_parameter naming peers, an unknown one not_found, one of a municipality without a group (07546) invalid_parameter.
 	Peers *Peers `form:"peers,omitempty" json:"peers,omitempty"`
 
 	// Limit items per page
@@ -2099,6 +2225,68 @@ func (a GeoJSONFeature_Properties) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsIndicatorRanking returns the union data inside the IndicatorRankingResponse_Data as a IndicatorRanking
+func (t IndicatorRankingResponse_Data) AsIndicatorRanking() (IndicatorRanking, error) {
+	var body IndicatorRanking
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIndicatorRanking overwrites any union data inside the IndicatorRankingResponse_Data as the provided IndicatorRanking
+func (t *IndicatorRankingResponse_Data) FromIndicatorRanking(v IndicatorRanking) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIndicatorRanking performs a merge with any union data inside the IndicatorRankingResponse_Data, using the provided IndicatorRanking
+func (t *IndicatorRankingResponse_Data) MergeIndicatorRanking(v IndicatorRanking) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsIndicatorChangeRanking returns the union data inside the IndicatorRankingResponse_Data as a IndicatorChangeRanking
+func (t IndicatorRankingResponse_Data) AsIndicatorChangeRanking() (IndicatorChangeRanking, error) {
+	var body IndicatorChangeRanking
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromIndicatorChangeRanking overwrites any union data inside the IndicatorRankingResponse_Data as the provided IndicatorChangeRanking
+func (t *IndicatorRankingResponse_Data) FromIndicatorChangeRanking(v IndicatorChangeRanking) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeIndicatorChangeRanking performs a merge with any union data inside the IndicatorRankingResponse_Data, using the provided IndicatorChangeRanking
+func (t *IndicatorRankingResponse_Data) MergeIndicatorChangeRanking(v IndicatorChangeRanking) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t IndicatorRankingResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *IndicatorRankingResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // AsSimilarList returns the union data inside the SimilarResponse_Data as a SimilarList
@@ -2299,7 +2487,7 @@ type ClientInterface interface {
 	// Corresponds with POST /docs (the `PostDocsPage` operationId).
 	PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered
+	// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 	//
 	// Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
 	GetGuidePage(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2393,9 +2581,9 @@ type ClientInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPage(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+	// GetComparePage Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 	//
-	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
 	// Corresponds with GET /town/compare (the `GetComparePage` operationId).
 	GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2440,6 +2628,11 @@ type ClientInterface interface {
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPage(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMunicipalityIndicatorPage Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+	//
+	// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+	GetMunicipalityIndicatorPage(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPrefecturesPage The prefectures
 	//
 	// Corresponds with GET /town/prefectures (the `GetPrefecturesPage` operationId).
@@ -2466,7 +2659,7 @@ type ClientInterface interface {
 
 	// CompareMunicipalities Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 	CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2520,9 +2713,9 @@ type ClientInterface interface {
 	// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
 	PreflightListIndicators(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIndicatorRanking National ranking on one indicator in one survey year
+	// GetIndicatorRanking National ranking on one indicator in one survey year, or on its change between two
 	//
-	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 	//
 	// Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
 	GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2789,7 +2982,7 @@ func (c *Client) PostDocsPage(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
-// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered
+// GetGuidePage A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 //
 // Corresponds with GET /docs/{guide} (the `GetGuidePage` operationId).
 func (c *Client) GetGuidePage(ctx context.Context, guide GetGuidePageParamsGuide, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3043,9 +3236,9 @@ func (c *Client) GetSearchPage(ctx context.Context, params *GetSearchPageParams,
 	return c.Client.Do(req)
 }
 
-// GetComparePage Side-by-side comparison of 2 to 10 municipalities
+// GetComparePage Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 //
-// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
 // Corresponds with GET /town/compare (the `GetComparePage` operationId).
 func (c *Client) GetComparePage(ctx context.Context, params *GetComparePageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3160,6 +3353,21 @@ func (c *Client) GetMunicipalityPage(ctx context.Context, code MunicipalityCode,
 	return c.Client.Do(req)
 }
 
+// GetMunicipalityIndicatorPage Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+//
+// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+func (c *Client) GetMunicipalityIndicatorPage(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMunicipalityIndicatorPageRequest(c.Server, code, key)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetPrefecturesPage The prefectures
 //
 // Corresponds with GET /town/prefectures (the `GetPrefecturesPage` operationId).
@@ -3226,7 +3434,7 @@ func (c *Client) GetScatterPage(ctx context.Context, params *GetScatterPageParam
 
 // CompareMunicipalities Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Corresponds with GET /town/v1/compare (the `CompareMunicipalities` operationId).
 func (c *Client) CompareMunicipalities(ctx context.Context, params *CompareMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3360,9 +3568,9 @@ func (c *Client) PreflightListIndicators(ctx context.Context, params *PreflightL
 	return c.Client.Do(req)
 }
 
-// GetIndicatorRanking National ranking on one indicator in one survey year
+// GetIndicatorRanking National ranking on one indicator in one survey year, or on its change between two
 //
-// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 //
 // Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
 func (c *Client) GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4522,6 +4730,30 @@ func NewGetComparePageRequest(server string, params *GetComparePageParams) (*htt
 			}
 		}
 
+		if params.Indicators != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "indicators", *params.Indicators, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4892,6 +5124,47 @@ func NewGetMunicipalityPageRequest(server string, code MunicipalityCode) (*http.
 	return req, nil
 }
 
+// NewGetMunicipalityIndicatorPageRequest constructs an http.Request for the GetMunicipalityIndicatorPage method
+func NewGetMunicipalityIndicatorPageRequest(server string, code MunicipalityCode, key IndicatorKeyPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "key", key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/municipalities/%s/indicators/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetPrefecturesPageRequest constructs an http.Request for the GetPrefecturesPage method
 func NewGetPrefecturesPageRequest(server string) (*http.Request, error) {
 	var err error
@@ -5069,6 +5342,30 @@ func NewGetScatterPageRequest(server string, params *GetScatterPageParams) (*htt
 		if params.Y != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "y", *params.Y, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Xyear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "xyear", *params.Xyear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Yyear != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "yyear", *params.Yyear, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5306,6 +5603,18 @@ func NewExportMunicipalitiesRequest(server string, params *ExportMunicipalitiesP
 
 		}
 
+		if params.Change != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "change", *params.Change, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -5439,6 +5748,18 @@ func NewExportIndicatorSeriesRequest(server string, params *ExportIndicatorSerie
 		if params.Pref != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Change != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "change", *params.Change, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5690,6 +6011,30 @@ func NewGetIndicatorRankingRequest(server string, key IndicatorKeyPath, params *
 		if params.Year != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "year", *params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6926,7 +7271,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /docs (the `PostDocsPage` operationId).
 	PostDocsPageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*PostDocsPageResponse, error)
 
-	// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered
+	// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7050,9 +7395,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /search (the `GetSearchPage` operationId).
 	GetSearchPageWithResponse(ctx context.Context, params *GetSearchPageParams, reqEditors ...RequestEditorFn) (*GetSearchPageResponse, error)
 
-	// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+	// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 	//
-	// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+	// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7111,6 +7456,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /town/municipalities/{code} (the `GetMunicipalityPage` operationId).
 	GetMunicipalityPageWithResponse(ctx context.Context, code MunicipalityCode, reqEditors ...RequestEditorFn) (*GetMunicipalityPageResponse, error)
 
+	// GetMunicipalityIndicatorPageWithResponse Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+	GetMunicipalityIndicatorPageWithResponse(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*GetMunicipalityIndicatorPageResponse, error)
+
 	// GetPrefecturesPageWithResponse The prefectures
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7145,7 +7497,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 	//
-	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+	// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7215,9 +7567,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with OPTIONS /town/v1/indicators (the `PreflightListIndicators` operationId).
 	PreflightListIndicatorsWithResponse(ctx context.Context, params *PreflightListIndicatorsParams, reqEditors ...RequestEditorFn) (*PreflightListIndicatorsResponse, error)
 
-	// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year
+	// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year, or on its change between two
 	//
-	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10980,6 +11332,118 @@ func (r GetMunicipalityPageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetMunicipalityPageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMunicipalityIndicatorPageResponse200Headers the declared response headers of an HTTP 200 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse200Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse400Headers the declared response headers of an HTTP 400 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse400Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse404Headers the declared response headers of an HTTP 404 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse404Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse405Headers the declared response headers of an HTTP 405 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse414Headers the declared response headers of an HTTP 414 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse414Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse431Headers the declared response headers of an HTTP 431 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse431Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse500Headers the declared response headers of an HTTP 500 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse500Headers struct {
+	XRequestId *string
+}
+
+// GetMunicipalityIndicatorPageResponse503Headers the declared response headers of an HTTP 503 response for GetMunicipalityIndicatorPage
+type GetMunicipalityIndicatorPageResponse503Headers struct {
+	XRequestId *string
+}
+
+type GetMunicipalityIndicatorPageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMunicipalityIndicatorPageResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMunicipalityIndicatorPageResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetMunicipalityIndicatorPageResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetMunicipalityIndicatorPageResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *GetMunicipalityIndicatorPageResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetMunicipalityIndicatorPageResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMunicipalityIndicatorPageResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMunicipalityIndicatorPageResponse503Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetMunicipalityIndicatorPageResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r GetMunicipalityIndicatorPageResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r GetMunicipalityIndicatorPageResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMunicipalityIndicatorPageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMunicipalityIndicatorPageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMunicipalityIndicatorPageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMunicipalityIndicatorPageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15229,7 +15693,7 @@ func (c *ClientWithResponses) PostDocsPageWithResponse(ctx context.Context, reqE
 	return ParsePostDocsPageResponse(rsp)
 }
 
-// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered
+// GetGuidePageWithResponse A guide of the project's docs/ (api, data, face, operating, development), rendered: one with a Japanese version (data) in Japanese, its English at {name}.en
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15449,9 +15913,9 @@ func (c *ClientWithResponses) GetSearchPageWithResponse(ctx context.Context, par
 	return ParseGetSearchPageResponse(rsp)
 }
 
-// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities
+// GetComparePageWithResponse Side-by-side comparison of 2 to 10 municipalities, with the series of up to 10 indicators
 //
-// A comparison; an unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
+// A comparison: the six axes' scores and the statistics of each municipality, and, with `indicators`, a line chart per indicator (a line per municipality, each in its colour and marker, the national median dashed) with every survey year's value, deviation score and rank in a table under it. A name search (`q`) lists municipalities to add, each with the address adding it; every address the page prints keeps the municipalities and the indicators. An unknown code is 404. Unknown query parameters are ignored and an empty value is taken as absent (a form's empty option); a malformed query, a value that is not UTF-8 or a parameter given twice is 400, and every parameter is read by the same validator as the API's.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15552,6 +16016,19 @@ func (c *ClientWithResponses) GetMunicipalityPageWithResponse(ctx context.Contex
 	return ParseGetMunicipalityPageResponse(rsp)
 }
 
+// GetMunicipalityIndicatorPageWithResponse Web page of one municipality's indicator: its series against the national, prefecture and 類似団体 medians, its ranks by year
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/municipalities/{code}/indicators/{key} (the `GetMunicipalityIndicatorPage` operationId).
+func (c *ClientWithResponses) GetMunicipalityIndicatorPageWithResponse(ctx context.Context, code MunicipalityCode, key IndicatorKeyPath, reqEditors ...RequestEditorFn) (*GetMunicipalityIndicatorPageResponse, error) {
+	rsp, err := c.GetMunicipalityIndicatorPage(ctx, code, key, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMunicipalityIndicatorPageResponse(rsp)
+}
+
 // GetPrefecturesPageWithResponse The prefectures
 //
 // Returns a wrapper object for the known response body format(s).
@@ -15610,7 +16087,7 @@ func (c *ClientWithResponses) GetScatterPageWithResponse(ctx context.Context, pa
 
 // CompareMunicipalitiesWithResponse Two to ten municipalities side by side, with the national medians
 //
-// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators`, `data.indicators` gives each indicator's survey year, national median and the municipalities' standing in the order of `codes`.
+// `data.items` are the objects of GET /town/v1/municipalities/{code} in the order of `codes`, `data.medians` the national median of every axis's value and every statistic. One call of the daily limit. A malformed or repeated code, or fewer than 2 or more than 10, is a 400 naming `codes`; an unknown code a 404 naming it. With `indicators` (1 to 10; more is a 400 naming `indicators`), `data.indicators` gives each indicator's survey year, national median and breaks, and the municipalities' standing in that year and series of every survey year (value, national rank and deviation score, nulls where a municipality has no value), in the order of `codes`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15728,9 +16205,9 @@ func (c *ClientWithResponses) PreflightListIndicatorsWithResponse(ctx context.Co
 	return ParsePreflightListIndicatorsResponse(rsp)
 }
 
-// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year
+// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year, or on its change between two
 //
-// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order.
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -20352,6 +20829,136 @@ func ParseGetMunicipalityPageResponse(rsp *http.Response) (*GetMunicipalityPageR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetMunicipalityPageResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMunicipalityIndicatorPageResponse parses an HTTP response from a GetMunicipalityIndicatorPageWithResponse call
+func ParseGetMunicipalityIndicatorPageResponse(rsp *http.Response) (*GetMunicipalityIndicatorPageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMunicipalityIndicatorPageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMunicipalityIndicatorPageResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMunicipalityIndicatorPageResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetMunicipalityIndicatorPageResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetMunicipalityIndicatorPageResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers GetMunicipalityIndicatorPageResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetMunicipalityIndicatorPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMunicipalityIndicatorPageResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMunicipalityIndicatorPageResponse503Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

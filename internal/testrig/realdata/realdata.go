@@ -69,7 +69,7 @@ func Write(t testing.TB, dir string) string {
 		defer os.RemoveAll(scratch)
 		path := filepath.Join(scratch, "dataset.arrow")
 		if _, encodeErr = dataset.Write(path, built.Municipalities, built.Meta, dataset.WithIndicators(built.Indicators, built.IndicatorValues),
-			dataset.WithBoundaries(built.Boundaries, built.Meta.Boundaries.Unavailable)); encodeErr == nil {
+			dataset.WithItemNames(built.ItemNames), dataset.WithBoundaries(built.Boundaries, built.Meta.Boundaries.Unavailable)); encodeErr == nil {
 			encoded, encodeErr = os.ReadFile(path)
 		}
 	})

@@ -19,8 +19,11 @@ const PublicURL = "https://hensachi.example"
 // statistic. Its indicators are Indicators, its boundaries Boundaries.
 func Catalog() *town.Catalog {
 	cat, values := Indicators()
-	return town.New(Municipalities(), Meta(), "v1", PublicURL).WithIndicators(cat, values).WithBoundaries(Boundaries(), BoundaryMeta)
+	return town.New(Municipalities(), Meta(), "v1", PublicURL).WithIndicators(cat, values).WithItemNames(ItemNames).WithBoundaries(Boundaries(), BoundaryMeta)
 }
+
+// ItemNames are the names of the items Catalog's formulas take, as a dataset carries them.
+var ItemNames = map[string]string{"A4101": "出生数", "A1101": "総人口", "finance.財政力指数": "財政力指数"}
 
 // Meta is Catalog's meta document as a dataset file holds it: with the 類似団体 (PeerGroups),
 // which the catalog's own meta leaves out.
@@ -137,7 +140,7 @@ func Indicators() (hensachi.IndicatorCatalogue, hensachi.IndicatorValues) {
 	cat := hensachi.IndicatorCatalogue{Method: "年ごとに順位を付ける。", Indicators: []hensachi.Indicator{
 		{Key: "births_per_1000", Label: "出生率（人口千人当たり）", Unit: "‰", Group: "人口・世帯", Description: "人口千人当たりの出生数。",
 			Source: "人口動態統計", Direction: hensachi.DirectionHigherBetter, Kind: hensachi.KindRate, Formula: hensachi.Formula{Numerator: []string{"A4101"}, Denominator: []string{"A1101"}, Scale: 1000}, Decimals: 2,
-			Years: []hensachi.IndicatorYear{{Year: 2020}, {Year: 2023}}},
+			Change: hensachi.ChangeDifference, Years: []hensachi.IndicatorYear{{Year: 2020}, {Year: 2023}}},
 		{Key: "fiscal_strength", Label: "財政力指数", Group: "財政", Description: "基準財政収入額を基準財政需要額で割った値の3年平均。",
 			Source: "主要財政指標", Direction: hensachi.DirectionHigherBetter, Kind: hensachi.KindIndex,
 			Formula: hensachi.Formula{Items: []string{"finance.財政力指数"}}, Decimals: 2,
