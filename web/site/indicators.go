@@ -244,7 +244,9 @@ func (s *Site) indicatorChange(c *town.Catalog, q param.Query, i int, ch param.C
 			}
 		}
 		return rows, ranking.Total
-	}, func(pref string, m int) (int, bool) { return c.IndicatorChangePosition(i, ch.From, ch.To, m, peers.scope(pref)) })
+	}, func(pref string, m int) (int, bool) {
+		return c.IndicatorChangePosition(i, ch.From, ch.To, m, peers.scope(pref))
+	})
 	if err != nil {
 		return "", nil, err
 	}
