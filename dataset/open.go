@@ -47,6 +47,9 @@ type Dataset struct {
 	// rows gives the row of each code, the codes copied out of the mapping: the server looks a
 	// code up on every call, and a map costs a fraction of a binary search over the column
 	rows map[string]int
+	// peerGroup[i] is the code of row i's 類似団体 by the latest census of Meta.PeerGroups, which
+	// the file holds once, as the groups' members
+	peerGroup []string
 }
 
 // ErrDataset marks a file that is not a dataset of this layout.
@@ -194,6 +197,37 @@ func (d *Dataset) bindColumns(catJSON string) error {
 		}
 		d.rows[strings.Clone(d.code.Value(i))] = i
 	}
+	return d.bindPeerGroups()
+}
+
+// bindPeerGroups checks the meta's 類似団体 — census years latest first, members municipalities of
+// the file in code order, none in two groups of a year — and reads each row's group by the latest
+// census.
+func (d *Dataset) bindPeerGroups() error {
+	d.peerGroup = make([]string, d.Len())
+	groups := d.Meta.PeerGroups
+	seen := map[int]map[string]string{} // census year → member → group
+	for k, g := range groups {
+		if k > 0 && g.CensusYear > groups[k-1].CensusYear {
+			return fmt.Errorf("%w: meta: peer groups of %d after %d", ErrDataset, g.CensusYear, groups[k-1].CensusYear)
+		}
+		if seen[g.CensusYear] == nil {
+			seen[g.CensusYear] = map[string]string{}
+		}
+		for j, code := range g.Members {
+			i := d.Index(code)
+			if i < 0 || j > 0 && g.Members[j-1] >= code {
+				return fmt.Errorf("%w: meta: peer group %s of %d: member %q unknown or out of code order", ErrDataset, g.Code, g.CensusYear, code)
+			}
+			if other, dup := seen[g.CensusYear][code]; dup {
+				return fmt.Errorf("%w: meta: %s is in peer groups %s and %s of %d", ErrDataset, code, other, g.Code, g.CensusYear)
+			}
+			seen[g.CensusYear][code] = g.Code
+			if g.CensusYear == groups[0].CensusYear {
+				d.peerGroup[i] = g.Code
+			}
+		}
+	}
 	return nil
 }
 
@@ -224,6 +258,7 @@ func (d *Dataset) Municipality(i int) hensachi.Municipality {
 		Prefecture: hensachi.Prefecture{Code: d.prefCode.Value(i), Name: d.prefName.Value(i)},
 		Scores:     make([]hensachi.Score, len(hensachi.Axes)),
 		Stats:      make([]hensachi.Optional[float64], len(hensachi.Stats)),
+		PeerGroup:  d.peerGroup[i],
 	}
 	for a := range hensachi.Axes {
 		m.Scores[a] = d.Score(a, i)

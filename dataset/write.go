@@ -34,14 +34,15 @@ import (
 //	indicator_<key>_<year>                      float64 per indicator and survey year (indicators.go)
 //	boundary_coarse, boundary_fine              binary, the boundaries (boundaries.go)
 //
-// The schema metadata holds "hensachi.meta", the JSON meta document (hensachi.Meta),
+// The schema metadata holds "hensachi.meta", the JSON meta document (hensachi.Meta) — its
+// peer_groups are the only record of each municipality's 類似団体 (Municipality.PeerGroup),
 // "hensachi.indicators", the indicator catalogue and "hensachi.items", the names of the items its
 // formulas take (indicators.go), "hensachi.boundaries", the
 // boundaries' grids and checksum (boundaries.go), "hensachi.schema", the layout
 // version below, and "hensachi.checksum", the content checksum that Open verifies (validate.go).
 // The dataset version is the SHA-256 of the file.
 const (
-	SchemaVersion = "6"
+	SchemaVersion = "7"
 	metaKey       = "hensachi.meta"
 	schemaKey     = "hensachi.schema"
 )
@@ -140,6 +141,11 @@ func Write(path string, ms []hensachi.Municipality, meta hensachi.Meta, opts ...
 	written := &Dataset{Meta: meta, rec: rec}
 	if err := written.bindColumns(string(catJSON)); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	for i := range ms {
+		if ms[i].PeerGroup != written.peerGroup[i] {
+			return "", fmt.Errorf("write %s: %s is in peer group %q, the meta's latest groups have it in %q", path, ms[i].Code, ms[i].PeerGroup, written.peerGroup[i])
+		}
 	}
 	md := arrow.NewMetadata([]string{metaKey, indicatorsKey, itemsKey, boundariesKey, schemaKey, checksumKey},
 		[]string{string(metaJSON), string(catJSON), string(itemsJSON), boundaries, SchemaVersion, contentChecksum(string(metaJSON), string(catJSON), string(itemsJSON), rec)})

@@ -31,6 +31,10 @@ type Result struct {
 	ItemNames      map[string]string
 	Report         *Report
 	HashMismatches []HashMismatch
+	// UnmatchedCoreCities are the 中核市 of core_cities.json that the code list does not hold
+	// under their code and name, which are therefore classed as 都市 (a test's code list of a
+	// few invented municipalities holds none; the real one must hold all).
+	UnmatchedCoreCities []CoreCity
 	// Boundaries are the municipalities' boundaries (AddBoundaries), nil without usable files;
 	// Meta.Boundaries describes them, or says why there are none.
 	Boundaries *geo.Boundaries
@@ -285,6 +289,18 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 	}
 	res.ItemNames = panel.itemNames(inds)
 	log.Info("assembled indicators", "count", len(res.Indicators.Indicators), "disagreements", len(disagreements), "took", since(start))
+	core, err := LoadCoreCities()
+	if err != nil {
+		return nil, err
+	}
+	peers, err := panel.classifyPeers(parsed.codeList, core, ev)
+	if err != nil {
+		return nil, err
+	}
+	res.UnmatchedCoreCities = peers.unmatched
+	for _, c := range peers.unmatched {
+		log.Warn("a 中核市 of core_cities.json is not in the code list under its code and name; classed by its census figures", "code", c.Code, "name", c.Name)
+	}
 
 	start = time.Now()
 	fromIndicators := statsOfIndicators(stats, res, len(parsed.codeList.Entries))
@@ -317,9 +333,11 @@ func assemble(man *Manifest, parsed *parsedSources, inds []hensachi.Indicator, l
 			m.Stats[i] = report.record(d.field.Key, e.Code, f, d.field.Decimals)
 		}
 		m.Furusato = fu.municipality(e.Code, report)
+		m.PeerGroup = peers.latest[e.Code]
 		res.Municipalities = append(res.Municipalities, m)
 	}
 	res.Meta = meta(man, parsed.codeList, axes, stats, fu)
+	res.Meta.PeerGroups = peers.groups
 	if len(evacuated) > 0 {
 		res.Meta.Note += ev.sentence(census, parsed.codeList)
 	}

@@ -19,7 +19,7 @@ import (
 
 // Rows of the Default fixture, which lists municipalities in code order:
 // 01100 白鷺市 (designated, wards 01101 01102), 01202 青葉市, 01345 霧野町, 13101 桜田区 (special ward),
-// 13201 若草市, 13307 星見村, and 01695 仮島村 (Northern Territories, code list only).
+// 13201 八王子市, 13307 星見村, and 01695 仮島村 (Northern Territories, code list only).
 
 // render runs a fixture writer; a failure is a bug in the fixture, not in the parser under test.
 func render(t testing.TB, write fixtures.Writer, ms []fixtures.Municipality, opts ...fixtures.Option) []byte {

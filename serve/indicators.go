@@ -31,7 +31,7 @@ func (s *Server) listIndicators(c *call, _ httprouter.Params) ([]byte, error) {
 }
 
 func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "year", "from", "to", "order", "pref", "limit", "offset")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "year", "from", "to", "order", "pref", "peers", "limit", "offset")
 	if err != nil {
 		return nil, err
 	}
@@ -53,12 +53,12 @@ func (s *Server) getIndicatorRanking(c *call, ps httprouter.Params) ([]byte, err
 	}
 	if isChange {
 		return c.serve(func() ([]byte, error) {
-			page := c.catalog.IndicatorChangePage(i, ch.From, ch.To, p.order, p.pref, p.offset, p.limit)
+			page := c.catalog.IndicatorChangePage(i, ch.From, ch.To, p.order, p.scope, p.offset, p.limit)
 			return indicatorBodies.Of(c.catalog).changeRankingData(i, page), nil
 		})
 	}
 	return c.serve(func() ([]byte, error) {
-		page := c.catalog.IndicatorRankingPage(i, k, p.order, p.pref, p.offset, p.limit)
+		page := c.catalog.IndicatorRankingPage(i, k, p.order, p.scope, p.offset, p.limit)
 		return indicatorBodies.Of(c.catalog).rankingData(i, page), nil
 	})
 }
@@ -197,13 +197,14 @@ type indicatorHeadJSON struct {
 }
 
 type indicatorRankingItemJSON struct {
-	Rank       int                 `json:"rank"`
-	Code       string              `json:"code"`
-	Name       string              `json:"name"`
-	Prefecture hensachi.Prefecture `json:"prefecture"`
-	Hensachi   float64             `json:"hensachi"`
-	Value      float64             `json:"value"`
-	Year       int                 `json:"year"`
+	Rank        int                 `json:"rank"`
+	Code        string              `json:"code"`
+	Name        string              `json:"name"`
+	Prefecture  hensachi.Prefecture `json:"prefecture"`
+	Hensachi    float64             `json:"hensachi"`
+	Value       float64             `json:"value"`
+	Year        int                 `json:"year"`
+	RankInPeers *int                `json:"rank_in_peers"`
 }
 
 type indicatorRankingJSON struct {
@@ -211,6 +212,7 @@ type indicatorRankingJSON struct {
 	Year       int                        `json:"year"`
 	Order      string                     `json:"order"`
 	Prefecture *hensachi.Prefecture       `json:"prefecture"`
+	PeerGroup  *peerGroupJSON             `json:"peer_group"`
 	Total      int                        `json:"total"`
 	Offset     int                        `json:"offset"`
 	Limit      int                        `json:"limit"`
@@ -223,29 +225,30 @@ type rawJSON []byte
 func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // rankingData is the data of GET /town/v1/indicators/{key}: indicator i's entry and a page of
-// its ranking, the spec's ranking items with their survey year.
+// its ranking, the spec's ranking items with their survey year and rank within their 類似団体.
 func (b *indicatorJSONs) rankingData(i int, p town.IndicatorRankingPage) []byte {
 	out := indicatorRankingJSON{Indicator: b.entries[i], Year: p.Year, Order: string(p.Order), Prefecture: p.Prefecture,
-		Total: p.Total, Offset: p.Offset, Limit: p.Limit, Items: make([]indicatorRankingItemJSON, len(p.Items))}
+		PeerGroup: newPeerGroupJSON(p.PeerGroup), Total: p.Total, Offset: p.Offset, Limit: p.Limit, Items: make([]indicatorRankingItemJSON, len(p.Items))}
 	for k, it := range p.Items {
 		m := it.Municipality
 		out.Items[k] = indicatorRankingItemJSON{Rank: it.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
-			Hensachi: it.Hensachi, Value: it.Value.V, Year: it.Year}
+			Hensachi: it.Hensachi, Value: it.Value.V, Year: it.Year, RankInPeers: rankIf(it.RankInPeers, it.RankInPeers > 0)}
 	}
 	return dataMember(out)
 }
 
 type indicatorChangeItemJSON struct {
-	Rank       int                 `json:"rank"`
-	Code       string              `json:"code"`
-	Name       string              `json:"name"`
-	Prefecture hensachi.Prefecture `json:"prefecture"`
-	Hensachi   float64             `json:"hensachi"`
-	Change     float64             `json:"change"`
-	FromYear   int                 `json:"from_year"`
-	FromValue  float64             `json:"from_value"`
-	ToYear     int                 `json:"to_year"`
-	ToValue    float64             `json:"to_value"`
+	Rank        int                 `json:"rank"`
+	Code        string              `json:"code"`
+	Name        string              `json:"name"`
+	Prefecture  hensachi.Prefecture `json:"prefecture"`
+	Hensachi    float64             `json:"hensachi"`
+	Change      float64             `json:"change"`
+	FromYear    int                 `json:"from_year"`
+	FromValue   float64             `json:"from_value"`
+	ToYear      int                 `json:"to_year"`
+	ToValue     float64             `json:"to_value"`
+	RankInPeers *int                `json:"rank_in_peers"`
 }
 
 // changeJSON says what a change's ranking compares and how: the two survey years, the measure
@@ -262,6 +265,7 @@ type indicatorChangeRankingJSON struct {
 	Change     changeJSON                `json:"change"`
 	Order      string                    `json:"order"`
 	Prefecture *hensachi.Prefecture      `json:"prefecture"`
+	PeerGroup  *peerGroupJSON            `json:"peer_group"`
 	Total      int                       `json:"total"`
 	Offset     int                       `json:"offset"`
 	Limit      int                       `json:"limit"`
@@ -269,18 +273,19 @@ type indicatorChangeRankingJSON struct {
 }
 
 // changeRankingData is the data of GET /town/v1/indicators/{key}?from=&to=: indicator i's entry,
-// what the change compares, and a page of its ranking, each item with its change and the two
-// values it is computed from.
+// what the change compares, and a page of its ranking, each item with its change, the two values it
+// is computed from and its rank within its 類似団体.
 func (b *indicatorJSONs) changeRankingData(i int, p town.IndicatorChangePage) []byte {
 	ch := p.Change
 	out := indicatorChangeRankingJSON{Indicator: b.entries[i],
 		Change: changeJSON{From: ch.FromYear(), To: ch.ToYear(), Measure: ch.Indicator.Change, Unit: ch.Unit()},
-		Order:  string(p.Order), Prefecture: p.Prefecture, Total: p.Total, Offset: p.Offset, Limit: p.Limit,
+		Order:  string(p.Order), Prefecture: p.Prefecture, PeerGroup: newPeerGroupJSON(p.PeerGroup), Total: p.Total, Offset: p.Offset, Limit: p.Limit,
 		Items: make([]indicatorChangeItemJSON, len(p.Items))}
 	for k, it := range p.Items {
 		m := it.Municipality
 		out.Items[k] = indicatorChangeItemJSON{Rank: it.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture, Hensachi: it.Hensachi,
-			Change: it.Change, FromYear: it.From.Year, FromValue: it.From.Value.V, ToYear: it.To.Year, ToValue: it.To.Value.V}
+			Change: it.Change, FromYear: it.From.Year, FromValue: it.From.Value.V, ToYear: it.To.Year, ToValue: it.To.Value.V,
+			RankInPeers: rankIf(it.RankInPeers, it.RankInPeers > 0)}
 	}
 	return dataMember(out)
 }

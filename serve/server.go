@@ -147,6 +147,7 @@ func (s *Server) routes() {
 		stats("/municipalities", s.listMunicipalities)
 		stats("/rankings/:axis", s.getRanking)
 		stats("/meta", s.getMeta)
+		stats("/peer-groups", s.listPeerGroups)
 		stats("/indicators", s.listIndicators)
 		stats("/indicators/:key", s.getIndicatorRanking)
 		stats("/municipalities/:code/indicators", s.getMunicipalityIndicators)

@@ -71,7 +71,7 @@ func (s *Server) getCompare(c *call, _ httprouter.Params) ([]byte, error) {
 }
 
 func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
-	q, err := param.ParseAPI(c.r.URL.RawQuery, "order", "pref", "limit", "offset")
+	q, err := param.ParseAPI(c.r.URL.RawQuery, "order", "pref", "peers", "limit", "offset")
 	if err != nil {
 		return nil, err
 	}
@@ -84,24 +84,28 @@ func (s *Server) getRanking(c *call, ps httprouter.Params) ([]byte, error) {
 		return nil, err
 	}
 	return c.serve(func() ([]byte, error) {
-		return c.bodies().rankingData(c.catalog.RankingPage(a, p.order, p.pref, p.offset, p.limit)), nil
+		return c.bodies().rankingData(c.catalog.RankingPage(a, p.order, p.scope, p.offset, p.limit)), nil
 	})
 }
 
 // rankingPage is what picks a page of a ranking, an axis's or an indicator's.
 type rankingPage struct {
 	order         town.Order
-	pref          string // "" for the whole country
+	scope         town.Scope
 	offset, limit int
 }
 
-// readRankingPage reads order, pref, limit and offset.
+// readRankingPage reads order, pref, peers, limit and offset.
 func readRankingPage(c *town.Catalog, q param.Query) (rankingPage, error) {
 	order, err := param.Order(q)
 	if err != nil {
 		return rankingPage{}, err
 	}
 	pref, err := param.Prefecture(c, q)
+	if err != nil {
+		return rankingPage{}, err
+	}
+	_, peers, err := param.Peers(c, q)
 	if err != nil {
 		return rankingPage{}, err
 	}
@@ -113,7 +117,7 @@ func readRankingPage(c *town.Catalog, q param.Query) (rankingPage, error) {
 	if err != nil {
 		return rankingPage{}, err
 	}
-	return rankingPage{order, param.PrefectureCode(pref), offset, limit}, nil
+	return rankingPage{order, town.Scope{Pref: param.PrefectureCode(pref), Peers: param.PeerGroupCode(peers)}, offset, limit}, nil
 }
 
 func (s *Server) listMunicipalities(c *call, _ httprouter.Params) ([]byte, error) {

@@ -26,18 +26,20 @@ func TestGolden(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t)
 	cases := map[string]string{
-		"municipality_01100.json":    "/town/v1/municipalities/01100", // 札幌市, a designated city
-		"municipality_13101.json":    "/town/v1/municipalities/13101", // 千代田区: no recycling rate
-		"municipality_07546.json":    "/town/v1/municipalities/07546", // 双葉町: no residents in 2020
-		"ranking_income_pref13.json": "/town/v1/rankings/income?pref=13&limit=5&offset=2",
-		"ranking_inflow_asc.json":    "/town/v1/rankings/inflow?order=asc&limit=3",
-		"list_pref47.json":           "/town/v1/municipalities?pref=47",
-		"meta.json":                  "/town/v1/meta",
-		"similar_13101.json":         "/town/v1/municipalities/13101/similar?limit=3",
-		"similar_07546.json":         "/town/v1/municipalities/07546/similar", // 双葉町: too few axes to compare
-		"compare.json":               "/town/v1/compare?codes=27100,01345",
-		"compare_indicators.json":    "/town/v1/compare?codes=13101,07546&indicators=fiscal_strength,population@2015", // 双葉町: nulls in the series
-		"search_pref28.json":         "/town/v1/municipalities?q=%E3%81%9F%E3%81%8B&pref=28",                          // たか
+		"municipality_01100.json":        "/town/v1/municipalities/01100", // 札幌市, a designated city
+		"municipality_13101.json":        "/town/v1/municipalities/13101", // 千代田区: no recycling rate
+		"municipality_07546.json":        "/town/v1/municipalities/07546", // 双葉町: no residents in 2020
+		"ranking_income_pref13.json":     "/town/v1/rankings/income?pref=13&limit=5&offset=2",
+		"ranking_inflow_asc.json":        "/town/v1/rankings/inflow?order=asc&limit=3",
+		"ranking_income_peers.json":      "/town/v1/rankings/income?peers=13229&limit=3",                                // among 西東京市's 類似団体
+		"change_unemployment_peers.json": "/town/v1/indicators/unemployment_rate?from=2015&to=2020&peers=13229&limit=3", // the change among 西東京市's 類似団体
+		"list_pref47.json":               "/town/v1/municipalities?pref=47",
+		"meta.json":                      "/town/v1/meta",
+		"similar_13101.json":             "/town/v1/municipalities/13101/similar?limit=3",
+		"similar_07546.json":             "/town/v1/municipalities/07546/similar", // 双葉町: too few axes to compare
+		"compare.json":                   "/town/v1/compare?codes=27100,01345",
+		"compare_indicators.json":        "/town/v1/compare?codes=13101,07546&indicators=fiscal_strength,population@2015", // 双葉町: nulls in the series
+		"search_pref28.json":             "/town/v1/municipalities?q=%E3%81%9F%E3%81%8B&pref=28",                          // たか
 	}
 	for name, path := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -79,6 +79,9 @@ func (b *bodies) municipalityData(i int) []byte {
 	meta := &c.Meta
 	out := municipalityJSON{Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
 		PageURL: c.PageURL(m), DataUpdated: meta.DataUpdated}
+	if g, ok := c.PeerGroupOf(m.Code); ok {
+		out.PeerGroup = newPeerGroupJSON(g)
+	}
 	for a, s := range m.Scores {
 		var h *float64
 		if s.Value.Valid {
@@ -147,13 +150,15 @@ func encodeList(l town.List) listJSON {
 // rankingData is the data of GET /town/v1/rankings/{axis}.
 func (b *bodies) rankingData(p town.RankingPage) []byte {
 	am := b.catalog.Meta.Axes[p.Axis]
+	c := b.catalog
 	out := rankingJSON{Axis: axisJSON{Key: am.Key, Label: am.Label, Unit: am.Unit, Description: am.Description, Source: am.Source},
-		Order: string(p.Order), Prefecture: p.Prefecture, Total: p.Total, Offset: p.Offset, Limit: p.Limit,
+		Order: string(p.Order), Prefecture: p.Prefecture, PeerGroup: newPeerGroupJSON(p.PeerGroup), Total: p.Total, Offset: p.Offset, Limit: p.Limit,
 		Items: make([]rankingItemJSON, len(p.Items))}
 	for k, m := range p.Items {
 		s := m.Scores[p.Axis]
+		within := c.AxisRankInPeers(p.Axis, c.Index(m.Code)).Rank
 		out.Items[k] = rankingItemJSON{Rank: s.Rank, Code: m.Code, Name: m.Name, Prefecture: m.Prefecture,
-			Hensachi: s.Hensachi, Value: s.Value.V}
+			Hensachi: s.Hensachi, Value: s.Value.V, RankInPeers: rankIf(within, within > 0)}
 	}
 	return dataMember(out)
 }
@@ -250,6 +255,21 @@ type municipalityJSON struct {
 	Furusato    furusatoJSON        `json:"furusato"`
 	PageURL     string              `json:"page_url"`
 	DataUpdated string              `json:"data_updated"`
+	PeerGroup   *peerGroupJSON      `json:"peer_group"` // null: the census gives no figures to class it by
+}
+
+// peerGroupJSON names a 類似団体 where a municipality or a ranking refers to it.
+type peerGroupJSON struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
+	Size int    `json:"size"`
+}
+
+func newPeerGroupJSON(g *hensachi.PeerGroup) *peerGroupJSON {
+	if g == nil {
+		return nil
+	}
+	return &peerGroupJSON{Code: g.Code, Name: g.Name, Size: len(g.Members)}
 }
 
 func optF(o hensachi.Optional[float64]) *float64 {
@@ -296,22 +316,25 @@ type axisJSON struct {
 }
 
 type rankingItemJSON struct {
-	Rank       int                 `json:"rank"`
-	Code       string              `json:"code"`
-	Name       string              `json:"name"`
-	Prefecture hensachi.Prefecture `json:"prefecture"`
-	Hensachi   float64             `json:"hensachi"`
-	Value      float64             `json:"value"`
+	Rank        int                 `json:"rank"`
+	Code        string              `json:"code"`
+	Name        string              `json:"name"`
+	Prefecture  hensachi.Prefecture `json:"prefecture"`
+	Hensachi    float64             `json:"hensachi"`
+	Value       float64             `json:"value"`
+	RankInPeers *int                `json:"rank_in_peers"` // within its 類似団体; null without one
 }
 
 type rankingJSON struct {
 	Axis       axisJSON             `json:"axis"`
 	Order      string               `json:"order"`
 	Prefecture *hensachi.Prefecture `json:"prefecture"`
-	Total      int                  `json:"total"`
-	Offset     int                  `json:"offset"`
-	Limit      int                  `json:"limit"`
-	Items      []rankingItemJSON    `json:"items"`
+	PeerGroup  *peerGroupJSON       `json:"peer_group"` // the group of peers=, null without
+
+	Total  int               `json:"total"`
+	Offset int               `json:"offset"`
+	Limit  int               `json:"limit"`
+	Items  []rankingItemJSON `json:"items"`
 }
 
 // similarData is the data of GET /town/v1/municipalities/{code}/similar: the municipality and

@@ -42,7 +42,7 @@ func TestBodies(t *testing.T) {
 	if l := data(b.listData("")); l["total"] != 5.0 || l["prefecture"] != nil {
 		t.Errorf("list of all: %v", l)
 	}
-	r := data(b.rankingData(c.RankingPage(0, town.WorstFirst, "01", 1, 1)))
+	r := data(b.rankingData(c.RankingPage(0, town.WorstFirst, town.Scope{Pref: "01"}, 1, 1)))
 	if r["order"] != "asc" || r["total"] != 2.0 || len(r["items"].([]any)) != 1 || r["items"].([]any)[0].(map[string]any)["code"] != "01100" {
 		t.Errorf("ranking: %v", r)
 	}

@@ -18,9 +18,8 @@ import (
 // the meta's description; a dataset without them is served all the same, its maps off with the
 // reason, in the meta document too.
 func TestBoundariesFromDataset(t *testing.T) {
-	src := towntest.Catalog()
 	towns := towntest.Municipalities()
-	meta := src.Meta
+	meta := towntest.Meta()
 	meta.Axes, meta.Stats = make([]hensachi.AxisMeta, len(hensachi.Axes)), make([]hensachi.StatMeta, len(hensachi.Stats))
 	bounds := towntest.Boundaries()
 	cases := []struct {

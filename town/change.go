@@ -32,6 +32,9 @@ type IndicatorChange struct {
 	Values   []hensachi.Optional[float64]
 	Ranks    []int // national, 0 without a change
 	Hensachi []float64
+	// PeerRanks are the ranks within each row's 類似団体 (the national rank counted among the
+	// members, as RankInPeers), 0 without a change or a group.
+	PeerRanks []int
 	// order lists the rows with a change, best first, ties in code order.
 	order []int
 }
@@ -96,7 +99,7 @@ func BreakBetween(ind *hensachi.Indicator, from, to int) int {
 type changeKey struct{ i, from, to int }
 
 var changes = NewCache[changeKey, *IndicatorChange](changeBudget, func(ch *IndicatorChange) int64 {
-	return int64(len(ch.Values)) * 40
+	return int64(len(ch.Values)) * 48
 })
 
 // IndicatorChange returns indicator i's change from its from-th to its to-th survey year for every
@@ -120,6 +123,7 @@ func (c *Catalog) rankChange(i, from, to int) *IndicatorChange {
 	}
 	s := compute.StandOriented(ch.Values, ind.LowerIsBetter())
 	ch.Ranks, ch.Hensachi, ch.order = s.Rank, s.Hensachi, s.Order
+	ch.PeerRanks = c.peers.ranksWithin(ch.order, func(m int) int { return ch.Ranks[m] })
 	return ch
 }
 
@@ -129,7 +133,8 @@ type IndicatorChangePage struct {
 	Change     *IndicatorChange
 	Order      Order
 	Prefecture *hensachi.Prefecture // nil: the whole country
-	// Total is how many are ranked (of the prefecture); Offset and Limit pick the page.
+	PeerGroup  *hensachi.PeerGroup  // nil: every group
+	// Total is how many are ranked (of the scope); Offset and Limit pick the page.
 	Total, Offset, Limit int
 	Items                []IndicatorChangeItem
 }
@@ -141,25 +146,24 @@ type IndicatorChangeItem struct {
 	Change       float64
 	Rank         int
 	Hensachi     float64
+	RankInPeers  int // within its 類似団体, 0 without one
 	From, To     IndicatorPoint
 }
 
 // IndicatorChangePage returns a page of the ranking of indicator i's change from its from-th to its
-// to-th survey year, of one prefecture ("" for the whole country), as IndicatorRankingPage pages
-// the levels: national ranks, ties in code order both ways.
-func (c *Catalog) IndicatorChangePage(i, from, to int, order Order, pref string, offset, limit int) IndicatorChangePage {
+// to-th survey year, of a scope, as IndicatorRankingPage pages the levels: national ranks, ties in
+// code order both ways.
+func (c *Catalog) IndicatorChangePage(i, from, to int, order Order, scope Scope, offset, limit int) IndicatorChangePage {
 	ch := c.IndicatorChange(i, from, to)
 	page := IndicatorChangePage{Change: ch, Order: order, Offset: offset, Limit: limit}
-	if p, ok := c.prefs[pref]; ok {
-		page.Prefecture = &p
-	}
+	page.Prefecture, page.PeerGroup = c.scopeOf(scope)
 	walkRanked(len(ch.order), func(p int) int { return ch.order[p] }, func(m int) int { return ch.Ranks[m] }, order, func(m int) {
-		if pref != "" && c.towns[m].Prefecture.Code != pref {
+		if !c.has(scope, m) {
 			return
 		}
 		if page.Total >= offset && len(page.Items) < limit {
 			page.Items = append(page.Items, IndicatorChangeItem{Municipality: &c.towns[m], Change: ch.Values[m].V, Rank: ch.Ranks[m],
-				Hensachi: ch.Hensachi[m], From: c.IndicatorPoint(i, from, m), To: c.IndicatorPoint(i, to, m)})
+				Hensachi: ch.Hensachi[m], RankInPeers: ch.PeerRanks[m], From: c.IndicatorPoint(i, from, m), To: c.IndicatorPoint(i, to, m)})
 		}
 		page.Total++
 	})
@@ -167,17 +171,17 @@ func (c *Catalog) IndicatorChangePage(i, from, to int, order Order, pref string,
 }
 
 // IndicatorChangePosition is where row m stands in the ranking of indicator i's change from its
-// from-th to its to-th survey year of a prefecture ("" for the whole country), counted from 0, as
-// IndicatorChangePage lists it best first; ok is false when the ranking does not hold it.
-func (c *Catalog) IndicatorChangePosition(i, from, to, m int, pref string) (pos int, ok bool) {
-	if pref != "" && c.towns[m].Prefecture.Code != pref {
+// from-th to its to-th survey year of a scope, counted from 0, as IndicatorChangePage lists it
+// best first; ok is false when the ranking does not hold it.
+func (c *Catalog) IndicatorChangePosition(i, from, to, m int, scope Scope) (pos int, ok bool) {
+	if !c.has(scope, m) {
 		return 0, false
 	}
 	for _, r := range c.IndicatorChange(i, from, to).order {
 		if r == m {
 			return pos, true
 		}
-		if pref == "" || c.towns[r].Prefecture.Code == pref {
+		if c.has(scope, r) {
 			pos++
 		}
 	}

@@ -39,42 +39,47 @@ func changeCatalog(t *testing.T) *town.Catalog {
 		{some(0, 200, 50, 1000, 80), some(5, 150, 50, 1100, 100)},
 	}
 	compute.ApplyIndicators(&cat, values)
-	base := towntest.Catalog()
-	return town.New(towntest.Municipalities(), base.Meta, "change-test", towntest.PublicURL).WithIndicators(cat, values)
+	return town.New(towntest.Municipalities(), towntest.Meta(), "change-test", towntest.PublicURL).WithIndicators(cat, values)
 }
 
 // TestIndicatorChange: the change by hand for each municipality, ranked with the indicator's
 // direction (a fall in unemployment first; the largest increase first where neither way is
-// better), a percent of a zero base null and unranked, the pages and the order worst first.
+// better), a percent of a zero base null and unranked, the pages and the order worst first, and the
+// ranks within the 類似団体 (the special wards' are 13101 and 13102).
 func TestIndicatorChange(t *testing.T) {
 	c := changeCatalog(t)
 	type item struct {
 		code   string
 		change float64
 		rank   int
+		peer   int // within the 類似団体
 	}
 	tests := []struct {
 		name      string
 		indicator string
 		order     town.Order
-		pref      string
+		scope     town.Scope
 		offset    int
 		unit      string
 		changes   []hensachi.Optional[float64] // by row
 		total     int
 		want      []item
 	}{
-		{"a fall in unemployment ranks first", "jobless", town.BestFirst, "", 0, "ポイント",
+		{"a fall in unemployment ranks first", "jobless", town.BestFirst, town.Scope{}, 0, "ポイント",
 			[]hensachi.Optional[float64]{hensachi.Some(-1.0), hensachi.Some(0.5), hensachi.Some(-0.1), hensachi.Some(-2.5), {}}, 4,
-			[]item{{"13101", -2.5, 1}, {"01100", -1.0, 2}, {"01345", -0.1, 3}, {"01202", 0.5, 4}}},
-		{"worst first: the largest rise in unemployment", "jobless", town.WorstFirst, "", 0, "ポイント", nil, 4,
-			[]item{{"01202", 0.5, 4}, {"01345", -0.1, 3}, {"01100", -1.0, 2}, {"13101", -2.5, 1}}},
-		{"a prefecture keeps national ranks", "jobless", town.BestFirst, "01", 0, "ポイント", nil, 3,
-			[]item{{"01100", -1.0, 2}, {"01345", -0.1, 3}, {"01202", 0.5, 4}}},
-		{"percent: neutral, the largest increase first, a zero base null", "shops", town.BestFirst, "", 0, "%",
+			[]item{{"13101", -2.5, 1, 1}, {"01100", -1.0, 2, 1}, {"01345", -0.1, 3, 1}, {"01202", 0.5, 4, 1}}},
+		{"worst first: the largest rise in unemployment", "jobless", town.WorstFirst, town.Scope{}, 0, "ポイント", nil, 4,
+			[]item{{"01202", 0.5, 4, 1}, {"01345", -0.1, 3, 1}, {"01100", -1.0, 2, 1}, {"13101", -2.5, 1, 1}}},
+		{"a prefecture keeps national ranks", "jobless", town.BestFirst, town.Scope{Pref: "01"}, 0, "ポイント", nil, 3,
+			[]item{{"01100", -1.0, 2, 1}, {"01345", -0.1, 3, 1}, {"01202", 0.5, 4, 1}}},
+		{"percent: neutral, the largest increase first, a zero base null", "shops", town.BestFirst, town.Scope{}, 0, "%",
 			[]hensachi.Optional[float64]{{}, hensachi.Some(-25.0), hensachi.Some(0.0), hensachi.Some(10.0), hensachi.Some(25.0)}, 4,
-			[]item{{"13102", 25, 1}, {"13101", 10, 2}, {"01345", 0, 3}, {"01202", -25, 4}}},
-		{"a page", "shops", town.BestFirst, "", 2, "%", nil, 4, []item{{"01345", 0, 3}, {"01202", -25, 4}}},
+			[]item{{"13102", 25, 1, 1}, {"13101", 10, 2, 2}, {"01345", 0, 3, 1}, {"01202", -25, 4, 1}}},
+		{"a 類似団体 keeps national ranks", "shops", town.BestFirst, town.Scope{Peers: "special_ward"}, 0, "%", nil, 2,
+			[]item{{"13102", 25, 1, 1}, {"13101", 10, 2, 2}}},
+		{"a 類似団体 within a prefecture, worst first", "shops", town.WorstFirst, town.Scope{Pref: "13", Peers: "special_ward"}, 0, "%", nil, 2,
+			[]item{{"13101", 10, 2, 2}, {"13102", 25, 1, 1}}},
+		{"a page", "shops", town.BestFirst, town.Scope{}, 2, "%", nil, 4, []item{{"01345", 0, 3, 1}, {"01202", -25, 4, 1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,10 +91,10 @@ func TestIndicatorChange(t *testing.T) {
 			if ch.Unit() != tc.unit || ch.FromYear() != 2015 || ch.ToYear() != 2020 {
 				t.Errorf("unit %q years %d–%d", ch.Unit(), ch.FromYear(), ch.ToYear())
 			}
-			page := c.IndicatorChangePage(i, 0, 1, tc.order, tc.pref, tc.offset, 10)
+			page := c.IndicatorChangePage(i, 0, 1, tc.order, tc.scope, tc.offset, 10)
 			var got []item
 			for _, it := range page.Items {
-				got = append(got, item{it.Municipality.Code, it.Change, it.Rank})
+				got = append(got, item{it.Municipality.Code, it.Change, it.Rank, it.RankInPeers})
 				// the item's two values are the catalogue's, and its change theirs
 				m := c.Index(it.Municipality.Code)
 				from, to := c.IndicatorPoint(i, 0, m), c.IndicatorPoint(i, 1, m)

@@ -54,14 +54,14 @@ func TestRealFiguresReadAsMeant(t *testing.T) {
 	if y := burden.Years[k]; zeros < 899 || y.Count != 1741 || y.Median != 0 {
 		t.Errorf("FY2022: %d at 0 %%, %d ranked, median %v; want at least the 899 dashes, all 1,741 ranked, median 0", zeros, y.Count, y.Median)
 	}
-	page := c.IndicatorRankingPage(i, k, town.BestFirst, "", 0, 1)
+	page := c.IndicatorRankingPage(i, k, town.BestFirst, town.Scope{}, 0, 1)
 	if page.Items[0].Value != hensachi.Some(0.0) {
 		t.Errorf("best first begins with %v, want 0 %%", page.Items[0].Value)
 	}
 
 	// 完全失業率 2020: the lowest rate is first and the highest last, whatever the values.
 	i, k, _ = at("unemployment_rate", 2020)
-	best, worst := c.IndicatorRankingPage(i, k, town.BestFirst, "", 0, 1), c.IndicatorRankingPage(i, k, town.WorstFirst, "", 0, 1)
+	best, worst := c.IndicatorRankingPage(i, k, town.BestFirst, town.Scope{}, 0, 1), c.IndicatorRankingPage(i, k, town.WorstFirst, town.Scope{}, 0, 1)
 	if b, w := best.Items[0], worst.Items[0]; b.Value.V >= w.Value.V || b.Hensachi <= 50 || w.Hensachi >= 50 {
 		t.Errorf("unemployment 2020: first %v (%v), last %v (%v); want the lowest first above 50", b.Value, b.Hensachi, w.Value, w.Hensachi)
 	}

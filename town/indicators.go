@@ -22,6 +22,9 @@ type indicatorCell struct {
 	value  float64 // NaN where the municipality has no value
 	rank   int16   // national competition rank, 0 without a value
 	tenths int16   // deviation score × 10, exact since the score has one decimal
+	// peerRank is the rank within the municipality's 類似団体 (peers.go), 0 without a value or
+	// group; it takes the cell's padding.
+	peerRank int16
 }
 
 // indicators is the catalogue and every standing. The cells are kept municipality by
@@ -65,12 +68,13 @@ func (c *Catalog) WithIndicators(cat hensachi.IndicatorCatalogue, values hensach
 // withIndicators is WithIndicators with the values read by read, which fills dst with indicator
 // i's values in its k-th survey year.
 func (c *Catalog) withIndicators(cat hensachi.IndicatorCatalogue, read func(i, k int, dst []hensachi.Optional[float64])) *Catalog {
-	c.indicators = rankIndicators(len(c.towns), cat, read)
+	c.indicators = rankIndicators(len(c.towns), c.peers, cat, read)
 	return c
 }
 
-// rankIndicators ranks every indicator of cat in every survey year over rows municipalities.
-func rankIndicators(rows int, cat hensachi.IndicatorCatalogue, read func(i, k int, dst []hensachi.Optional[float64])) *indicators {
+// rankIndicators ranks every indicator of cat in every survey year over rows municipalities,
+// nationally and within their groups p.
+func rankIndicators(rows int, p *peers, cat hensachi.IndicatorCatalogue, read func(i, k int, dst []hensachi.Optional[float64])) *indicators {
 	if rows > maxRows {
 		panic("town: too many municipalities to rank indicators in 16 bits")
 	}
@@ -88,12 +92,14 @@ func rankIndicators(rows int, cat hensachi.IndicatorCatalogue, read func(i, k in
 		for k := range ind.Years {
 			read(i, k, values)
 			s := compute.StandOriented(values, ind.LowerIsBetter())
+			within := p.ranksWithin(s.Order, func(m int) int { return s.Rank[m] })
 			col := in.first[i] + k
 			for m, v := range values {
 				cell := &in.cells[m*in.width+col]
 				cell.value = math.NaN()
 				if v.Valid {
 					cell.value, cell.rank, cell.tenths = v.V, int16(s.Rank[m]), int16(math.Round(s.Hensachi[m]*10))
+					cell.peerRank = int16(within[m])
 				}
 			}
 			order := make([]int16, len(s.Order))
@@ -148,17 +154,20 @@ func (cell *indicatorCell) point(year int) IndicatorPoint {
 	p := IndicatorPoint{Year: year}
 	if v := cell.value; v == v { // not NaN
 		p.Value, p.Rank, p.Hensachi = hensachi.Some(v), int(cell.rank), float64(cell.tenths)/10
+		p.RankInPeers = int(cell.peerRank)
 	}
 	return p
 }
 
 // IndicatorPoint is a municipality's standing on an indicator in one survey year. Rank (national)
-// and Hensachi are valid exactly when Value is.
+// and Hensachi are valid exactly when Value is; RankInPeers, the rank within the municipality's
+// 類似団体 (Catalog.RankInPeers), when Value is and it has a group, 0 otherwise.
 type IndicatorPoint struct {
-	Year     int
-	Value    hensachi.Optional[float64]
-	Rank     int
-	Hensachi float64
+	Year        int
+	Value       hensachi.Optional[float64]
+	Rank        int
+	Hensachi    float64
+	RankInPeers int
 }
 
 // IndicatorMethod explains how the indicators are computed and ranked.
@@ -211,7 +220,8 @@ type IndicatorRankingPage struct {
 	Year       int
 	Order      Order
 	Prefecture *hensachi.Prefecture // nil: the whole country
-	// Total is how many are ranked (of the prefecture); Offset and Limit pick the page.
+	PeerGroup  *hensachi.PeerGroup  // nil: every group
+	// Total is how many are ranked (of the scope); Offset and Limit pick the page.
 	Total, Offset, Limit int
 	Items                []IndicatorRankItem
 }
@@ -223,17 +233,15 @@ type IndicatorRankItem struct {
 }
 
 // IndicatorRankingPage returns a page of the ranking on indicator i in its k-th survey year, of
-// one prefecture ("" for the whole country): ranks are national ones, ties stay in code order both
-// ways, as on the axes (RankingPage).
-func (c *Catalog) IndicatorRankingPage(i, k int, order Order, pref string, offset, limit int) IndicatorRankingPage {
+// a scope: ranks are national ones, ties stay in code order both ways, as on the axes
+// (RankingPage).
+func (c *Catalog) IndicatorRankingPage(i, k int, order Order, scope Scope, offset, limit int) IndicatorRankingPage {
 	ind := &c.indicators.list[i]
 	ranked := c.indicators.order[i][k]
 	page := IndicatorRankingPage{Indicator: ind, Year: ind.Years[k].Year, Order: order, Offset: offset, Limit: limit}
-	if p, ok := c.prefs[pref]; ok {
-		page.Prefecture = &p
-	}
+	page.Prefecture, page.PeerGroup = c.scopeOf(scope)
 	walkRanked(len(ranked), func(p int) int { return int(ranked[p]) }, func(m int) int { return int(c.indicators.cell(i, k, m).rank) }, order, func(m int) {
-		if pref != "" && c.towns[m].Prefecture.Code != pref {
+		if !c.has(scope, m) {
 			return
 		}
 		if page.Total >= offset && len(page.Items) < limit {
@@ -363,18 +371,17 @@ func (c *Catalog) IndicatorInPrefecture(i, k, m int) Among {
 }
 
 // IndicatorPosition returns where row m stands in the ranking on indicator i in its k-th survey
-// year, best first, of one prefecture ("" for the whole country), counted from 0 as
-// IndicatorRankingPage's offset is; ok is false when the ranking does not hold m (no value, or
-// another prefecture).
-func (c *Catalog) IndicatorPosition(i, k, m int, pref string) (pos int, ok bool) {
-	if pref != "" && c.towns[m].Prefecture.Code != pref {
+// year, best first, of a scope, counted from 0 as IndicatorRankingPage's offset is; ok is false
+// when the ranking does not hold m (no value, or outside the scope).
+func (c *Catalog) IndicatorPosition(i, k, m int, scope Scope) (pos int, ok bool) {
+	if !c.has(scope, m) {
 		return 0, false
 	}
 	for _, r := range c.indicators.order[i][k] {
 		if int(r) == m {
 			return pos, true
 		}
-		if pref == "" || c.towns[r].Prefecture.Code == pref {
+		if c.has(scope, int(r)) {
 			pos++
 		}
 	}

@@ -72,7 +72,7 @@ func TestIndicatorRanking(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			page := c.IndicatorRankingPage(0, tc.k, tc.order, tc.pref, tc.offset, tc.limit)
+			page := c.IndicatorRankingPage(0, tc.k, tc.order, town.Scope{Pref: tc.pref}, tc.offset, tc.limit)
 			var got []item
 			for _, it := range page.Items {
 				got = append(got, item{it.Municipality.Code, it.Rank})
@@ -143,8 +143,8 @@ func TestIndicatorColumn(t *testing.T) {
 func TestIndicatorLowerIsBetter(t *testing.T) {
 	cat, values := towntest.Indicators()
 	cat.Indicators[0].Direction = hensachi.DirectionLowerBetter // births_per_1000 2023: 6.1, 5.0, 4.2, 6.8, 5.6
-	c := town.New(towntest.Municipalities(), towntest.Catalog().Meta, "lower", towntest.PublicURL).WithIndicators(cat, values)
-	page := c.IndicatorRankingPage(0, 1, town.BestFirst, "", 0, 10)
+	c := town.New(towntest.Municipalities(), towntest.Meta(), "lower", towntest.PublicURL).WithIndicators(cat, values)
+	page := c.IndicatorRankingPage(0, 1, town.BestFirst, town.Scope{}, 0, 10)
 	var codes []string
 	for _, it := range page.Items {
 		codes = append(codes, it.Municipality.Code)
@@ -218,13 +218,13 @@ func TestIndicatorPosition(t *testing.T) {
 		{"01100", "13", 0, 0, false},
 	}
 	for _, tc := range tests {
-		pos, ok := c.IndicatorPosition(births, tc.k, c.Index(tc.code), tc.pref)
+		pos, ok := c.IndicatorPosition(births, tc.k, c.Index(tc.code), town.Scope{Pref: tc.pref})
 		if pos != tc.pos || ok != tc.ok {
 			t.Errorf("%s in %q, year %d: %d %v, want %d %v", tc.code, tc.pref, tc.k, pos, ok, tc.pos, tc.ok)
 			continue
 		}
 		if ok {
-			page := c.IndicatorRankingPage(births, tc.k, town.BestFirst, tc.pref, pos, 1)
+			page := c.IndicatorRankingPage(births, tc.k, town.BestFirst, town.Scope{Pref: tc.pref}, pos, 1)
 			if page.Items[0].Municipality.Code != tc.code {
 				t.Errorf("%s: the ranking's item at %d is %s", tc.code, pos, page.Items[0].Municipality.Code)
 			}

@@ -51,19 +51,28 @@ type RankingPage struct {
 	Axis       int // into hensachi.Axes and Meta.Axes
 	Order      Order
 	Prefecture *hensachi.Prefecture // nil: the whole country
+	PeerGroup  *hensachi.PeerGroup  // nil: every group
 	// Total is how many are ranked (of the prefecture); Offset and Limit pick the page.
 	Total, Offset, Limit int
 	Items                []*hensachi.Municipality
 }
 
 // RankingPage returns a page of the ranking on axis a: GET /town/v1/rankings/{axis}.
-func (c *Catalog) RankingPage(a int, order Order, pref string, offset, limit int) RankingPage {
+func (c *Catalog) RankingPage(a int, order Order, scope Scope, offset, limit int) RankingPage {
 	page := RankingPage{Axis: a, Order: order, Offset: offset, Limit: limit}
-	page.Items, page.Total = c.Ranking(a, order, pref, offset, limit)
-	if p, ok := c.prefs[pref]; ok {
-		page.Prefecture = &p
-	}
+	page.Items, page.Total = c.Ranking(a, order, scope, offset, limit)
+	page.Prefecture, page.PeerGroup = c.scopeOf(scope)
 	return page
+}
+
+// scopeOf returns the prefecture and the group a scope picks, nil for all.
+func (c *Catalog) scopeOf(s Scope) (*hensachi.Prefecture, *hensachi.PeerGroup) {
+	var pref *hensachi.Prefecture
+	if p, ok := c.prefs[s.Pref]; ok {
+		pref = &p
+	}
+	g, _ := c.PeerGroup(s.Peers)
+	return pref, g
 }
 
 // Medians are the national medians a comparison shows: of every axis's values and every

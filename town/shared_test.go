@@ -13,12 +13,11 @@ import (
 // TestCatalogsOfOneVersionShareIndicators: two catalogs of files with the same content share one
 // set of ranked indicators; a file with one value changed is ranked on its own.
 func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
-	src := towntest.Catalog()
 	towns := towntest.Municipalities()
 	cat, values := towntest.Indicators()
 	write := func(values hensachi.IndicatorValues) string {
 		path := filepath.Join(t.TempDir(), "dataset.arrow")
-		if _, err := dataset.Write(path, towns, src.Meta, dataset.WithIndicators(cat, values)); err != nil {
+		if _, err := dataset.Write(path, towns, towntest.Meta(), dataset.WithIndicators(cat, values)); err != nil {
 			t.Fatal(err)
 		}
 		return path
@@ -63,10 +62,9 @@ func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
 // TestItemNamesFromDataset: a catalog names its formulas' items as its dataset does; an item the
 // dataset does not name has no name.
 func TestItemNamesFromDataset(t *testing.T) {
-	src := towntest.Catalog()
 	cat, values := towntest.Indicators()
 	path := filepath.Join(t.TempDir(), "dataset.arrow")
-	if _, err := dataset.Write(path, towntest.Municipalities(), src.Meta, dataset.WithIndicators(cat, values), dataset.WithItemNames(towntest.ItemNames)); err != nil {
+	if _, err := dataset.Write(path, towntest.Municipalities(), towntest.Meta(), dataset.WithIndicators(cat, values), dataset.WithItemNames(towntest.ItemNames)); err != nil {
 		t.Fatal(err)
 	}
 	h, err := town.Open(path, towntest.PublicURL)

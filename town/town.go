@@ -42,6 +42,8 @@ type Catalog struct {
 	// neighbours[i] are the municipalities nearest to row i, nearest first (Similar).
 	neighbours [][]neighbour
 	medians    Medians
+	// peers are the 類似団体 of the latest census, which the meta served does not list (peers.go)
+	peers      *peers
 	indicators *indicators // shared by the catalogs of one dataset version
 	// boundaries are nil when the maps are off; Meta.Boundaries says why
 	boundaries *Boundaries
@@ -61,7 +63,7 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 	}
 	c := New(towns, ds.Meta, ds.Version, baseURL)
 	c.indicators = sharedIndicators(ds.Version, func() *indicators {
-		in := rankIndicators(len(towns), ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
+		in := rankIndicators(len(towns), c.peers, ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
 			for m := range dst {
 				dst[m] = ds.IndicatorValue(i, k, m)
 			}
@@ -78,6 +80,8 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 	meta.Method += SimilarMethod // the neighbours are this read model's, so their method is added here
 	wards := meta.Wards
 	meta.Wards = nil // for the search alone: the meta document served does not list them
+	groups := meta.PeerGroups
+	meta.PeerGroups = nil // answered by their own calls, their members too many for the meta
 	c := &Catalog{Meta: meta, Version: version, baseURL: strings.TrimSuffix(baseURL, "/"), indicators: &indicators{},
 		towns: towns, byCode: make(map[string]int, len(towns)), prefs: map[string]hensachi.Prefecture{}, byPref: map[string][]int{}}
 	for _, p := range meta.Prefectures {
@@ -116,6 +120,7 @@ func New(towns []hensachi.Municipality, meta hensachi.Meta, version, baseURL str
 		}
 		c.statMedian = append(c.statMedian, median)
 	}
+	c.peers = newPeers(groups, towns, c.byCode, c.ranking)
 	c.neighbours = findNeighbours(towns)
 	c.medians = c.comparedMedians()
 	return c
@@ -187,10 +192,29 @@ const (
 	WorstFirst Order = "asc"
 )
 
-// Ranking returns the municipalities ranked on axis a in an order, of one prefecture ("" for the
-// whole country), and how many there are; offset and limit pick the page. Ties stay in code order
-// both ways, and ranks are national ones.
-func (c *Catalog) Ranking(a int, order Order, pref string, offset, limit int) ([]*hensachi.Municipality, int) {
+// Scope picks the municipalities a ranking lists: of a prefecture, of a 類似団体, of both, or,
+// zero, of the whole country. Ranks stay national whatever it picks.
+type Scope struct {
+	Pref  string // a prefecture's code, "" for every prefecture
+	Peers string // a group's code (hensachi.PeerGroup.Code), "" for every group
+}
+
+// has reports whether row r is in the scope.
+func (c *Catalog) has(s Scope, r int) bool {
+	if s.Pref != "" && c.towns[r].Prefecture.Code != s.Pref {
+		return false
+	}
+	if s.Peers == "" {
+		return true
+	}
+	g := c.peers.of[r]
+	return g >= 0 && c.peers.groups[g].Code == s.Peers
+}
+
+// Ranking returns the municipalities of a scope ranked on axis a in an order, and how many there
+// are; offset and limit pick the page. Ties stay in code order both ways, and ranks are national
+// ones.
+func (c *Catalog) Ranking(a int, order Order, scope Scope, offset, limit int) ([]*hensachi.Municipality, int) {
 	rows := c.ranking[a]
 	if order == WorstFirst {
 		rows = c.ascending[a]
@@ -198,7 +222,7 @@ func (c *Catalog) Ranking(a int, order Order, pref string, offset, limit int) ([
 	var page []*hensachi.Municipality
 	total := 0
 	for _, r := range rows {
-		if pref != "" && c.towns[r].Prefecture.Code != pref {
+		if !c.has(scope, r) {
 			continue
 		}
 		if total >= offset && len(page) < limit {

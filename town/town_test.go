@@ -22,7 +22,7 @@ func codes(ms []*hensachi.Municipality) []string {
 
 func TestRankingPaging(t *testing.T) {
 	c := towntest.Catalog()
-	page, total := c.Ranking(0, town.BestFirst, "", 1, 2)
+	page, total := c.Ranking(0, town.BestFirst, town.Scope{}, 1, 2)
 	if total != 4 || len(page) != 2 || page[0].Code != "13101" || page[1].Code != "01202" {
 		t.Errorf("page 2 of 2: total %d, %v", total, page)
 	}
@@ -46,7 +46,7 @@ func TestRankingOrders(t *testing.T) {
 		{1, town.BestFirst, "47", nil},
 	}
 	for _, tt := range tests {
-		page, total := c.Ranking(tt.axis, tt.order, tt.pref, 0, 100)
+		page, total := c.Ranking(tt.axis, tt.order, town.Scope{Pref: tt.pref}, 0, 100)
 		if got := codes(page); !slices.Equal(got, tt.want) || total != len(tt.want) {
 			t.Errorf("axis %d %s pref %q: %v (total %d), want %v", tt.axis, tt.order, tt.pref, got, total, tt.want)
 		}
@@ -126,12 +126,12 @@ func TestLists(t *testing.T) {
 	if _, ok := c.List("47"); ok {
 		t.Error("a list of 47, which the catalog has no municipality of")
 	}
-	p := c.RankingPage(0, town.WorstFirst, "01", 1, 1)
+	p := c.RankingPage(0, town.WorstFirst, town.Scope{Pref: "01"}, 1, 1)
 	if p.Axis != 0 || p.Order != town.WorstFirst || p.Prefecture.Code != "01" || p.Total != 2 || p.Offset != 1 || p.Limit != 1 ||
 		!slices.Equal(codes(p.Items), []string{"01100"}) {
 		t.Errorf("ranking page: %+v", p)
 	}
-	if p := c.RankingPage(1, town.BestFirst, "", 0, 2); p.Prefecture != nil || p.Total != 5 || len(p.Items) != 2 {
+	if p := c.RankingPage(1, town.BestFirst, town.Scope{}, 0, 2); p.Prefecture != nil || p.Total != 5 || len(p.Items) != 2 {
 		t.Errorf("national ranking page: %+v", p)
 	}
 	if ms, err := c.Lookup([]string{"13102", "01100"}); err != nil || !slices.Equal(codes(ms), []string{"13102", "01100"}) {

@@ -165,6 +165,27 @@ func dimension(c *town.Catalog, name, key string, axes bool) (town.Dimension, st
 	return town.Dimension{Indicator: i, Year: k}, ind.Key + "@" + strconv.Itoa(ind.Years[k].Year), nil
 }
 
+// OptionalIndicator reads name, one indicator key, and year, its survey year (the latest when
+// absent): the indicator's position and the year's, ok false without the indicator. An unknown
+// key, and a year without the indicator or one it does not have, are invalid parameters.
+func OptionalIndicator(c *town.Catalog, q Query, name string) (i, k int, ok bool, err error) {
+	key, ok, err := q.One(name)
+	switch {
+	case err != nil:
+		return 0, 0, false, err
+	case !ok && q.Has("year"):
+		return 0, 0, false, invalid("year", "year picks the survey year of "+name+": give "+name+" too", "year は "+name+" と一緒に指定してください。")
+	case !ok:
+		return 0, 0, false, nil
+	}
+	if i = c.IndicatorIndex(key); i < 0 {
+		return 0, 0, false, invalid(name, fmt.Sprintf("there is no indicator %q; GET /town/v1/indicators lists the keys", Truncate(key)),
+			"「"+truncateRunes(key, 40)+"」という指標はありません。")
+	}
+	k, err = IndicatorYear(c, q, i)
+	return i, k, err == nil, err
+}
+
 // Change is a change between two survey years of an indicator: the positions of the years in its
 // Years, From < To.
 type Change struct{ From, To int }

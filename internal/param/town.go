@@ -64,6 +64,49 @@ func Municipality(c *town.Catalog, param, code string) (*hensachi.Municipality, 
 	return m, nil
 }
 
+// Peers reads peers, a municipality code whose 類似団体 a ranking is narrowed to: a malformed code
+// is an invalid parameter, an unknown one not found, and one of a municipality without a group
+// (the census counted nobody there) invalid too. It returns the municipality and its group, nils
+// without peers.
+func Peers(c *town.Catalog, q Query) (*hensachi.Municipality, *hensachi.PeerGroup, error) {
+	code, ok, err := q.One("peers")
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	m, err := Municipality(c, "peers", code)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, ok := c.PeerGroupOf(m.Code)
+	if !ok {
+		return nil, nil, invalid("peers", fmt.Sprintf("%s %s has no 類似団体: the census gives it no figures to class it by", m.Code, m.Name),
+			m.Name+"は国勢調査の数値がないため、類似団体がありません。")
+	}
+	return m, g, nil
+}
+
+// PeerGroup reads name, the code of a 類似団体 of the latest census (hensachi.PeerGroup.Code), nil
+// when absent; an unknown code is an invalid parameter.
+func PeerGroup(c *town.Catalog, q Query, name string) (*hensachi.PeerGroup, error) {
+	code, ok, err := q.One(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if g, ok := c.PeerGroup(code); ok {
+		return g, nil
+	}
+	return nil, invalid(name, fmt.Sprintf("there is no 類似団体 %q; GET /town/v1/peer-groups lists them", Truncate(code)),
+		"「"+truncateRunes(code, 40)+"」という類似団体はありません。")
+}
+
+// PeerGroupCode is Peers's group code, "" for every group.
+func PeerGroupCode(g *hensachi.PeerGroup) string {
+	if g == nil {
+		return ""
+	}
+	return g.Code
+}
+
 // municipalityCode checks the form of a municipality code given as param.
 func municipalityCode(param, code string) error {
 	if len(code) != 5 || !Digits(code) {

@@ -104,8 +104,16 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	if err != nil {
 		return "", nil, err
 	}
+	peerTown, group, err := param.Peers(c, q)
+	if err != nil {
+		return "", nil, err
+	}
+	var peers *peersFilter
+	if group != nil {
+		peers = &peersFilter{Town: peerTown, Group: group}
+	}
 	if isChange {
-		return s.indicatorChange(c, q, i, ch)
+		return s.indicatorChange(c, q, i, ch, peers)
 	}
 	k, err := param.IndicatorYear(c, q, i)
 	if err != nil {
@@ -114,23 +122,27 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	ind := c.Indicator(i)
 	year := ind.Years[k]
 	path := "/town/indicators/" + ind.Key
-	var keep url.Values
+	keep := url.Values{}
 	if k != len(ind.Years)-1 {
-		keep = url.Values{"year": {strconv.Itoa(year.Year)}}
+		keep.Set("year", strconv.Itoa(year.Year))
 	}
+	peers.keepIn(keep)
 	f := ind.Field()
-	list, err := listRanking(c, q, path, keep, func(pref string, offset, limit int) ([]rankingRow, int) {
-		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, pref, offset, limit)
+	list, err := listRanking(c, q, path, keep, peers, func(pref string, offset, limit int) ([]rankingRow, int) {
+		ranking := c.IndicatorRankingPage(i, k, town.BestFirst, peers.scope(pref), offset, limit)
 		rows := make([]rankingRow, len(ranking.Items))
 		for j, it := range ranking.Items {
 			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(it.Hensachi, 'f', 1, 64), Value: number(it.Value.V, ind.Decimals)}
+			if peers != nil {
+				rows[j].PeerRank = integer(it.RankInPeers)
+			}
 			if it.Value.V == 0 && ind.ZeroLabel != "" {
 				rows[j].Value += "（" + ind.ZeroLabel + "）"
 			}
 		}
 		return rows, ranking.Total
-	}, func(pref string, m int) (int, bool) { return c.IndicatorPosition(i, k, m, pref) })
+	}, func(pref string, m int) (int, bool) { return c.IndicatorPosition(i, k, m, peers.scope(pref)) })
 	if err != nil {
 		return "", nil, err
 	}
@@ -216,21 +228,27 @@ func changeYearOptions(ind *hensachi.Indicator, ch param.Change) (from, to []yea
 
 // indicatorChange is the indicator page ranking the change of indicator i between two survey
 // years (ch): the change, its national rank and deviation score, and the two values.
-func (s *Site) indicatorChange(c *town.Catalog, q param.Query, i int, ch param.Change) (string, any, error) {
+func (s *Site) indicatorChange(c *town.Catalog, q param.Query, i int, ch param.Change, peers *peersFilter) (string, any, error) {
 	ind := c.Indicator(i)
 	path := "/town/indicators/" + ind.Key
 	v := newChangeView(ind, ch)
 	keep := url.Values{"from": {strconv.Itoa(v.From)}, "to": {strconv.Itoa(v.To)}}
-	list, err := listRanking(c, q, path, keep, func(pref string, offset, limit int) ([]rankingRow, int) {
-		ranking := c.IndicatorChangePage(i, ch.From, ch.To, town.BestFirst, pref, offset, limit)
+	peers.keepIn(keep)
+	list, err := listRanking(c, q, path, keep, peers, func(pref string, offset, limit int) ([]rankingRow, int) {
+		ranking := c.IndicatorChangePage(i, ch.From, ch.To, town.BestFirst, peers.scope(pref), offset, limit)
 		rows := make([]rankingRow, len(ranking.Items))
 		for j, it := range ranking.Items {
 			rows[j] = rankingRow{Rank: integer(it.Rank), Code: it.Municipality.Code, Name: it.Municipality.Name, Pref: it.Municipality.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(it.Hensachi, 'f', 1, 64), Value: signedNumber(it.Change, v.Field.Decimals),
 				From: number(it.From.Value.V, ind.Decimals), To: number(it.To.Value.V, ind.Decimals)}
+			if peers != nil {
+				rows[j].PeerRank = integer(it.RankInPeers)
+			}
 		}
 		return rows, ranking.Total
-	}, func(pref string, m int) (int, bool) { return c.IndicatorChangePosition(i, ch.From, ch.To, m, pref) })
+	}, func(pref string, m int) (int, bool) {
+		return c.IndicatorChangePosition(i, ch.From, ch.To, m, peers.scope(pref))
+	})
 	if err != nil {
 		return "", nil, err
 	}
@@ -388,9 +406,9 @@ type indicatorGroup struct {
 }
 
 // indicatorGroups is row m's standing on every indicator, by group: each indicator's latest
-// figure with its year, its national rank and deviation score, and its series as a sparkline (or
-// its change, for two values); the name and the sparkline link to the municipality's page of the
-// indicator.
+// figure with its year, its national rank, deviation score and rank within its 類似団体, and its
+// series as a sparkline (or its change, for two values); the name and the sparkline link to the
+// municipality's page of the indicator.
 //
 // The rows are written here rather than by the template: some 300 rows of five actions each,
 // every one escaped through reflection, took most of the page's time. A row is one list item of
@@ -426,6 +444,13 @@ func indicatorGroups(c *town.Catalog, m int) []indicatorGroup {
 				b = append(b, integer(st.RankTotal)...)
 				b = append(b, " 位・偏差値 "...)
 				b = strconv.AppendFloat(b, p.Hensachi, 'f', 1, 64)
+				if p.RankInPeers > 0 {
+					b = append(b, "・類似団体 "...)
+					b = append(b, integer(p.RankInPeers)...)
+					b = append(b, " / "...)
+					b = append(b, integer(c.RankInPeers(c.IndicatorIndex(st.Indicator.Key), len(st.Series)-1, m).Total)...)
+					b = append(b, " 位"...)
+				}
 			} else {
 				b = append(b, "—（"...)
 				b = strconv.AppendInt(b, int64(p.Year), 10)

@@ -127,7 +127,7 @@ func TestIndicatorPagesOnRealData(t *testing.T) {
 			if len(body) > largest {
 				largest, largestPath = len(body), path
 			}
-			first := c.IndicatorRankingPage(i, k, town.BestFirst, "", 0, 1)
+			first := c.IndicatorRankingPage(i, k, town.BestFirst, town.Scope{}, 0, 1)
 			if len(first.Items) == 0 {
 				t.Errorf("%s: nobody ranked", path)
 				continue

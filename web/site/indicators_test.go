@@ -40,6 +40,21 @@ func TestIndicatorPages(t *testing.T) {
 			`href="https://hensachi.example/town/indicators/births_per_1000?pref=01&amp;year=2020"`}, []string{"千代田区", `<th scope="col">都道府県</th>`}}, // one prefecture: no column of it
 		{"/town/indicators/fiscal_strength", 200, []string{"<code>finance.財政力指数</code>", "5 市区町村中 1〜5 位", "<th scope=\"col\" class=\"n\">値</th>",
 			`<a href="/town/map?m=fiscal_strength&amp;year=2022">`}, []string{`id="from"`}}, // one year: no change to rank
+		// among 中央区's 類似団体, the special wards: national ranks, and the rank within the group
+		{"/town/indicators/births_per_1000?peers=13102", 200, []string{"<small>2023年・中央区の類似団体</small>", "2 市区町村中 1〜2 位",
+			`<th scope="col" class="n">類似団体内</th>`, `<input type="hidden" name="peers" value="13102">`, `id="peers-note"`,
+			`<td class="n">3</td><td class="n">2</td><td class="name"><a href="/town/municipalities/13102">中央区</a>`,
+			`href="https://hensachi.example/town/indicators/births_per_1000?peers=13102"`}, []string{"札幌市"}},
+		{"/town/indicators/births_per_1000?peers=99999", 404, []string{"市区町村コード 99999 はありません"}, nil},
+		{"/town/indicators/births_per_1000?peers=abc", 400, nil, nil},
+		// the change among the 類似団体: 中央区 first in the country and in the group; the forms keep peers
+		{"/town/indicators/births_per_1000?from=2020&to=2023&peers=13102", 200, []string{"<small>2020→2023年の変化・中央区の類似団体</small>", "2 市区町村中 1〜2 位",
+			`<th scope="col" class="n">類似団体内</th>`, `<td class="n">1</td><td class="n">1</td><td class="name"><a href="/town/municipalities/13102">中央区</a>`,
+			`<input type="hidden" name="peers" value="13102"><span class="field"><label for="from">`,
+			`<a href="/town/indicators/births_per_1000?from=2020&amp;to=2023">全国のランキングへ</a>`,
+			`href="https://hensachi.example/town/indicators/births_per_1000?from=2020&amp;peers=13102&amp;to=2023"`}, []string{"札幌市"}},
+		// a municipality outside the group is not marked, and the page says why
+		{"/town/indicators/births_per_1000?peers=13102&highlight=01100", 200, []string{"札幌市は中央区の類似団体（特別区）ではないため、このランキングにはありません。"}, []string{`class="mark"`}},
 		// the change 2020→2023: 中央区 5.25 → 5.60 (+0.35) first, 札内町 (no 2020) left out
 		{"/town/indicators/births_per_1000?from=2020&to=2023", 200, []string{"<h1>出生率（人口千人当たり） <small>2020→2023年の変化</small></h1>", "4 市区町村中 1〜4 位",
 			`<td class="n">1</td><td class="name"><a href="/town/municipalities/13102">中央区</a></td><td class="name">東京都</td><td class="n">61.5</td><td class="n">&#43;0.35</td><td class="n">5.25</td><td class="n">5.60</td>`,
@@ -66,15 +81,16 @@ func TestIndicatorPages(t *testing.T) {
 		{"/town/indicators/births_per_1000?page=0", 400, nil, nil},
 		// two values: their change instead of a line; one: nothing
 		{"/town/municipalities/01100", 200, []string{`<h2 id="indicators">`, `<details class="ind"><summary><h3>人口・世帯 <small>1 指標</small></h3></summary>`,
-			`<li><a href=01100/indicators/births_per_1000>出生率（人口千人当たり）</a> <span class=nb>6.10 ‰</span>（2023）・全国 2 / 5 位・偏差値 55.2 <small class=nb>2020 → 2023: -0.40 ‰</small>` + "\n",
-			`<li><a href=01100/indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0` + "\n"}, []string{"<svg role=img"}},
+			`<li><a href=01100/indicators/births_per_1000>出生率（人口千人当たり）</a> <span class=nb>6.10 ‰</span>（2023）・全国 2 / 5 位・偏差値 55.2・類似団体 1 / 1 位 <small class=nb>2020 → 2023: -0.40 ‰</small>` + "\n",
+			`<li><a href=01100/indicators/fiscal_strength>財政力指数</a> 0.72（2022）・全国 3 / 5 位・偏差値 50.0・類似団体 1 / 1 位` + "\n"}, []string{"<svg role=img"}},
 		// no value in 2020: one value, nothing drawn
-		{"/town/municipalities/01345", 200, []string{` <span class=nb>4.20 ‰</span>（2023）・全国 5 / 5 位・偏差値 37.2` + "\n"}, nil},
+		{"/town/municipalities/01345", 200, []string{` <span class=nb>4.20 ‰</span>（2023）・全国 5 / 5 位・偏差値 37.2・類似団体 1 / 1 位` + "\n"}, nil},
 	})
 }
 
-// TestMunicipalityIndicatorFigures: every municipality page shows town's latest value, rank and
-// deviation score of every indicator, after a link to the municipality's page of it.
+// TestMunicipalityIndicatorFigures: every municipality page shows town's latest value, rank,
+// deviation score and rank within its 類似団体 of every indicator, after a link to the
+// municipality's page of it.
 func TestMunicipalityIndicatorFigures(t *testing.T) {
 	router := siteRouter(t)
 	c := towntest.Catalog()
@@ -87,6 +103,8 @@ func TestMunicipalityIndicatorFigures(t *testing.T) {
 			if p := st.Latest; p.Value.Valid {
 				want = link + string(page.Nowrap(number(p.Value.V, st.Indicator.Decimals)+optionalUnit(st.Indicator))) + "（" + strconv.Itoa(p.Year) +
 					"）・全国 " + strconv.Itoa(p.Rank) + " / " + strconv.Itoa(st.RankTotal) + " 位・偏差値 " + strconv.FormatFloat(p.Hensachi, 'f', 1, 64)
+				peers := c.RankInPeers(c.IndicatorIndex(st.Indicator.Key), len(st.Series)-1, m)
+				want += "・類似団体 " + strconv.Itoa(peers.Rank) + " / " + strconv.Itoa(peers.Total) + " 位"
 			}
 			if !strings.Contains(body, want) {
 				t.Errorf("%s %s: no %q", code, st.Indicator.Key, want)

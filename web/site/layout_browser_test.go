@@ -40,11 +40,19 @@ func TestBrowserLayout(t *testing.T) {
 		{"indicator-population", "/town/indicators/population", "#ranking-total", []string{"table.wide-names"}, []string{"table.wide-names", "#medians ~ .scroll table"}},
 		{"municipality-takarazuka", "/town/municipalities/28214", "#score-table", []string{"#score-table", "#similar-list"}, []string{"#score-table", "#similar-list"}},
 		{"municipality-chiyoda", "/town/municipalities/13101", "#score-table", []string{"#score-table", "#similar-list"}, nil},
+		// a municipality's indicator: the chart's labels, its years' table fits a desktop
+		{"town-indicator", "/town/municipalities/28214/indicators/population", "#town-years", nil, []string{"#town-years"}},
+		// a change's ranking: the two values and the change beside the names
+		{"indicator-change", "/town/indicators/unemployment_rate?from=2015&to=2020", "#ranking-total", nil, nil},
 		// the legend of a measure with a long unit, the form's labels, the national map's small shapes
 		{"map-doctor", "/town/map?m=doctor", "#legend-table", []string{"#legend-table"}, []string{"#legend-table"}},
 		{"map-shops", "/town/map?m=shops", "#legend-table", []string{"#legend-table"}, nil},
 		// 伊豆諸島 and 小笠原村 in their insets
 		{"map-tokyo", "/town/map?m=income&pref=13", "#legend-table", nil, nil},
+		// a change's map around zero, the Okinawa insets
+		{"map-change-okinawa", "/town/map?m=unemployment_rate&from=2015&to=2020&pref=47", "#legend-table", []string{"#legend-table"}, nil},
+		// the data guide's tables scroll in their own box
+		{"docs-data", "/docs/data", "main table", nil, nil},
 		// the search box and its hint (TestPublicPages checks that they are there)
 		{"bad-request", "/town/rankings/income?page=abc", "#message", nil, nil},
 		{"search-empty", "/search?q=", "#q", nil, nil},

@@ -38,7 +38,9 @@ func TestLighthouse(t *testing.T) {
 	for name, path := range map[string]string{"landing": "/", "municipality": "/town/municipalities/28214", "ranking": "/town/rankings/income?pref=28", "docs": "/docs",
 		"scatter": "/town/scatter?x=income&y=young&pref=28", "compare": "/town/compare?codes=28214,14207,13215",
 		"indicators": "/town/indicators", "indicator": "/town/indicators/population_density?year=2020&pref=28",
-		"map-national": "/town/map?m=income", "map-prefecture": "/town/map?m=income&pref=28"} {
+		"map-national": "/town/map?m=income", "map-prefecture": "/town/map?m=income&pref=28",
+		"town-indicator": "/town/municipalities/28214/indicators/population", "indicator-change": "/town/indicators/unemployment_rate?from=2015&to=2020&pref=28",
+		"compare-indicators": "/town/compare?codes=28214,14207,13215&indicators=fiscal_strength,population"} {
 		t.Run(name, func(t *testing.T) {
 			report := filepath.Join(t.TempDir(), "report.json")
 			if dir := os.Getenv("SCREENSHOT_DIR"); dir != "" {

@@ -55,8 +55,11 @@ type mapPage struct {
 	Prefectures []prefOption
 	Years       []yearOption
 	Pref        *hensachi.Prefecture
-	Map         template.HTML
-	Legend      []legendClass
+	// Peers is the 類似団体 coloured, the others grey; nil colours every municipality.
+	Peers      *hensachi.PeerGroup
+	PeerGroups []peerOption
+	Map        template.HTML
+	Legend     []legendClass
 	// Reading says what the colours mean (mapReading); Palette is the legend's palette class, as the map's.
 	Reading, Palette string
 	// RangeHead heads the legend's classes: 偏差値, or a change with its unit.
@@ -92,6 +95,9 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	if p.Pref, err = param.Prefecture(c, q); err != nil {
 		return "", nil, err
 	}
+	if err = p.readPeers(c, q); err != nil {
+		return "", nil, err
+	}
 	bands, err := param.Choice(q, "bands", mapBands...)
 	if err != nil {
 		return "", nil, err
@@ -117,10 +123,10 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		p.Bands = []bandOption{{"pref", p.Pref.Name + "内の分布", bands == "pref"}, {"national", "全国の分布", bands == "national"}}
 	}
 	p.Palette = paletteOf(p.M.Field)
-	p.Map = mapSVG(c, d, p.M.Label, st.colours(p.M.Field, p.Palette, band, local, where), where)
+	p.Map = mapSVG(c, d, p.M.Label, st.colours(p.M.Field, p.Palette, band, local, where).only(c, p.Peers), where)
 	prefCode := param.PrefectureCode(p.Pref)
 	if p.Table, err = mapTableOf(c, q, d, p.M, st, local, prefName, func(sort string, page int) string {
-		return mapLink(p.M.Key, prefCode, bands, sort, page) + "#values"
+		return mapLink(p.M.Key, prefCode, bands, param.PeerGroupCode(p.Peers), sort, page) + "#values"
 	}); err != nil {
 		return "", nil, err
 	}
@@ -151,6 +157,13 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	p.Base = s.base(c, p.M.Label+"の地図（"+where+"）",
 		where+"の市区町村を"+p.M.Label+"の偏差値で塗り分けた地図。"+p.Reading, mapURL(p.M.Key, prefCode))
 	return "map", p, nil
+}
+
+// peerOption is a 類似団体 in the map's select.
+type peerOption struct {
+	Code, Name string
+	Size       int
+	Selected   bool
 }
 
 // mapURL is the address of a measure's map, the whole country's for an empty pref.
@@ -189,11 +202,43 @@ func missing(c *town.Catalog, d *drawnMap, values []hensachi.Optional[float64]) 
 }
 
 // mapColours is how a map colours its municipalities: each row's class (0 to 6, -1 without a
-// value), the figure its title gives, and the palette's class (mapStyle).
+// value, classOutside grey), the figure its title gives, and the palette's class (mapStyle).
 type mapColours struct {
 	class   func(row int) int
 	label   func(row int) string
 	palette string
+}
+
+// classOutside is the class of a municipality a map leaves grey: outside the 類似団体 it colours.
+const classOutside = -2
+
+// only colours the members of a 類似団体 alone, the others grey (classOutside); every
+// municipality with a nil group. The members keep their colours: the classes stay national (or
+// the prefecture's), so that a member's colour reads as on the map of all.
+func (col mapColours) only(c *town.Catalog, group *hensachi.PeerGroup) mapColours {
+	if group == nil {
+		return col
+	}
+	class := col.class
+	col.class = func(i int) int {
+		if g, ok := c.PeerGroupOf(c.Row(i).Code); !ok || g.Code != group.Code {
+			return classOutside
+		}
+		return class(i)
+	}
+	return col
+}
+
+// readPeers reads the map's 類似団体 (peer_group) and lists the groups for its select.
+func (p *mapPage) readPeers(c *town.Catalog, q param.Query) error {
+	var err error
+	if p.Peers, err = param.PeerGroup(c, q, "peer_group"); err != nil {
+		return err
+	}
+	for _, g := range c.PeerGroups() {
+		p.PeerGroups = append(p.PeerGroups, peerOption{Code: g.Code, Name: g.Name, Size: len(g.Members), Selected: g == p.Peers})
+	}
+	return nil
 }
 
 // colours colours a measure's map by deviation score in band (the national standing, or on a
@@ -313,7 +358,10 @@ func mapSVG(c *town.Catalog, d *drawnMap, label string, col mapColours, where st
 	for n, i := range d.Rows {
 		t := c.Row(i)
 		class, label := "nv", "値なし"
-		if k := col.class(i); k >= 0 {
+		switch k := col.class(i); {
+		case k == classOutside:
+			class, label = "rest", "類似団体の外"
+		case k >= 0:
 			class, label = "c"+strconv.Itoa(k), col.label(i)
 		}
 		if d.Thin[n] {

@@ -60,6 +60,14 @@ func TestMapPage(t *testing.T) {
 		{"/town/map?m=income&year=2020", 400, "", []string{"year は指標のキー"}, nil},
 		{"/town/map?m=births_per_1000&year=1999", 400, "", []string{"この指標の年は"}, nil},
 		{"/town/map?pref=99", 400, "", []string{"都道府県コード 99 はありません"}, nil},
+		// one 類似団体 coloured, the others grey
+		{"/town/map?peer_group=special_ward", 200, "13101 13102", []string{`id="peer-note"`, "特別区（2020年国勢調査による類似団体、2 市区町村）",
+			`<option value="special_ward" selected>特別区（2）</option>`, `<a href=municipalities/01100 class=rest><path`, "札幌市（北海道）類似団体の外"}, nil},
+		{"/town/map?peer_group=nope", 400, "", []string{"「nope」という類似団体はありません"}, nil},
+		// a change's map colours one group too; the table's links keep it
+		{"/town/map?m=births_per_1000&from=2020&to=2023&peer_group=special_ward", 200, "13101 13102", []string{`id="peer-note"`,
+			`<option value="special_ward" selected>特別区（2）</option>`, `<a href=municipalities/01202 class=rest><path`, "函館市（北海道）類似団体の外"}, nil},
+		{"/town/map?m=young&peer_group=special_ward", 200, "13101 13102", []string{`href="/town/map?m=young&amp;peer_group=special_ward&amp;sort=name#values"`}, nil},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			status, body := getPage(t, router, tc.path)
@@ -159,9 +167,8 @@ func itoa(n int) string { return strings.TrimSpace(number(float64(n), 0)) }
 // TestMapsOff: without boundaries the map page says why, as a 503, and the other pages stay,
 // the municipality page without its map.
 func TestMapsOff(t *testing.T) {
-	c := towntest.Catalog()
 	towns := towntest.Municipalities()
-	bare := town.New(towns, c.Meta, "v2", towntest.PublicURL)
+	bare := town.New(towns, towntest.Meta(), "v2", towntest.PublicURL)
 	s, err := New(Deps{Catalogs: staticCatalogs{bare}, PublicURL: towntest.PublicURL})
 	if err != nil {
 		t.Fatal(err)

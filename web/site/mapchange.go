@@ -36,6 +36,9 @@ func (s *Site) changeMap(c *town.Catalog, q param.Query) (string, any, error) {
 	if p.Pref, err = param.Prefecture(c, q); err != nil {
 		return "", nil, err
 	}
+	if err = p.readPeers(c, q); err != nil {
+		return "", nil, err
+	}
 	b, err := c.Boundaries()
 	if err != nil {
 		return "", nil, err
@@ -69,7 +72,7 @@ func (s *Site) changeMap(c *town.Catalog, q param.Query) (string, any, error) {
 			// the years are the map's heading's: 1,741 titles repeating them cost 35 KB
 			return strings.TrimSpace(signedNumber(change.Values[m].V, f.Decimals)+" "+f.Unit) + "、全国 " + integer(change.Ranks[m]) + " 位"
 		}}
-	p.Map = mapSVG(c, d, p.M.Label, col, where)
+	p.Map = mapSVG(c, d, p.M.Label, col.only(c, p.Peers), where)
 	p.Drawn = integer(len(d.Rows))
 	p.Missing = missing(c, d, change.Values)
 	p.Legend = legendOf(change.Values, func(m int) int { return scale.class(change.Values[m].V) }, scale.ranges(f.Decimals), f,

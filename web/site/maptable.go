@@ -158,12 +158,15 @@ func rankText(r int) string {
 	return integer(r)
 }
 
-// mapLink is the address of a map: its measure, prefecture and bands, and the order and page of
-// its table, each left out when it is the default.
-func mapLink(key, pref, bands, sort string, page int) string {
+// mapLink is the address of a map: its measure, prefecture, bands and 類似団体, and the order and
+// page of its table, each left out when it is the default.
+func mapLink(key, pref, bands, peerGroup, sort string, page int) string {
 	v := url.Values{"m": {key}}
 	if pref != "" {
 		v.Set("pref", pref)
+	}
+	if peerGroup != "" {
+		v.Set("peer_group", peerGroup)
 	}
 	if bands != mapBands[0] && pref != "" {
 		v.Set("bands", bands)

@@ -19,8 +19,18 @@ import (
 // number ranked (358 / 1,741 位).
 type scoreRow struct {
 	Label, Description, Hensachi, Value string
-	Rank                                template.HTML
+	Rank, PeerRank                      template.HTML // PeerRank: within the 類似団体
 }
+
+// peersOf is the municipality's 類似団体 with the group's ranking and map.
+type peersOf struct {
+	Group              *hensachi.PeerGroup
+	RankingURL, MapURL string
+}
+
+// peerRankingIndicator is the indicator whose ranking among the 類似団体 the municipality page
+// links to: the fiscal strength, what officials compare within them first.
+const peerRankingIndicator = "fiscal_strength"
 
 type statRow struct{ Label, Value, Median string }
 
@@ -42,6 +52,7 @@ type similarRow struct {
 type municipalityPage struct {
 	page.Base
 	Town       *hensachi.Municipality
+	Peers      *peersOf // nil without a 類似団体
 	ScoreChart template.HTML
 	Scores     []scoreRow
 	Similar    []similarRow
@@ -118,14 +129,24 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 	p := municipalityPage{Town: m, Method: c.Meta.Method, Updated: c.Meta.DataUpdated,
 		Base: s.base(c, m.Name+"（"+m.Prefecture.Name+"）の偏差値と統計",
 			m.Prefecture.Name+m.Name+"の 6 軸の偏差値と全国順位、16 の統計、ふるさと納税の実績。", "/town/municipalities/"+m.Code)}
+	at := c.Index(m.Code)
+	if g, ok := c.PeerGroupOf(m.Code); ok {
+		p.Peers = &peersOf{Group: g, MapURL: "/town/map?" + url.Values{"m": {defaultMapMeasure}, "peer_group": {g.Code}}.Encode()}
+		if c.IndicatorIndex(peerRankingIndicator) >= 0 {
+			p.Peers.RankingURL = "/town/indicators/" + peerRankingIndicator + "?peers=" + m.Code
+		}
+	}
 	var bars []scoreBar
 	for a, s := range m.Scores {
 		axis := hensachi.Axes[a]
-		row := scoreRow{Label: axis.Label, Description: axis.Description, Hensachi: "—", Value: "—", Rank: "—"}
+		row := scoreRow{Label: axis.Label, Description: axis.Description, Hensachi: "—", Value: "—", Rank: "—", PeerRank: "—"}
 		if s.Value.Valid {
 			row.Hensachi = strconv.FormatFloat(s.Hensachi, 'f', 1, 64)
 			row.Value = withUnit(s.Value, axis)
 			row.Rank = page.Nowrap(integer(s.Rank)) + " " + page.Nowrap("/ "+integer(c.RankTotal(a))+" 位")
+		}
+		if r := c.AxisRankInPeers(a, at); r.Rank > 0 {
+			row.PeerRank = page.Nowrap(integer(r.Rank)) + " " + page.Nowrap("/ "+integer(r.Total)+" 位")
 		}
 		p.Scores = append(p.Scores, row)
 		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})
@@ -144,7 +165,7 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 	if b, err := c.Boundaries(); err == nil {
 		p.Map, p.MapURL, p.MapCredit = miniMap(c, m), mapURL(defaultMapMeasure, m.Prefecture.Code), b.Meta.Credit
 	}
-	p.Indicators = indicatorGroups(c, c.Index(m.Code))
+	p.Indicators = indicatorGroups(c, at)
 	towns := c.InPrefecture(m.Prefecture.Code)
 	for i, t := range towns {
 		if t.Code == m.Code {

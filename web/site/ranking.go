@@ -31,15 +31,38 @@ type prefOption struct {
 type rankingRow struct {
 	Rank, Code, Name, Pref, Hensachi, Value string
 	PrefRank                                string // under a prefecture filter, the rank within it
+	PeerRank                                string // under a 類似団体 filter, the rank within the group
 	From, To                                string // a change's two values
 	Marked                                  bool   // the municipality the reader came from (?highlight=)
+}
+
+// peersFilter is the 類似団体 a ranking page is narrowed to: the municipality of peers= and its group.
+type peersFilter struct {
+	Town  *hensachi.Municipality
+	Group *hensachi.PeerGroup
+}
+
+// scope is the ranking's scope in a prefecture ("" for the country), narrowed to the group.
+func (f *peersFilter) scope(pref string) town.Scope {
+	if f == nil {
+		return town.Scope{Pref: pref}
+	}
+	return town.Scope{Pref: pref, Peers: f.Group.Code}
+}
+
+// keepIn adds peers= to the parameters a ranking's links keep.
+func (f *peersFilter) keepIn(keep url.Values) {
+	if f != nil {
+		keep.Set("peers", f.Town.Code)
+	}
 }
 
 // rankingList is what every ranking page (an axis's, an indicator's) shows around its rows: the
 // prefecture filter, the count, one page of rows and the links to the pages before and after.
 type rankingList struct {
 	Pref        *hensachi.Prefecture
-	PrefQuery   string // ?pref=, to keep the prefecture on links to other rankings
+	Peers       *peersFilter // nil: every group
+	PrefQuery   string       // ?pref=, to keep the prefecture on links to other rankings
 	Prefectures []prefOption
 	ValueUnit   string // the values' unit, under the heading 値 (or ValueHead)
 	ValueHead   string // the values' heading when not 値: 変化 for a change
@@ -83,8 +106,8 @@ type rankingLocator func(pref string, m int) (pos int, ok bool)
 // With locate, it reads highlight too: without a page number, the page opens at the one that
 // holds that municipality, whose row is marked. The pager's links leave highlight out: they lead
 // to the ranking itself.
-func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, source rankingSource, locate rankingLocator) (rankingList, error) {
-	l := rankingList{PageSize: rankingPageSize}
+func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, peers *peersFilter, source rankingSource, locate rankingLocator) (rankingList, error) {
+	l := rankingList{PageSize: rankingPageSize, Peers: peers}
 	pref, err := param.Prefecture(c, q)
 	if err != nil {
 		return l, err
@@ -108,7 +131,7 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 		}
 		switch {
 		case !ok:
-			l.HighlightNote = highlightMissing(c, l.Highlight, pref)
+			l.HighlightNote = highlightMissing(c, l.Highlight, pref, peers)
 		case !q.Has("page"):
 			l.pageNo = pos/rankingPageSize + 1
 		}
@@ -166,13 +189,16 @@ func listRanking(c *town.Catalog, q param.Query, path string, keep url.Values, s
 }
 
 // highlightMissing says why the ranking has no row to mark for a code.
-func highlightMissing(c *town.Catalog, code string, pref *hensachi.Prefecture) string {
+func highlightMissing(c *town.Catalog, code string, pref *hensachi.Prefecture, peers *peersFilter) string {
 	m, ok := c.Municipality(code)
-	switch {
-	case !ok:
+	if !ok {
 		return "市区町村コード " + code + " はありません。"
-	case pref != nil && m.Prefecture.Code != pref.Code:
+	}
+	if pref != nil && m.Prefecture.Code != pref.Code {
 		return m.Name + "（" + m.Prefecture.Name + "）は" + pref.Name + "の市区町村ではないため、このランキングにはありません。"
+	}
+	if g, ok := c.PeerGroupOf(m.Code); peers != nil && (!ok || g.Code != peers.Group.Code) {
+		return m.Name + "は" + peers.Town.Name + "の類似団体（" + peers.Group.Name + "）ではないため、このランキングにはありません。"
 	}
 	return m.Name + "はこの年の値がないため、このランキングにはありません。"
 }
@@ -192,10 +218,18 @@ func prefRanks(rows []rankingRow, offset int) {
 
 // where is the ranking's area: the country or the prefecture.
 func (l *rankingList) where() string {
+	where := "全国"
 	if l.Pref != nil {
-		return l.Pref.Name
+		where = l.Pref.Name
 	}
-	return "全国"
+	if l.Peers != nil {
+		peers := l.Peers.Town.Name + "の類似団体（" + l.Peers.Group.Name + "）"
+		if l.Pref == nil {
+			return peers
+		}
+		return where + "の" + peers
+	}
+	return where
 }
 
 // title names a ranking of what, with its area and, after the first, its page.
@@ -222,8 +256,8 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 		return "", nil, err
 	}
 	axis := hensachi.Axes[a]
-	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, nil, func(pref string, offset, limit int) ([]rankingRow, int) {
-		items, total := c.Ranking(a, town.BestFirst, pref, offset, limit)
+	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, nil, nil, func(pref string, offset, limit int) ([]rankingRow, int) {
+		items, total := c.Ranking(a, town.BestFirst, town.Scope{Pref: pref}, offset, limit)
 		rows := make([]rankingRow, len(items))
 		for j, m := range items {
 			s := m.Scores[a]

@@ -32,7 +32,7 @@ func TestRankingPager(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := listRanking(c, q, "/r", nil, source, nil)
+		l, err := listRanking(c, q, "/r", nil, nil, source, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,10 +24,10 @@ type townYear struct {
 	National, Prefecture, Peers town.Among
 }
 
-// townSeries is row m's standing on indicator i in every survey year. It reads the cells of the
-// municipality, its prefecture and its group (peers, nil for none) alone: a few hundred rows a
-// year, not the country.
-func townSeries(c *town.Catalog, i, m int, peers []int) []townYear {
+// townSeries is row m's standing on indicator i in every survey year, among its group of
+// 類似団体 too (nil for none). It reads the cells of the municipality, its prefecture and its
+// group alone: a few hundred rows a year, not the country.
+func townSeries(c *town.Catalog, i, m int, group *hensachi.PeerGroup) []townYear {
 	ind := c.Indicator(i)
 	out := make([]townYear, len(ind.Years))
 	for k, y := range ind.Years {
@@ -36,8 +36,9 @@ func townSeries(c *town.Catalog, i, m int, peers []int) []townYear {
 		if y.Count > 0 {
 			ty.National.Median = hensachi.Some(y.Median)
 		}
-		if peers != nil {
-			ty.Peers = c.IndicatorAmong(i, k, m, peers)
+		if group != nil {
+			r := c.RankInPeers(i, k, m)
+			ty.Peers = town.Among{Rank: r.Rank, Total: r.Total, Median: c.PeerMedian(i, k, group.Code)}
 		}
 		out[k] = ty
 	}
@@ -81,8 +82,8 @@ func (s *Site) townIndicator(c *town.Catalog, _ param.Query, ps httprouter.Param
 		return "", nil, err
 	}
 	ind, row := c.Indicator(i), c.Index(m.Code)
-	group, members := peerGroupOf(c, m)
-	series := townSeries(c, i, row, members)
+	group, _ := c.PeerGroupOf(m.Code)
+	series := townSeries(c, i, row, group)
 	f := ind.Field()
 	p := townIndicatorPage{Town: m, Indicator: ind, Peers: group, Formula: formulaText(ind.Formula),
 		Reading: rankingReading(f), Method: c.IndicatorMethod()}

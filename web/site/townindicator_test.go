@@ -18,8 +18,6 @@ import (
 // peerCatalog is towntest's catalog with 類似団体 and a break: 札幌市, 函館市 and 中央区 form the
 // group テスト都市 (2020 census), 千代田区 one of its own, 札内町 none; births_per_1000 has a new
 // definition from 2023; jobless (%) has three years, 札内町 a value in two of them.
-//
-// PEERS: the groups are set on the root's fields, as branch peers' ingest will fill them.
 func peerCatalog() *town.Catalog {
 	base := towntest.Catalog()
 	towns := towntest.Municipalities()
@@ -159,7 +157,7 @@ func TestSparklineOrChange(t *testing.T) {
 			`<li><a href=01202/indicators/births_per_1000>出生率（人口千人当たり）</a> `,
 			// a percentage: the difference in points
 			`<li><a href=01202/indicators/jobless>完全失業率</a> <span class=nb>5.0 %</span>（2020）・全国 5 / 5 位・偏差値 ` + strconv.FormatFloat(c.IndicatorPoint(2, 2, 1).Hensachi, 'f', 1, 64) +
-				`<a href=01202/indicators/jobless><svg role=img aria-label="2010年 6.0 % → 2020年 5.0 %"><path d=`,
+				`・類似団体 3 / 3 位<a href=01202/indicators/jobless><svg role=img aria-label="2010年 6.0 % → 2020年 5.0 %"><path d=`,
 			`<li><a href=01202/indicators/fiscal_strength>財政力指数</a> 0.41（2022）・全国 4 / 5 位・偏差値 `},
 			[]string{"<small class=nb>2020 → 2023", "../indicators/"}},
 		// 札内町's jobless has two values: 4.0 % in 2010, 3.2 % in 2020
@@ -240,7 +238,7 @@ func TestRankingHighlight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := listRanking(c, q, "/r", url.Values{"year": {"2020"}}, source, locate)
+		l, err := listRanking(c, q, "/r", url.Values{"year": {"2020"}}, nil, source, locate)
 		if tc.err != "" {
 			if e, ok := err.(*hensachi.Error); !ok || e.Code != hensachi.EInvalidParameter || e.Param != tc.err {
 				t.Errorf("%s: %v, want invalid %s", tc.query, err, tc.err)
@@ -268,7 +266,7 @@ func TestRankingHighlight(t *testing.T) {
 	}
 	// without a locator (an axis's ranking) highlight is not read
 	q, _ := param.ParsePage("highlight=1310")
-	if _, err := listRanking(c, q, "/r", nil, source, nil); err != nil {
+	if _, err := listRanking(c, q, "/r", nil, nil, source, nil); err != nil {
 		t.Errorf("an axis's ranking reads highlight: %v", err)
 	}
 }

@@ -382,6 +382,21 @@ func (e MunicipalityResponseSuccess) Valid() bool {
 	}
 }
 
+// Defines values for PeerGroupListResponseSuccess.
+const (
+	PeerGroupListResponseSuccessTrue PeerGroupListResponseSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the PeerGroupListResponseSuccess enum.
+func (e PeerGroupListResponseSuccess) Valid() bool {
+	switch e {
+	case PeerGroupListResponseSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PredictResponseSuccess.
 const (
 	PredictResponseSuccessTrue PredictResponseSuccess = true
@@ -1015,9 +1030,12 @@ type IndicatorChangeItem struct {
 	Prefecture Prefecture `json:"prefecture"`
 
 	// Rank national rank of the change, the better change first
-	Rank    int     `json:"rank"`
-	ToValue float64 `json:"to_value"`
-	ToYear  int     `json:"to_year"`
+	Rank int `json:"rank"`
+
+	// RankInPeers Its rank within its own 類似団体 (peer_group of the municipality): the national rank of the change counted among the group's members who have one, ties shared; null without a group.
+	RankInPeers *int    `json:"rank_in_peers"`
+	ToValue     float64 `json:"to_value"`
+	ToYear      int     `json:"to_year"`
 }
 
 // IndicatorChangeMeasure how an indicator's change between two years is measured
@@ -1033,9 +1051,12 @@ type IndicatorChangeRanking struct {
 	Offset    int                   `json:"offset"`
 
 	// Order desc: highest deviation score first; asc: lowest first.
-	Order      SortOrder   `json:"order"`
-	Prefecture *Prefecture `json:"prefecture"`
-	Total      int         `json:"total"`
+	Order SortOrder `json:"order"`
+
+	// PeerGroup The 類似団体 of peers= the ranking is narrowed to; null without peers.
+	PeerGroup  *PeerGroupRef `json:"peer_group"`
+	Prefecture *Prefecture   `json:"prefecture"`
+	Total      int           `json:"total"`
 }
 
 // IndicatorDirection Which way is better. Ranks and deviation scores are oriented by it: rank 1 and a deviation score above 50 are the better side (the lowest values for lower_better), so a ranking's default order (desc, the highest deviation score first) is best first; neutral indicators (every count among them) are ranked from the highest value, which is neither good nor bad.
@@ -1077,10 +1098,13 @@ type IndicatorRanking struct {
 	Offset    int                    `json:"offset"`
 
 	// Order desc: highest deviation score first; asc: lowest first.
-	Order      SortOrder   `json:"order"`
-	Prefecture *Prefecture `json:"prefecture"`
-	Total      int         `json:"total"`
-	Year       int         `json:"year"`
+	Order SortOrder `json:"order"`
+
+	// PeerGroup The 類似団体 of peers= the ranking is narrowed to; null without peers.
+	PeerGroup  *PeerGroupRef `json:"peer_group"`
+	Prefecture *Prefecture   `json:"prefecture"`
+	Total      int           `json:"total"`
+	Year       int           `json:"year"`
 }
 
 // IndicatorRankingItem defines model for IndicatorRankingItem.
@@ -1091,8 +1115,11 @@ type IndicatorRankingItem struct {
 	Name       string     `json:"name"`
 	Prefecture Prefecture `json:"prefecture"`
 	Rank       int        `json:"rank"`
-	Value      float64    `json:"value"`
-	Year       int        `json:"year"`
+
+	// RankInPeers Its rank within its own 類似団体 (peer_group of the municipality): the national rank counted among the group's members, ties shared; null without a group.
+	RankInPeers *int    `json:"rank_in_peers"`
+	Value       float64 `json:"value"`
+	Year        int     `json:"year"`
 }
 
 // IndicatorRankingResponse defines model for IndicatorRankingResponse.
@@ -1294,8 +1321,11 @@ type Municipality struct {
 	Furusato    Furusato           `json:"furusato"`
 	Name        string             `json:"name"`
 	PageUrl     string             `json:"page_url"`
-	Prefecture  Prefecture         `json:"prefecture"`
-	Scores      struct {
+
+	// PeerGroup Its 類似団体 by the latest census; null where the census gives no figures to class it by (双葉町, which the 2020 census counted empty).
+	PeerGroup  *PeerGroupRef `json:"peer_group"`
+	Prefecture Prefecture    `json:"prefecture"`
+	Scores     struct {
 		Daytime ScoreEntry `json:"daytime"`
 		Doctor  ScoreEntry `json:"doctor"`
 		Income  ScoreEntry `json:"income"`
@@ -1409,6 +1439,82 @@ type Neighbour struct {
 	Prefecture Prefecture `json:"prefecture"`
 }
 
+// PeerGroup A 類似団体 of the latest census with its members and medians.
+type PeerGroup struct {
+	// CensusYear The census whose population and workers by industry class the members.
+	CensusYear int `json:"census_year"`
+
+	// Code The group within its census year: designated_city (政令指定都市), core_city (中核市), special_ward (特別区), city-{population class 1–4}-{industry class 0–3} (都市), town-{population class 1–5}-{industry class 0–2} (町村).
+	Code    PeerGroupCode `json:"code"`
+	Medians struct {
+		// Indicator The median of the members' values of the indicator of indicator= in its year; null without indicator=, or where no member has a value.
+		Indicator *float64 `json:"indicator"`
+
+		// Scores The median of the members' values of each axis (not of their deviation scores), null where none has one.
+		Scores struct {
+			Daytime *float64 `json:"daytime"`
+			Doctor  *float64 `json:"doctor"`
+			Income  *float64 `json:"income"`
+			Inflow  *float64 `json:"inflow"`
+			Shops   *float64 `json:"shops"`
+			Young   *float64 `json:"young"`
+		} `json:"scores"`
+	} `json:"medians"`
+
+	// Members In code order.
+	Members []PeerGroupMember `json:"members"`
+
+	// Name As 総務省 writes it: 政令指定都市, 中核市, 特別区, 都市Ⅱ-3, 町村Ⅴ-0.
+	Name string `json:"name"`
+	Size int    `json:"size"`
+}
+
+// PeerGroupCode The group within its census year: designated_city (政令指定都市), core_city (中核市), special_ward (特別区), city-{population class 1–4}-{industry class 0–3} (都市), town-{population class 1–5}-{industry class 0–2} (町村).
+type PeerGroupCode = string
+
+// PeerGroupList defines model for PeerGroupList.
+type PeerGroupList struct {
+	// Indicator The indicator whose medians the groups give; null without indicator=.
+	Indicator *struct {
+		// Key an indicator's key (GET /town/v1/indicators lists them)
+		Key   IndicatorKey `json:"key"`
+		Label string       `json:"label"`
+		Unit  string       `json:"unit"`
+		Year  int          `json:"year"`
+	} `json:"indicator"`
+	Items []PeerGroup `json:"items"`
+	Total int         `json:"total"`
+}
+
+// PeerGroupListResponse defines model for PeerGroupListResponse.
+type PeerGroupListResponse struct {
+	Data    PeerGroupList                `json:"data"`
+	Success PeerGroupListResponseSuccess `json:"success"`
+	Usage   Usage                        `json:"usage"`
+}
+
+// PeerGroupListResponseSuccess defines model for PeerGroupListResponse.Success.
+type PeerGroupListResponseSuccess bool
+
+// PeerGroupMember defines model for PeerGroupMember.
+type PeerGroupMember struct {
+	// Code 5-digit municipality code (JIS X 0402 without the check digit)
+	Code string `json:"code"`
+	Name string `json:"name"`
+}
+
+// PeerGroupRef A 類似団体 (総務省's groups of municipalities alike in population and industrial structure) by the latest census the dataset classes; docs/data.md, 類似団体.
+type PeerGroupRef struct {
+	// Code The group within its census year: designated_city (政令指定都市), core_city (中核市), special_ward (特別区), city-{population class 1–4}-{industry class 0–3} (都市), town-{population class 1–5}-{industry class 0–2} (町村).
+	Code PeerGroupCode `json:"code"`
+
+	// Name The group as 総務省 writes it: 政令指定都市, 中核市, 特別区, 都市Ⅱ-3, 町村Ⅴ-0.
+	Name string `json:"name"`
+
+	// Size How many municipalities the group has.
+	Size int `json:"size"`
+}
+
 // PredictResponse defines model for PredictResponse.
 type PredictResponse struct {
 	FacesDetected int                    `json:"faces_detected"`
@@ -1459,9 +1565,12 @@ type Ranking struct {
 	Offset int           `json:"offset"`
 
 	// Order desc: highest deviation score first; asc: lowest first.
-	Order      SortOrder   `json:"order"`
-	Prefecture *Prefecture `json:"prefecture"`
-	Total      int         `json:"total"`
+	Order SortOrder `json:"order"`
+
+	// PeerGroup The 類似団体 of peers= the ranking is narrowed to; null without peers.
+	PeerGroup  *PeerGroupRef `json:"peer_group"`
+	Prefecture *Prefecture   `json:"prefecture"`
+	Total      int           `json:"total"`
 }
 
 // RankingItem defines model for RankingItem.
@@ -1472,7 +1581,10 @@ type RankingItem struct {
 	Name       string     `json:"name"`
 	Prefecture Prefecture `json:"prefecture"`
 	Rank       int        `json:"rank"`
-	Value      float64    `json:"value"`
+
+	// RankInPeers Its rank within its own 類似団体 (peer_group of the municipality): the national rank counted among the group's members, ties shared; null without a group.
+	RankInPeers *int    `json:"rank_in_peers"`
+	Value       float64 `json:"value"`
 }
 
 // RankingResponse defines model for RankingResponse.
@@ -1595,6 +1707,9 @@ type Offset = int
 
 // Order desc: highest deviation score first; asc: lowest first.
 type Order = SortOrder
+
+// Peers defines model for Peers.
+type Peers = string
 
 // Pref defines model for Pref.
 type Pref = string
@@ -1907,6 +2022,9 @@ type GetIndicatorRankingParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
+	// Peers A 5-digit municipality code: rank among that municipality's 類似団体 (its peer_group) only, the levels or, with from and to, the change; ranks stay national, rank_in_peers gives the rank within the group. A malformed code is invalid_parameter naming peers, an unknown one not_found, one of a municipality without a group (07546) invalid_parameter.
+	Peers *Peers `form:"peers,omitempty" json:"peers,omitempty"`
+
 	// Limit items per page
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -2019,6 +2137,27 @@ type PreflightGetSimilarMunicipalitiesParams struct {
 	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
 }
 
+// ListPeerGroupsParams defines parameters for ListPeerGroups.
+type ListPeerGroupsParams struct {
+	// Indicator An indicator key: each group gives the median of its members' values of it too. An unknown key is invalid_parameter.
+	Indicator *IndicatorKey `form:"indicator,omitempty" json:"indicator,omitempty"`
+
+	// Year The indicator's survey year; its latest when omitted. Without indicator, or a year the indicator does not have, invalid_parameter.
+	Year *int `form:"year,omitempty" json:"year,omitempty"`
+
+	// IfNoneMatch ETag of a previous response; 304 when the dataset is unchanged.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PreflightListPeerGroupsParams defines parameters for PreflightListPeerGroups.
+type PreflightListPeerGroupsParams struct {
+	// Origin the calling page's origin
+	Origin *string `json:"Origin,omitempty"`
+
+	// AccessControlRequestMethod the method the page will use
+	AccessControlRequestMethod *string `json:"Access-Control-Request-Method,omitempty"`
+}
+
 // GetRankingParams defines parameters for GetRanking.
 type GetRankingParams struct {
 	// Order desc: highest deviation score first, which is the best first (on an indicator where less is better, the lowest value: see IndicatorDirection); asc: the worst first.
@@ -2026,6 +2165,9 @@ type GetRankingParams struct {
 
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
+
+	// Peers A 5-digit municipality code: rank among that municipality's 類似団体 (its peer_group) only, the levels or, with from and to, the change; ranks stay national, rank_in_peers gives the rank within the group. A malformed code is invalid_parameter naming peers, an unknown one not_found, one of a municipality without a group (07546) invalid_parameter.
+	Peers *Peers `form:"peers,omitempty" json:"peers,omitempty"`
 
 	// Limit items per page
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2642,7 +2784,7 @@ type ClientInterface interface {
 
 	// GetIndicatorRanking National ranking on one indicator in one survey year, or on its change between two
 	//
-	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 	//
 	// Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
 	GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2717,6 +2859,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with OPTIONS /town/v1/municipalities/{code}/similar (the `PreflightGetSimilarMunicipalities` operationId).
 	PreflightGetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPeerGroups The 類似団体 with their members and medians
+	//
+	// The 類似団体 of the latest census the dataset classes (総務省's groups of municipalities alike in population and industrial structure, derived from the census: docs/data.md, 類似団体), in 総務省's order: 政令指定都市, 中核市, 特別区, then 都市 and 町村 by population class and industry class. Each gives its members and the median of their values on every axis; with indicator= (and year=, the indicator's latest survey year when omitted) the median of that indicator too. A municipality's group is its peer_group; rankings take peers= to rank within one.
+	//
+	// Corresponds with GET /town/v1/peer-groups (the `ListPeerGroups` operationId).
+	ListPeerGroups(ctx context.Context, params *ListPeerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreflightListPeerGroups CORS preflight of /town/v1/peer-groups
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Corresponds with OPTIONS /town/v1/peer-groups (the `PreflightListPeerGroups` operationId).
+	PreflightListPeerGroups(ctx context.Context, params *PreflightListPeerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRanking National ranking on one axis
 	//
@@ -3483,7 +3639,7 @@ func (c *Client) PreflightListIndicators(ctx context.Context, params *PreflightL
 
 // GetIndicatorRanking National ranking on one indicator in one survey year, or on its change between two
 //
-// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 //
 // Corresponds with GET /town/v1/indicators/{key} (the `GetIndicatorRanking` operationId).
 func (c *Client) GetIndicatorRanking(ctx context.Context, key IndicatorKeyPath, params *GetIndicatorRankingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3669,6 +3825,40 @@ func (c *Client) GetSimilarMunicipalities(ctx context.Context, code Municipality
 // Corresponds with OPTIONS /town/v1/municipalities/{code}/similar (the `PreflightGetSimilarMunicipalities` operationId).
 func (c *Client) PreflightGetSimilarMunicipalities(ctx context.Context, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPreflightGetSimilarMunicipalitiesRequest(c.Server, code, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPeerGroups The 類似団体 with their members and medians
+//
+// The 類似団体 of the latest census the dataset classes (総務省's groups of municipalities alike in population and industrial structure, derived from the census: docs/data.md, 類似団体), in 総務省's order: 政令指定都市, 中核市, 特別区, then 都市 and 町村 by population class and industry class. Each gives its members and the median of their values on every axis; with indicator= (and year=, the indicator's latest survey year when omitted) the median of that indicator too. A municipality's group is its peer_group; rankings take peers= to rank within one.
+//
+// Corresponds with GET /town/v1/peer-groups (the `ListPeerGroups` operationId).
+func (c *Client) ListPeerGroups(ctx context.Context, params *ListPeerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPeerGroupsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreflightListPeerGroups CORS preflight of /town/v1/peer-groups
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Corresponds with OPTIONS /town/v1/peer-groups (the `PreflightListPeerGroups` operationId).
+func (c *Client) PreflightListPeerGroups(ctx context.Context, params *PreflightListPeerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreflightListPeerGroupsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5971,6 +6161,18 @@ func NewGetIndicatorRankingRequest(server string, key IndicatorKeyPath, params *
 
 		}
 
+		if params.Peers != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "peers", *params.Peers, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -6718,6 +6920,140 @@ func NewPreflightGetSimilarMunicipalitiesRequest(server string, code Municipalit
 	return req, nil
 }
 
+// NewListPeerGroupsRequest constructs an http.Request for the ListPeerGroups method
+func NewListPeerGroupsRequest(server string, params *ListPeerGroupsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/peer-groups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Indicator != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "indicator", *params.Indicator, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Year != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "year", *params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPreflightListPeerGroupsRequest constructs an http.Request for the PreflightListPeerGroups method
+func NewPreflightListPeerGroupsRequest(server string, params *PreflightListPeerGroupsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/town/v1/peer-groups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodOptions, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Origin != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Origin", *params.Origin, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Origin", headerParam0)
+		}
+
+		if params.AccessControlRequestMethod != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Access-Control-Request-Method", *params.AccessControlRequestMethod, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Access-Control-Request-Method", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetRankingRequest constructs an http.Request for the GetRanking method
 func NewGetRankingRequest(server string, axis Axis, params *GetRankingParams) (*http.Request, error) {
 	var err error
@@ -6768,6 +7104,18 @@ func NewGetRankingRequest(server string, axis Axis, params *GetRankingParams) (*
 		if params.Pref != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Peers != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "peers", *params.Peers, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7314,7 +7662,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetIndicatorRankingWithResponse National ranking on one indicator in one survey year, or on its change between two
 	//
-	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
+	// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7413,6 +7761,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with OPTIONS /town/v1/municipalities/{code}/similar (the `PreflightGetSimilarMunicipalities` operationId).
 	PreflightGetSimilarMunicipalitiesWithResponse(ctx context.Context, code MunicipalityCode, params *PreflightGetSimilarMunicipalitiesParams, reqEditors ...RequestEditorFn) (*PreflightGetSimilarMunicipalitiesResponse, error)
+
+	// ListPeerGroupsWithResponse The 類似団体 with their members and medians
+	//
+	// The 類似団体 of the latest census the dataset classes (総務省's groups of municipalities alike in population and industrial structure, derived from the census: docs/data.md, 類似団体), in 総務省's order: 政令指定都市, 中核市, 特別区, then 都市 and 町村 by population class and industry class. Each gives its members and the median of their values on every axis; with indicator= (and year=, the indicator's latest survey year when omitted) the median of that indicator too. A municipality's group is its peer_group; rankings take peers= to rank within one.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /town/v1/peer-groups (the `ListPeerGroups` operationId).
+	ListPeerGroupsWithResponse(ctx context.Context, params *ListPeerGroupsParams, reqEditors ...RequestEditorFn) (*ListPeerGroupsResponse, error)
+
+	// PreflightListPeerGroupsWithResponse CORS preflight of /town/v1/peer-groups
+	//
+	// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with OPTIONS /town/v1/peer-groups (the `PreflightListPeerGroups` operationId).
+	PreflightListPeerGroupsWithResponse(ctx context.Context, params *PreflightListPeerGroupsParams, reqEditors ...RequestEditorFn) (*PreflightListPeerGroupsResponse, error)
 
 	// GetRankingWithResponse National ranking on one axis
 	//
@@ -14666,6 +15032,304 @@ func (r PreflightGetSimilarMunicipalitiesResponse) ContentType() string {
 	return ""
 }
 
+// ListPeerGroupsResponse200Headers the declared response headers of an HTTP 200 response for ListPeerGroups
+type ListPeerGroupsResponse200Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ListPeerGroupsResponse304Headers the declared response headers of an HTTP 304 response for ListPeerGroups
+type ListPeerGroupsResponse304Headers struct {
+	ETag            *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ListPeerGroupsResponse400Headers the declared response headers of an HTTP 400 response for ListPeerGroups
+type ListPeerGroupsResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      *string
+}
+
+// ListPeerGroupsResponse401Headers the declared response headers of an HTTP 401 response for ListPeerGroups
+type ListPeerGroupsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      *string
+}
+
+// ListPeerGroupsResponse403Headers the declared response headers of an HTTP 403 response for ListPeerGroups
+type ListPeerGroupsResponse403Headers struct {
+	XRequestId *string
+}
+
+// ListPeerGroupsResponse405Headers the declared response headers of an HTTP 405 response for ListPeerGroups
+type ListPeerGroupsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// ListPeerGroupsResponse414Headers the declared response headers of an HTTP 414 response for ListPeerGroups
+type ListPeerGroupsResponse414Headers struct {
+	XRequestId *string
+}
+
+// ListPeerGroupsResponse429Headers the declared response headers of an HTTP 429 response for ListPeerGroups
+type ListPeerGroupsResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestId      *string
+}
+
+// ListPeerGroupsResponse431Headers the declared response headers of an HTTP 431 response for ListPeerGroups
+type ListPeerGroupsResponse431Headers struct {
+	XRequestId *string
+}
+
+// ListPeerGroupsResponse500Headers the declared response headers of an HTTP 500 response for ListPeerGroups
+type ListPeerGroupsResponse500Headers struct {
+	XRequestId *string
+}
+
+// ListPeerGroupsResponse503Headers the declared response headers of an HTTP 503 response for ListPeerGroups
+type ListPeerGroupsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId *string
+}
+
+type ListPeerGroupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PeerGroupListResponse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *InvalidParameter
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPeerGroupsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListPeerGroupsResponse304Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListPeerGroupsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListPeerGroupsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPeerGroupsResponse403Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *ListPeerGroupsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *ListPeerGroupsResponse414Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPeerGroupsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPeerGroupsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPeerGroupsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPeerGroupsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPeerGroupsResponse) GetJSON200() *PeerGroupListResponse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON400() *InvalidParameter {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListPeerGroupsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPeerGroupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPeerGroupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPeerGroupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPeerGroupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PreflightListPeerGroupsResponse204Headers the declared response headers of an HTTP 204 response for PreflightListPeerGroups
+type PreflightListPeerGroupsResponse204Headers struct {
+	AccessControlAllowHeaders *string
+	AccessControlAllowMethods *string
+	AccessControlAllowOrigin  *string
+	AccessControlMaxAge       *int
+	Allow                     *string
+	XRequestId                *string
+}
+
+// PreflightListPeerGroupsResponse405Headers the declared response headers of an HTTP 405 response for PreflightListPeerGroups
+type PreflightListPeerGroupsResponse405Headers struct {
+	Allow      *string
+	XRequestId *string
+}
+
+// PreflightListPeerGroupsResponse414Headers the declared response headers of an HTTP 414 response for PreflightListPeerGroups
+type PreflightListPeerGroupsResponse414Headers struct {
+	XRequestId *string
+}
+
+// PreflightListPeerGroupsResponse431Headers the declared response headers of an HTTP 431 response for PreflightListPeerGroups
+type PreflightListPeerGroupsResponse431Headers struct {
+	XRequestId *string
+}
+
+// PreflightListPeerGroupsResponse500Headers the declared response headers of an HTTP 500 response for PreflightListPeerGroups
+type PreflightListPeerGroupsResponse500Headers struct {
+	XRequestId *string
+}
+
+type PreflightListPeerGroupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON414 the response for an HTTP 414 `application/problem+json` response
+	ApplicationproblemJSON414 *URITooLong
+	// ApplicationproblemJSON431 the response for an HTTP 431 `application/problem+json` response
+	ApplicationproblemJSON431 *HeaderTooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *PreflightListPeerGroupsResponse204Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PreflightListPeerGroupsResponse405Headers
+	// Headers414 the parsed response headers for an HTTP 414 response
+	Headers414 *PreflightListPeerGroupsResponse414Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PreflightListPeerGroupsResponse431Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PreflightListPeerGroupsResponse500Headers
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r PreflightListPeerGroupsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON414 returns the response for an HTTP 414 `application/problem+json` response
+func (r PreflightListPeerGroupsResponse) GetApplicationproblemJSON414() *URITooLong {
+	return r.ApplicationproblemJSON414
+}
+
+// GetApplicationproblemJSON431 returns the response for an HTTP 431 `application/problem+json` response
+func (r PreflightListPeerGroupsResponse) GetApplicationproblemJSON431() *HeaderTooLarge {
+	return r.ApplicationproblemJSON431
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreflightListPeerGroupsResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreflightListPeerGroupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreflightListPeerGroupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreflightListPeerGroupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreflightListPeerGroupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetRankingResponse200Headers the declared response headers of an HTTP 200 response for GetRanking
 type GetRankingResponse200Headers struct {
 	ETag            *string
@@ -15636,7 +16300,7 @@ func (c *ClientWithResponses) PreflightListIndicatorsWithResponse(ctx context.Co
 
 // GetIndicatorRankingWithResponse National ranking on one indicator in one survey year, or on its change between two
 //
-// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter; `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order and prefecture filter: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
+// The indicator's entry and a page of its ranking in `year` (default: its latest), items shaped as the rankings' plus `year`. Municipalities without a value in that year are not ranked. Ranks stay national under a prefecture filter and under `peers` (one municipality's 類似団体, each item's `rank_in_peers` its rank within its group); `total` counts the filtered ranking; ties share a rank and are listed in code order. With `from` and `to`, the ranking is of the indicator's change between those survey years, measured as its `change` says (`data.change` gives the years, the measure and its unit), with the same paging, order, prefecture filter and `peers`: each item has its `change` with the national rank and deviation score of the change, and the two values with their years (`from_value`, `to_value`). Direction applies: the better change ranks first (a fall where less is better, such as 完全失業率); a neutral indicator ranks its largest increase first. A municipality without a value in either year, or whose earlier value is 0 under `percent`, is not ranked.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15806,6 +16470,36 @@ func (c *ClientWithResponses) PreflightGetSimilarMunicipalitiesWithResponse(ctx 
 		return nil, err
 	}
 	return ParsePreflightGetSimilarMunicipalitiesResponse(rsp)
+}
+
+// ListPeerGroupsWithResponse The 類似団体 with their members and medians
+//
+// The 類似団体 of the latest census the dataset classes (総務省's groups of municipalities alike in population and industrial structure, derived from the census: docs/data.md, 類似団体), in 総務省's order: 政令指定都市, 中核市, 特別区, then 都市 and 町村 by population class and industry class. Each gives its members and the median of their values on every axis; with indicator= (and year=, the indicator's latest survey year when omitted) the median of that indicator too. A municipality's group is its peer_group; rankings take peers= to rank within one.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /town/v1/peer-groups (the `ListPeerGroups` operationId).
+func (c *ClientWithResponses) ListPeerGroupsWithResponse(ctx context.Context, params *ListPeerGroupsParams, reqEditors ...RequestEditorFn) (*ListPeerGroupsResponse, error) {
+	rsp, err := c.ListPeerGroups(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPeerGroupsResponse(rsp)
+}
+
+// PreflightListPeerGroupsWithResponse CORS preflight of /town/v1/peer-groups
+//
+// A browser's preflight (Origin and Access-Control-Request-Method) gets what a page of any origin may send; an OPTIONS without them just the Allow list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with OPTIONS /town/v1/peer-groups (the `PreflightListPeerGroups` operationId).
+func (c *ClientWithResponses) PreflightListPeerGroupsWithResponse(ctx context.Context, params *PreflightListPeerGroupsParams, reqEditors ...RequestEditorFn) (*PreflightListPeerGroupsResponse, error) {
+	rsp, err := c.PreflightListPeerGroups(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreflightListPeerGroupsResponse(rsp)
 }
 
 // GetRankingWithResponse National ranking on one axis
@@ -25500,6 +26194,454 @@ func ParsePreflightGetSimilarMunicipalitiesResponse(rsp *http.Response) (*Prefli
 		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PreflightGetSimilarMunicipalitiesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPeerGroupsResponse parses an HTTP response from a ListPeerGroupsWithResponse call
+func ParseListPeerGroupsResponse(rsp *http.Response) (*ListPeerGroupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPeerGroupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PeerGroupListResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPeerGroupsResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListPeerGroupsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListPeerGroupsResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListPeerGroupsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPeerGroupsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 405:
+		var headers ListPeerGroupsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers ListPeerGroupsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPeerGroupsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPeerGroupsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPeerGroupsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPeerGroupsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePreflightListPeerGroupsResponse parses an HTTP response from a PreflightListPeerGroupsWithResponse call
+func ParsePreflightListPeerGroupsResponse(rsp *http.Response) (*PreflightListPeerGroupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreflightListPeerGroupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest HeaderTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON431 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers PreflightListPeerGroupsResponse204Headers
+		if values := rsp.Header.Values("Access-Control-Allow-Headers"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Headers", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowHeaders = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Methods"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Methods", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowMethods = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Allow-Origin"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Allow-Origin", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlAllowOrigin = &value
+		}
+		if values := rsp.Header.Values("Access-Control-Max-Age"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Access-Control-Max-Age", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AccessControlMaxAge = &value
+		}
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 405:
+		var headers PreflightListPeerGroupsResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 414:
+		var headers PreflightListPeerGroupsResponse414Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers414 = &headers
+	case rsp.StatusCode == 431:
+		var headers PreflightListPeerGroupsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers431 = &headers
+	case rsp.StatusCode == 500:
+		var headers PreflightListPeerGroupsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

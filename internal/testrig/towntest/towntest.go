@@ -17,10 +17,17 @@ const PublicURL = "https://hensachi.example"
 // Catalog has five municipalities in two prefectures, ranked 札幌市 1, 千代田区 2, 函館市 3,
 // 札内町 4, 中央区 5 on every axis; 01345 (札内町) has no value on the first axis and the first
 // statistic. Its indicators are Indicators, its boundaries Boundaries.
+func Catalog() *town.Catalog {
+	cat, values := Indicators()
+	return town.New(Municipalities(), Meta(), "v1", PublicURL).WithIndicators(cat, values).WithItemNames(ItemNames).WithBoundaries(Boundaries(), BoundaryMeta)
+}
+
 // ItemNames are the names of the items Catalog's formulas take, as a dataset carries them.
 var ItemNames = map[string]string{"A4101": "出生数", "A1101": "総人口", "finance.財政力指数": "財政力指数"}
 
-func Catalog() *town.Catalog {
+// Meta is Catalog's meta document as a dataset file holds it: with the 類似団体 (PeerGroups),
+// which the catalog's own meta leaves out.
+func Meta() hensachi.Meta {
 	meta := hensachi.Meta{DataUpdated: "2026-01-01", Method: "順位を正規分布に当てはめる。",
 		Source:      hensachi.Link{Name: "テスト統計", URL: "https://example.jp/stats"},
 		Prefectures: []hensachi.Prefecture{{Code: "01", Name: "北海道"}, {Code: "13", Name: "東京都"}},
@@ -33,6 +40,13 @@ func Catalog() *town.Catalog {
 	for _, s := range hensachi.Stats {
 		meta.Stats = append(meta.Stats, hensachi.StatMeta{Key: s.Key, Label: s.Label, Source: "統計調査（2021年）"})
 	}
+	meta.PeerGroups = PeerGroups
+	return meta
+}
+
+// Municipalities are Catalog's municipalities in code order, for a test that builds a catalog or a
+// dataset file of its own from them (with Meta).
+func Municipalities() []hensachi.Municipality {
 	municipality := func(code, name, kana, pref string, rank int) hensachi.Municipality {
 		m := hensachi.Municipality{Code: code, Name: name, Kana: kana, Prefecture: hensachi.Prefecture{Code: code[:2], Name: pref}}
 		for range hensachi.Axes {
@@ -55,19 +69,29 @@ func Catalog() *town.Catalog {
 	}
 	towns[2].Scores[0] = hensachi.Score{}
 	towns[2].Stats[0] = hensachi.Optional[float64]{}
-	cat, values := Indicators()
-	return town.New(towns, meta, "v1", PublicURL).WithIndicators(cat, values).WithItemNames(ItemNames).WithBoundaries(Boundaries(), BoundaryMeta)
-}
-
-// Municipalities are Catalog's municipalities in code order, for a test that builds a catalog or a
-// dataset file of its own from them.
-func Municipalities() []hensachi.Municipality {
-	c := Catalog()
-	towns := make([]hensachi.Municipality, c.Len())
-	for i := range towns {
-		towns[i] = *c.Row(i)
+	for _, g := range PeerGroups[:4] {
+		for _, code := range g.Members {
+			for i := range towns {
+				if towns[i].Code == code {
+					towns[i].PeerGroup = g.Code
+				}
+			}
+		}
 	}
 	return towns
+}
+
+// PeerGroups are Catalog's 類似団体, latest census first: in 2020 札幌市 a designated city, 函館市
+// a 中核市, 札内町 町村Ⅱ-2 and the two wards special wards; in 2015 札内町 was 町村Ⅲ-2.
+var PeerGroups = []hensachi.PeerGroup{
+	{Code: "designated_city", Name: "政令指定都市", CensusYear: 2020, Members: []string{"01100"}},
+	{Code: "core_city", Name: "中核市", CensusYear: 2020, Members: []string{"01202"}},
+	{Code: "special_ward", Name: "特別区", CensusYear: 2020, Members: []string{"13101", "13102"}},
+	{Code: "town-2-2", Name: "町村Ⅱ-2", CensusYear: 2020, Members: []string{"01345"}},
+	{Code: "designated_city", Name: "政令指定都市", CensusYear: 2015, Members: []string{"01100"}},
+	{Code: "core_city", Name: "中核市", CensusYear: 2015, Members: []string{"01202"}},
+	{Code: "special_ward", Name: "特別区", CensusYear: 2015, Members: []string{"13101", "13102"}},
+	{Code: "town-3-2", Name: "町村Ⅲ-2", CensusYear: 2015, Members: []string{"01345"}},
 }
 
 // BoundaryMeta describes Boundaries.
