@@ -488,18 +488,23 @@ func seriesPart(c *town.Catalog, rows []*hensachi.Municipality, index []int, i i
 			if !p.Value.Valid {
 				continue
 			}
-			r := rows[k]
-			cols[0].Strings = append(cols[0].Strings, r.Code)
-			cols[1].Strings = append(cols[1].Strings, r.Name)
-			cols[2].Strings = append(cols[2].Strings, r.Prefecture.Code)
-			cols[3].Strings = append(cols[3].Strings, indicator)
-			cols[4].Ints = append(cols[4].Ints, hensachi.Some(int64(p.Year)))
-			cols[5].Floats = append(cols[5].Floats, p.Value)
-			cols[6].Ints = append(cols[6].Ints, hensachi.Some(int64(p.Rank)))
-			cols[7].Floats = append(cols[7].Floats, hensachi.Some(p.Hensachi))
+			appendSeriesRow(cols, rows[k], indicator, p)
 		}
 	}
 	return cols
+}
+
+// appendSeriesRow appends to the long table's first eight columns the row of municipality r on
+// an indicator (its key, or its Japanese name) at point p.
+func appendSeriesRow(cols []hensachi.Column, r *hensachi.Municipality, indicator string, p town.IndicatorPoint) {
+	cols[0].Strings = append(cols[0].Strings, r.Code)
+	cols[1].Strings = append(cols[1].Strings, r.Name)
+	cols[2].Strings = append(cols[2].Strings, r.Prefecture.Code)
+	cols[3].Strings = append(cols[3].Strings, indicator)
+	cols[4].Ints = append(cols[4].Ints, hensachi.Some(int64(p.Year)))
+	cols[5].Floats = append(cols[5].Floats, p.Value)
+	cols[6].Ints = append(cols[6].Ints, hensachi.Some(int64(p.Rank)))
+	cols[7].Floats = append(cols[7].Floats, hensachi.Some(p.Hensachi))
 }
 
 // crc32Combine returns the CRC-32 (IEEE) of a then b from a's, b's and b's length, as zlib's

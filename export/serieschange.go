@@ -97,15 +97,7 @@ func seriesChangePart(c *town.Catalog, rows []*hensachi.Municipality, index []in
 		if !p.Value.Valid {
 			continue
 		}
-		r := rows[k]
-		cols[0].Strings = append(cols[0].Strings, r.Code)
-		cols[1].Strings = append(cols[1].Strings, r.Name)
-		cols[2].Strings = append(cols[2].Strings, r.Prefecture.Code)
-		cols[3].Strings = append(cols[3].Strings, indicator)
-		cols[4].Ints = append(cols[4].Ints, hensachi.Some(int64(p.Year)))
-		cols[5].Floats = append(cols[5].Floats, p.Value)
-		cols[6].Ints = append(cols[6].Ints, hensachi.Some(int64(p.Rank)))
-		cols[7].Floats = append(cols[7].Floats, hensachi.Some(p.Hensachi))
+		appendSeriesRow(cols, rows[k], indicator, p)
 		cols[8].Ints = append(cols[8].Ints, hensachi.Some(int64(change[0])))
 		cols[9].Floats = append(cols[9].Floats, c.IndicatorPoint(i, from, m).Value)
 		cols[10].Strings = append(cols[10].Strings, measure)
