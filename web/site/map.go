@@ -92,25 +92,13 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	if p.M.Measure, err = param.MeasureYearOf(c, q, "m", "year", defaultMapMeasure); err != nil {
 		return "", nil, err
 	}
-	if p.Pref, err = param.Prefecture(c, q); err != nil {
-		return "", nil, err
-	}
-	if err = p.readPeers(c, q); err != nil {
-		return "", nil, err
-	}
 	bands, err := param.Choice(q, "bands", mapBands...)
 	if err != nil {
 		return "", nil, err
 	}
-	b, err := c.Boundaries()
+	d, where, err := p.place(c, q)
 	if err != nil {
 		return "", nil, err
-	}
-	set := drawnMaps.Of(c)
-	d := set.national()
-	where := "全国"
-	if p.Pref != nil {
-		d, where = set.prefs[p.Pref.Code](), p.Pref.Name
 	}
 	st := standingOf(c, p.M.Measure)
 	band, local, prefName := st, standing{}, ""
@@ -152,7 +140,6 @@ func (s *Site) mapPage(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 	} else {
 		p.CSV, p.CSVAll = csvLink("/town/municipalities.csv", withPref(url.Values{}, p.Pref)), true
 	}
-	p.BoundaryCredit, p.BoundarySource, p.Note = b.Meta.Credit, b.Meta.Source.Name, b.Meta.Note
 	p.MeasureSource, p.StatsCredit = measureSource(c, p.M.Key), c.Meta.Source.Name
 	p.Base = s.base(c, p.M.Label+"の地図（"+where+"）",
 		where+"の市区町村を"+p.M.Label+"の偏差値で塗り分けた地図。"+p.Reading, mapURL(p.M.Key, prefCode))
@@ -381,6 +368,28 @@ func mapSVG(c *town.Catalog, d *drawnMap, label string, col mapColours, where st
 func (f mapFrame) write(b *strings.Builder) {
 	fmt.Fprintf(b, `<rect class=frame x=%d y=%d width=%d height=%d /><text x=%d y=%d font-size=%d>%s</text>`,
 		f.X, f.Y, f.W, f.H, f.X+6, f.Y+f.FontSize+3, f.FontSize, html.EscapeString(f.Label))
+}
+
+// place reads where a map is drawn (pref, and the 類似団体 it may pick out) and returns the drawn
+// map of the country or the prefecture and its name, the boundaries' credits set on the page.
+func (p *mapPage) place(c *town.Catalog, q param.Query) (*drawnMap, string, error) {
+	var err error
+	if p.Pref, err = param.Prefecture(c, q); err != nil {
+		return nil, "", err
+	}
+	if err = p.readPeers(c, q); err != nil {
+		return nil, "", err
+	}
+	b, err := c.Boundaries()
+	if err != nil {
+		return nil, "", err
+	}
+	p.BoundaryCredit, p.BoundarySource, p.Note = b.Meta.Credit, b.Meta.Source.Name, b.Meta.Note
+	set := drawnMaps.Of(c)
+	if p.Pref != nil {
+		return set.prefs[p.Pref.Code](), p.Pref.Name, nil
+	}
+	return set.national(), "全国", nil
 }
 
 // everyMeasureGroups lists the axes, the statistics and the indicators (by group, latest year)

@@ -33,21 +33,9 @@ func (s *Site) changeMap(c *town.Catalog, q param.Query) (string, any, error) {
 		return "", nil, err
 	}
 	var p mapPage
-	if p.Pref, err = param.Prefecture(c, q); err != nil {
-		return "", nil, err
-	}
-	if err = p.readPeers(c, q); err != nil {
-		return "", nil, err
-	}
-	b, err := c.Boundaries()
+	d, where, err := p.place(c, q)
 	if err != nil {
 		return "", nil, err
-	}
-	set := drawnMaps.Of(c)
-	d := set.national()
-	where := "全国"
-	if p.Pref != nil {
-		d, where = set.prefs[p.Pref.Code](), p.Pref.Name
 	}
 	ind := c.Indicator(i)
 	p.Change = newChangeView(ind, ch)
@@ -86,7 +74,6 @@ func (s *Site) changeMap(c *town.Catalog, q param.Query) (string, any, error) {
 		p.Prefectures = append(p.Prefectures, prefOption{Code: pr.Code, Name: pr.Name, Selected: pr.Code == prefCode})
 	}
 	p.CSV = csvLink("/town/indicators/"+ind.Key+".csv", withPref(url.Values{"from": {strconv.Itoa(p.Change.From)}, "to": {strconv.Itoa(p.Change.To)}}, p.Pref))
-	p.BoundaryCredit, p.BoundarySource, p.Note = b.Meta.Credit, b.Meta.Source.Name, b.Meta.Note
 	p.MeasureSource, p.StatsCredit = ind.Source, c.Meta.Source.Name
 	p.Base = s.base(c, p.M.Label+"の地図（"+where+"）",
 		where+"の市区町村を"+ind.Label+"の"+span+"の変化で塗り分けた地図。"+p.Reading, changeMapURL(ind.Key, p.Change.From, p.Change.To, prefCode))
