@@ -20,7 +20,7 @@ import (
 func TestCompression(t *testing.T) {
 	ts := newTestServer(t)
 	// net/http's transport asks for gzip itself unless told not to, and unzips what it asked for
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	client := &http.Client{Transport: patient{&http.Transport{DisableCompression: true}}}
 	do := func(method, path string, header ...string) response {
 		t.Helper()
 		req, _ := http.NewRequest(method, ts.http.URL+path, nil)
@@ -111,7 +111,7 @@ func sameButUsage(a, b []byte) bool {
 // gzip, and whole to one that does not, varying on Accept-Encoding.
 func TestOpenAPICompressed(t *testing.T) {
 	ts := newTestServer(t)
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	client := &http.Client{Transport: patient{&http.Transport{DisableCompression: true}}}
 	for _, accept := range []string{"gzip", "", "gzip;q=0"} {
 		req, _ := http.NewRequest("GET", ts.http.URL+"/openapi.json", nil)
 		if accept != "" {

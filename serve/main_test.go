@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -90,9 +92,41 @@ func (ts *testServer) start(t testing.TB, dataset string, opts ...serverOption) 
 	}
 	ts.App, ts.config = a, cfg
 	ts.http = httptest.NewServer(a.Handler())
+	ts.http.Client().Transport = patient{ts.http.Client().Transport}
 	ctx, cancel := context.WithCancel(context.Background())
 	ts.cancelRun, ts.runDone = cancel, make(chan struct{})
 	go func() { a.Run(ctx); close(ts.runDone) }()
+}
+
+// patient retries a GET the server refused while it built a national long table (a 503 whose
+// Retry-After says when to come back), as a client should: the tests share one build slot with
+// every other test server in the binary, and under the race detector a build outlasts the 20 s a
+// call waits for its turn.
+type patient struct{ next http.RoundTripper }
+
+func (p patient) RoundTrip(req *http.Request) (*http.Response, error) {
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		resp, err := p.next.RoundTrip(req)
+		if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			return resp, err
+		}
+		wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if wait <= 0 || !bytes.Contains(body, []byte("long table of this dataset version is being built")) && !bytes.Contains(body, []byte("long tables is being built")) {
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			return resp, nil
+		}
+		select {
+		case <-time.After(time.Duration(wait) * time.Second):
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+	}
 }
 
 // stop shuts the server down as ListenAndServe and Main would: stop serving, flush counts, close

@@ -124,7 +124,9 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	body, bom := strings.CutPrefix(string(table), "\uFEFF")
 	records, err := csv.NewReader(strings.NewReader(body)).ReadAll()
-	if !bom || err != nil || len(records) != 1+1741 || strings.Join(records[0][:4], ",") != "code,name,prefecture_code,prefecture_name" {
+	// the site's CSV is Japanese: its headings, and its sources' credit as the last row
+	if !bom || err != nil || len(records) != 1+1741+1 || strings.Join(records[0][:4], ",") != "市区町村コード,市区町村名,都道府県コード,都道府県" ||
+		!strings.HasPrefix(records[len(records)-1][0], "出典：") {
 		t.Errorf("downloaded CSV: byte-order mark %v, %v, %d records, header %.80q", bom, err, len(records), records[0])
 	}
 
