@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -28,7 +29,7 @@ type compareRow struct {
 	Label  string
 	Note   template.HTML
 	Values []template.HTML
-	Median string
+	Median template.HTML
 }
 
 type comparePage struct {
@@ -152,7 +153,7 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		Full: len(towns) >= param.MaxCompared, Query: strings.TrimSpace(query),
 		Base: s.base(c, title, description, cmp.url())}
 	for a, axis := range hensachi.Axes {
-		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + page.Nowrap(axis.Unit) + "）", Median: "50（" + withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals}) + "）"}
+		row := compareRow{Label: axis.Label, Note: "偏差値（値 " + page.Nowrap(axis.Unit) + "）", Median: page.Nowrap("50") + page.Nowrap("（"+withUnit(c.AxisMedian(a), hensachi.Field{Decimals: axis.Decimals})+"）")}
 		var bars []scoreBar
 		for _, m := range towns {
 			sc := m.Scores[a]
@@ -167,9 +168,9 @@ func (s *Site) compare(c *town.Catalog, q param.Query, _ httprouter.Params) (str
 		p.Scores = append(p.Scores, row)
 	}
 	for st, stat := range hensachi.Stats {
-		row := compareRow{Label: stat.Label, Median: withUnit(c.StatMedian(st), stat)}
+		row := compareRow{Label: stat.Label, Median: breakableUnit(withUnit(c.StatMedian(st), stat))}
 		for _, m := range towns {
-			row.Values = append(row.Values, page.Nowrap(withUnit(m.Stats[st], stat)))
+			row.Values = append(row.Values, breakableUnit(withUnit(m.Stats[st], stat)))
 		}
 		p.Stats = append(p.Stats, row)
 	}
@@ -209,15 +210,25 @@ func compareFurusato(c *town.Catalog, towns []*hensachi.Municipality) []compareR
 	}
 	for _, m := range towns {
 		mf := m.Furusato
-		receipts := page.Nowrap(yen(mf.ReceiptsYen))
+		receipts := breakableUnit(manYen(mf.ReceiptsYen))
 		if mf.ReceiptsYen.Valid {
 			receipts += page.Nowrap("（" + integer(mf.ReceiptsRank) + " 位）")
 		}
 		rows[0].Values = append(rows[0].Values, receipts)
-		rows[1].Values = append(rows[1].Values, page.Nowrap(count(mf.ReceiptsCount, "件")))
-		rows[2].Values = append(rows[2].Values, page.Nowrap(yen(mf.BalanceYen)))
+		rows[1].Values = append(rows[1].Values, breakableUnit(count(mf.ReceiptsCount, "件")))
+		rows[2].Values = append(rows[2].Values, breakableUnit(manYen(mf.BalanceYen)))
 	}
 	return rows
+}
+
+// breakableUnit lets a long figure put its unit on a line of its own in a narrow column (5,718.7
+// over 人/km², so that six municipalities fit a desktop), and keeps a short one whole.
+func breakableUnit(s string) template.HTML {
+	i := strings.LastIndexByte(s, ' ')
+	if i < 0 || utf8.RuneCountInString(s) <= 8 {
+		return page.Nowrap(s)
+	}
+	return page.Nowrap(s[:i]) + " " + page.Nowrap(s[i+1:])
 }
 
 // compareLinks are the comparison's members, each with the address without it, and the first

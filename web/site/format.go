@@ -1,6 +1,7 @@
 package site
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,16 @@ func yen(v hensachi.Optional[int64]) string {
 		return "—"
 	}
 	return groupThousands(strconv.FormatInt(v.V, 10)) + " 円"
+}
+
+// manYen writes an amount in 万円, as municipal budgets are read, rounded to the nearest: a
+// comparison of six keeps each column to the width of a 万円 figure (25,667,711,642 円 is
+// 2,566,771 万円).
+func manYen(v hensachi.Optional[int64]) string {
+	if !v.Valid {
+		return "—"
+	}
+	return groupThousands(strconv.FormatFloat(math.Round(float64(v.V)/1e4), 'f', 0, 64)) + " 万円"
 }
 
 func count(v hensachi.Optional[int64], unit string) string {
