@@ -104,13 +104,9 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	if err != nil {
 		return "", nil, err
 	}
-	peerTown, group, err := param.Peers(c, q)
+	peers, err := readPeers(c, q)
 	if err != nil {
 		return "", nil, err
-	}
-	var peers *peersFilter
-	if group != nil {
-		peers = &peersFilter{Town: peerTown, Group: group}
 	}
 	if isChange {
 		return s.indicatorChange(c, q, i, ch, peers)

@@ -146,7 +146,10 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 			row.Rank = page.Nowrap(integer(s.Rank)) + " " + page.Nowrap("/ "+integer(c.RankTotal(a))+" 位")
 		}
 		if r := c.AxisRankInPeers(a, at); r.Rank > 0 {
-			row.PeerRank = page.Nowrap(integer(r.Rank)) + " " + page.Nowrap("/ "+integer(r.Total)+" 位")
+			// the rank leads to the ranking among the group it is taken in
+			ranking := "/town/rankings/" + axis.Key + "?peers=" + m.Code
+			row.PeerRank = template.HTML(`<a href="`+template.HTMLEscapeString(ranking)+`" aria-label="類似団体の中の`+template.HTMLEscapeString(axis.Label)+`のランキング（`+integer(r.Rank)+` 位）">`) +
+				page.Nowrap(integer(r.Rank)) + " " + page.Nowrap("/ "+integer(r.Total)+" 位") + "</a>"
 		}
 		p.Scores = append(p.Scores, row)
 		bars = append(bars, scoreBar{Label: axis.Label, Hensachi: s.Hensachi, Valid: s.Value.Valid})

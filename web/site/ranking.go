@@ -42,6 +42,15 @@ type peersFilter struct {
 	Group *hensachi.PeerGroup
 }
 
+// readPeers reads peers= (param.Peers): nil without it.
+func readPeers(c *town.Catalog, q param.Query) (*peersFilter, error) {
+	m, group, err := param.Peers(c, q)
+	if err != nil || group == nil {
+		return nil, err
+	}
+	return &peersFilter{Town: m, Group: group}, nil
+}
+
 // scope is the ranking's scope in a prefecture ("" for the country), narrowed to the group.
 func (f *peersFilter) scope(pref string) town.Scope {
 	if f == nil {
@@ -256,13 +265,22 @@ func (s *Site) ranking(c *town.Catalog, q param.Query, ps httprouter.Params) (st
 		return "", nil, err
 	}
 	axis := hensachi.Axes[a]
-	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, nil, nil, func(pref string, offset, limit int) ([]rankingRow, int) {
-		items, total := c.Ranking(a, town.BestFirst, town.Scope{Pref: pref}, offset, limit)
+	peers, err := readPeers(c, q)
+	if err != nil {
+		return "", nil, err
+	}
+	keep := url.Values{}
+	peers.keepIn(keep)
+	list, err := listRanking(c, q, "/town/rankings/"+axis.Key, keep, peers, func(pref string, offset, limit int) ([]rankingRow, int) {
+		items, total := c.Ranking(a, town.BestFirst, peers.scope(pref), offset, limit)
 		rows := make([]rankingRow, len(items))
 		for j, m := range items {
 			s := m.Scores[a]
 			rows[j] = rankingRow{Rank: integer(s.Rank), Code: m.Code, Name: m.Name, Pref: m.Prefecture.Name,
 				Hensachi: strconv.FormatFloat(s.Hensachi, 'f', 1, 64), Value: number(s.Value.V, axis.Decimals)}
+			if peers != nil {
+				rows[j].PeerRank = integer(c.AxisRankInPeers(a, c.Index(m.Code)).Rank)
+			}
 		}
 		return rows, total
 	}, nil)

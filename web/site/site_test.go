@@ -62,7 +62,7 @@ func TestPublicPages(t *testing.T) {
 			`<meta property="og:description" content="`, `<meta name="twitter:card" content="summary">`, `<link rel="icon" href="/favicon.svg" type="image/svg+xml">`,
 			// its 類似団体, the special wards: 千代田区 is 2nd nationally, 1st of the two
 			`類似団体：<strong>特別区</strong>（2020年国勢調査の人口と産業構造による、2 市区町村）`, `<th scope="col" class="n">全国順位<br><span class="note">類似団体内</span></th>`,
-			`<br><span class="note">1 <span class=nb>/ 2 位</span></span></td>`, `href="/town/indicators/fiscal_strength?peers=13101"`, `href="/town/map?m=income&amp;peer_group=special_ward"`},
+			`<br><span class="note"><a href="/town/rankings/young?peers=13101" aria-label="類似団体の中の若さのランキング（1 位）">1 <span class=nb>/ 2 位</span></a></span></td>`, `href="/town/indicators/fiscal_strength?peers=13101"`, `href="/town/map?m=income&amp;peer_group=special_ward"`},
 			[]string{"/town/v1/meta\">", "千円"}},
 		{"/town/municipalities/01345", 200, []string{"データなし", "—"}, nil},
 		{"/town/municipalities/99999", 404, nil, nil},
@@ -70,6 +70,10 @@ func TestPublicPages(t *testing.T) {
 		{"/town/rankings/young?pref=13", 200, []string{"2 市区町村中 1〜2 位", "千代田区", "中央区", `value="13" selected`, `href="/town/municipalities.csv?header=ja&amp;pref=13"`,
 			`<th scope="col" class="n">東京都内</th>`, `<td class="n">2</td><td class="n">1</td><td class="name"><a href="/town/municipalities/13101">`, // national 2nd, Tokyo's 1st
 			`href="/town/scatter?pref=13&amp;x=young&amp;y=income" id="scatter-link"`}, []string{"札幌市"}},
+		// among 千代田区's 類似団体, the special wards: national ranks, and theirs among the two
+		{"/town/rankings/young?peers=13101", 200, []string{"2 市区町村中 1〜2 位", `id="peers-note"`, `<input type="hidden" name="peers" value="13101">`,
+			`<th scope="col" class="n">類似団体内</th>`, `<td class="n">2</td><td class="n">1</td><td class="name"><a href="/town/municipalities/13101">`}, []string{"札幌市"}},
+		{"/town/rankings/young?peers=99999", 404, nil, nil},
 		{"/town/rankings/young?page=2", 404, nil, nil},
 		{"/town/rankings/nope", 404, []string{`action="/search"`, `<a href="/">トップページへ</a>`}, nil},
 		{"/town/rankings/young?pref=99", 400, []string{"都道府県コード 99 はありません"}, nil},
