@@ -17,6 +17,19 @@ var prefectureKana = [...]string{"", "ほっかいどう", "あおもり", "い�
 	"やまぐち", "とくしま", "かがわ", "えひめ", "こうち", "ふくおか", "さが", "ながさき", "くまもと",
 	"おおいた", "みやざき", "かごしま", "おきなわ"}
 
+// prefectureSuffixReading is the reading of a prefecture's 都, 府 or 県 (北海道's is in its name).
+func prefectureSuffixReading(code string) string {
+	switch prefectureNumber(code) {
+	case 1:
+		return ""
+	case 13:
+		return "と"
+	case 26, 27:
+		return "ふ"
+	}
+	return "けん"
+}
+
 // prefectureReading is the reading of a prefecture by its code, "" for a code of none.
 func prefectureReading(code string) string {
 	if n := prefectureNumber(code); n > 0 && n < len(prefectureKana) {

@@ -20,7 +20,7 @@ import (
 // most limit of them, exact names and codes first, then names that start with the query, then the
 // rest, each in code order; a municipality's own name before a ward's in each.
 func (c *Catalog) Search(query string, limit int) []*hensachi.Municipality {
-	words := searchWords(query)
+	words := c.searchWords(query)
 	if len(words) == 0 {
 		return nil
 	}
@@ -49,10 +49,10 @@ type WardHit struct {
 // the query matches that the city's own name, reading and prefecture do not, so that the reader
 // learns why the city is listed (港北区は横浜市の区).
 func (c *Catalog) Wards(query string) []WardHit {
-	words := searchWords(query)
+	words := c.searchWords(query)
 	var out []WardHit
 	for _, w := range c.wards {
-		viaWard := func(word searchWord) bool { return w.matches(word) && !c.search[w.city].matches(word) }
+		viaWard := func(word searchWord) bool { return w.named(word) && !c.search[w.city].matches(word) }
 		if slices.ContainsFunc(words, viaWard) && !slices.ContainsFunc(words, func(word searchWord) bool { return !c.matches(w.city, word) }) {
 			out = append(out, WardHit{Ward: w.Ward, City: &c.towns[w.city]})
 		}
@@ -62,30 +62,42 @@ func (c *Catalog) Wards(query string) []WardHit {
 
 // searchEntry is what a query's words are matched against for a municipality or a ward, folded.
 type searchEntry struct {
-	// key is for the words in kanji or kana (searchKey): the name, the reading, the prefecture and
-	// name, the prefecture's reading and reading, apart so that a word cannot match across them
+	// key is for the words in kanji or kana (searchKey): the name and the reading, apart so that a
+	// word cannot match across them
 	key string
-	// romaji is for the words in latin letters (romajiKey): the longer form's reading, the
-	// reading, the prefecture's reading
+	// romaji is for the words in latin letters (romajiKey): the reading and the prefecture's
+	// reading
 	romaji string
+	// long and romajiLong are the longer forms (prefecture and name, city and ward) in kanji, in
+	// kana and in romaji, which a word matches from their start only: 東京都千代田 or
+	// tokyochiyoda, but not 京都 in 東京都 nor kyoto in tokyo-toshima
+	long, romajiLong []string
 	// name and kana alone, and the reading in romaji alone, rank exact and leading matches first
 	name, kana, romajiReading string
 	code                      string
 }
 
 func municipalityEntry(m *hensachi.Municipality) searchEntry {
-	return newEntry(m.Code, m.Prefecture.Code, m.Name, m.Kana, m.Prefecture.Name+m.Name, prefectureReading(m.Prefecture.Code)+m.Kana)
+	p := m.Prefecture.Code
+	return newEntry(m.Code, p, m.Name, m.Kana, m.Prefecture.Name+m.Name,
+		prefectureReading(p)+m.Kana, prefectureReading(p)+prefectureSuffixReading(p)+m.Kana)
 }
 
 // newEntry folds a name and its reading, and the longer forms a word may give them in (prefecture
-// and name, city and ward), into the entry of code.
-func newEntry(code, pref, name, kana, longName, longKana string) searchEntry {
+// and name, with or without the reading of 都府県; city and ward), into the entry of code.
+func newEntry(code, pref, name, kana, longName string, longKana ...string) searchEntry {
 	reading := romajiKey(hensachi.Romaji(kana))
-	return searchEntry{
-		key:    searchKey(name + " " + kana + " " + longName + " " + longKana),
-		romaji: romajiKey(hensachi.Romaji(longKana)) + " " + reading + " " + romajiKey(hensachi.Romaji(prefectureReading(pref))),
+	e := searchEntry{
+		key:    searchKey(name + " " + kana),
+		romaji: reading + " " + romajiKey(hensachi.Romaji(prefectureReading(pref))),
+		long:   []string{searchKey(longName)},
 		name:   searchKey(name), kana: searchKey(kana), romajiReading: reading, code: code,
 	}
+	for _, l := range longKana {
+		e.long = append(e.long, searchKey(l))
+		e.romajiLong = append(e.romajiLong, romajiKey(hensachi.Romaji(l)))
+	}
+	return e
 }
 
 // ward is a designated city's ward with its search entry and its city's row.
@@ -93,6 +105,17 @@ type ward struct {
 	hensachi.Ward
 	searchEntry
 	city int
+}
+
+// named reports whether word names the ward: as its entry matches words, or as the city, town or
+// village it was before it became the ward of its name (浦和市, now さいたま市浦和区), or one of the
+// wards it was split into by direction (小倉市: 北九州市小倉北区 and 小倉南区).
+func (w *ward) named(word searchWord) bool {
+	if w.matches(word) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(w.name, word.formerly)
+	return word.formerly != "" && ok && slices.Contains([]string{"区", "東区", "西区", "南区", "北区", "中区"}, rest)
 }
 
 // setWards keeps the wards of the cities the catalog has, for the search.
@@ -114,6 +137,9 @@ func (c *Catalog) setWards(wards []hensachi.Ward) {
 type searchWord struct {
 	key  string
 	kind wordKind
+	// formerly is, for a word that ends in 市, 町 or 村, the name without it, which a ward's name
+	// may keep (浦和市: 浦和区), folded
+	formerly string
 }
 
 type wordKind int
@@ -132,9 +158,32 @@ func searchWords(query string) []searchWord {
 		case ok:
 			words = append(words, searchWord{key: code, kind: codeWord})
 		case isLatinWord(w):
+			if designations[strings.ToLower(w)] {
+				continue // Shinjuku City: the English for 市 is in no reading
+			}
 			words = append(words, searchWord{key: romajiKey(w), kind: latinWord})
 		default:
-			words = append(words, searchWord{key: searchKey(w), kind: textWord})
+			word := searchWord{key: searchKey(w), kind: textWord}
+			if r := []rune(word.key); len(r) >= 3 && strings.ContainsRune("市町村", r[len(r)-1]) {
+				word.formerly = string(r[:len(r)-1])
+			}
+			words = append(words, word)
+		}
+	}
+	return words
+}
+
+// designations are the English words for 市, 町, 村, 区 and 都道府県 that people add to a romanised
+// name (Shinjuku City, Naha City, Ishikawa Prefecture), which a search leaves out.
+var designations = map[string]bool{"city": true, "town": true, "village": true, "ward": true, "prefecture": true, "pref": true}
+
+// searchWords are the words of a query as Search and Wards match them: a word that is the name of a
+// municipality (中央市) means it, not a ward of that name (中央区) that it might have become.
+func (c *Catalog) searchWords(query string) []searchWord {
+	words := searchWords(query)
+	for i, w := range words {
+		if w.formerly != "" && slices.ContainsFunc(c.search, func(e searchEntry) bool { return e.name == w.key }) {
+			words[i].formerly = ""
 		}
 	}
 	return words
@@ -159,7 +208,7 @@ func municipalityCode(w string) (string, bool) {
 
 // matches reports whether row's entry or one of its wards' matches w.
 func (c *Catalog) matches(row int, w searchWord) bool {
-	return c.search[row].matches(w) || slices.ContainsFunc(c.wardsOf[row], func(k int) bool { return c.wards[k].matches(w) })
+	return c.search[row].matches(w) || slices.ContainsFunc(c.wardsOf[row], func(k int) bool { return c.wards[k].named(w) })
 }
 
 func (e *searchEntry) matches(w searchWord) bool {
@@ -167,9 +216,9 @@ func (e *searchEntry) matches(w searchWord) bool {
 	case codeWord:
 		return e.code == w.key
 	case latinWord:
-		return strings.Contains(e.romaji, w.key)
+		return strings.Contains(e.romaji, w.key) || slices.ContainsFunc(e.romajiLong, func(l string) bool { return strings.HasPrefix(l, w.key) })
 	}
-	return strings.Contains(e.key, w.key)
+	return strings.Contains(e.key, w.key) || slices.ContainsFunc(e.long, func(l string) bool { return strings.HasPrefix(l, w.key) })
 }
 
 // searchClass orders a hit by how the name, reading or code of its entry or ward that w matches
@@ -178,7 +227,7 @@ func (e *searchEntry) matches(w searchWord) bool {
 func (c *Catalog) searchClass(row int, w searchWord) int {
 	class := 2 * c.search[row].class(w)
 	for _, k := range c.wardsOf[row] {
-		if c.wards[k].matches(w) {
+		if c.wards[k].named(w) {
 			class = min(class, 2*c.wards[k].class(w)+1)
 		}
 	}

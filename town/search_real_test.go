@@ -213,6 +213,22 @@ func TestRealSearch(t *testing.T) {
 	if got := c.Search("28214", 100); len(got) != 1 {
 		t.Errorf("search 28214: %d hits, want 1", len(got))
 	}
+	// exactly these many: a prefecture and name written together match from their start, so that
+	// 京都 is not found in 東京都 nor kyoto in tokyo-toshima (豊島区), nor yokoma in tokyo-komae
+	// (狛江市); the prefecture with or without the reading of 都府県; English designations
+	for _, tt := range []struct {
+		query string
+		want  int
+	}{
+		{"京都", 26}, {"kyoto", 26}, {"きょうと", 26}, {"yokohma", 0},
+		{"とうきょうと", 62}, {"tokyoto", 62}, {"Tokyo-to", 62}, {"おおさかふ", 43}, {"kanagawaken", 33}, {"Kanagawa Prefecture", 33},
+		{"ほっかいどう", 179}, {"東京都千代田区", 1}, {"都千代田", 0},
+		{"Shinjuku City", 1}, {"Yubari City", 1}, {"Ogasawara Village", 1}, {"Yoshinogari Town", 1},
+	} {
+		if got := c.Search(tt.query, 1000); len(got) != tt.want {
+			t.Errorf("search %q: %d hits (%q), want %d", tt.query, len(got), label(got), tt.want)
+		}
+	}
 }
 
 // TestRealWards: a ward that finds its city says so, and only when the city is found by the ward.
@@ -231,6 +247,12 @@ func TestRealWards(t *testing.T) {
 		{"かながわ 港北", []string{"港北区は横浜市の区"}},
 		{"大阪府 港北区", nil}, // no ward of that name in 大阪府
 		{"宝塚", nil},
+		// a former city by its name, now a ward of that name or split into wards by direction
+		{"浦和市", []string{"浦和区はさいたま市の区"}},
+		{"清水市", []string{"清水区は静岡市の区"}},
+		{"北九州市 小倉市", []string{"小倉北区は北九州市の区", "小倉南区は北九州市の区"}},
+		{"中央市", nil}, // 山梨県中央市 itself, not the wards named 中央区
+		{"与野市", nil}, // now さいたま市中央区: a name no ward keeps
 	}
 	for _, tt := range tests {
 		var got []string
