@@ -247,7 +247,8 @@ func TestTrainingReproducesCommittedModels(t *testing.T) {
 }
 
 // sameFile reports whether a model's file as training writes it is the one at path: on the
-// machine that trained the committed file it is, elsewhere ONNX Runtime's last bits may differ.
+// machine that trained the committed file it is; elsewhere the last bits of ONNX Runtime's kernels
+// and of Go's math routines may differ, which the network carries into its weights.
 func sameFile(t *testing.T, path string, m any) bool {
 	t.Helper()
 	want, err := os.ReadFile(path)

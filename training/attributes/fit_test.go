@@ -231,3 +231,30 @@ func TestFitNetworkLearnsWhatALineCannot(t *testing.T) {
 		t.Errorf("the same seed gave (%v, %v), then (%v, %v)", l0, a0, l1, a1)
 	}
 }
+
+// TestSameFigures: held-out figures a card's reader could not tell apart agree; a tenth of a year
+// more of age error or a point of gender accuracy, overall or of the adults, or a source missing,
+// do not.
+func TestSameFigures(t *testing.T) {
+	card := func(mae, adultMAE, accuracy float64) map[string]*attr.Report {
+		return map[string]*attr.Report{training.SourceUTKFace: {
+			Overall: attr.Metrics{AgeMAE: mae, GenderAccuracy: accuracy},
+			Adults:  attr.Metrics{AgeMAE: adultMAE, GenderAccuracy: accuracy}}}
+	}
+	committed := card(5.031, 6.368, 0.8936)
+	for _, tt := range []struct {
+		name  string
+		fresh map[string]*attr.Report
+		ok    bool
+	}{
+		{"as retrained on another CPU", card(5.038, 6.389, 0.8906), true},
+		{"age error", card(5.2, 6.389, 0.8906), false},
+		{"adults' age error", card(5.038, 6.5, 0.8906), false},
+		{"gender accuracy", card(5.038, 6.389, 0.88), false},
+		{"no figures", map[string]*attr.Report{}, false},
+	} {
+		if err := sameFigures(committed, tt.fresh); (err == nil) != tt.ok {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+}
