@@ -32,5 +32,6 @@ func jaName(unit string, parts ...string) string {
 // Words of the Japanese names.
 const (
 	jaRank     = "全国順位"
+	jaPeerRank = "類似団体内順位"
 	jaHensachi = "偏差値"
 )

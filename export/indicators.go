@@ -3,6 +3,7 @@ package export
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,9 @@ type Selection struct {
 	// Only leaves out the axes, the statistics and the hometown tax: the columns that name the
 	// municipality, then the indicators' (a page's download of what it shows).
 	Only bool
+	// Peers, when set, is a 類似団体's code: only its members, each indicator with its rank
+	// among them too ({key}_{year}_rank_in_peers, and its change's).
+	Peers string
 }
 
 // key names the selection in a cache.
@@ -45,6 +49,9 @@ func (s Selection) key() string {
 	if s.Only {
 		b.WriteString(":only")
 	}
+	if s.Peers != "" {
+		b.WriteString(":peers=" + s.Peers)
+	}
 	for _, i := range s.Indicators {
 		b.WriteByte(',')
 		b.WriteString(strconv.Itoa(i))
@@ -55,7 +62,8 @@ func (s Selection) key() string {
 // Table is the table every format writes for rows: Columns (with sel.Only the four that name the
 // municipality), then for each indicator of sel, in its survey year, {key}_{year} (the value; an
 // integer for an indicator of no decimals, a count), {key}_{year}_rank (national) and
-// {key}_{year}_hensachi, null where the municipality has no value; and with sel.Change its change
+// {key}_{year}_hensachi, null where the municipality has no value, with sel.Peers the rank among
+// the group after the national one ({key}_{year}_rank_in_peers); and with sel.Change its change
 // columns (changeColumns).
 func Table(c *town.Catalog, rows []*hensachi.Municipality, sel Selection) []hensachi.Column {
 	return tableOf(c, rows, sel, names{})
@@ -100,9 +108,14 @@ func tableOf(c *town.Catalog, rows []*hensachi.Municipality, sel Selection, n na
 			}
 			rank.Ints[k], score.Floats[k] = col.Ranks[m], col.Hensachi[m]
 		}
-		cols = append(cols, value, rank, score)
+		cols = append(cols, value, rank)
+		if sel.Peers != "" {
+			cols = append(cols, peerRanks(n.of(name+"_rank_in_peers", "", ind.Label, year, jaPeerRank), index,
+				func(m int) int { return c.RankInPeers(i, y, m).Rank }))
+		}
+		cols = append(cols, score)
 		if sel.Change != [2]int{} {
-			cols = append(cols, changeColumns(c, i, sel.Change, index, n)...)
+			cols = append(cols, changeColumns(c, i, sel.Change, index, sel.Peers != "", n)...)
 		}
 	}
 	return cols
@@ -111,10 +124,11 @@ func tableOf(c *town.Catalog, rows []*hensachi.Municipality, sel Selection, n na
 // changeColumns are indicator i's change between the survey years of change for the rows index
 // (positions in the catalog): {key}_{from}_{to}_{diff|pct} (the change: a difference in the
 // indicator's unit, an integer where its values are, or a percent of the earlier value),
-// {…}_rank (national) and {…}_hensachi, the measure in the name so that no column is read as the
-// other; null where the municipality has no change. The change is ranked once per catalog and
+// {…}_rank (national), with peers {…}_rank_in_peers (within the municipality's 類似団体), and
+// {…}_hensachi, the measure in the name so that no column is read as the other; null where the
+// municipality has no change. The change is ranked once per catalog and
 // pair of years (town.Catalog.IndicatorChange), so the columns cost a copy per call.
-func changeColumns(c *town.Catalog, i int, change [2]int, index []int, n names) []hensachi.Column {
+func changeColumns(c *town.Catalog, i int, change [2]int, index []int, peers bool, n names) []hensachi.Column {
 	ind := c.Indicator(i)
 	ch := c.IndicatorChange(i, ind.YearIndex(change[0]), ind.YearIndex(change[1]))
 	name := fmt.Sprintf("%s_%d_%d_%s", ind.Key, change[0], change[1], changeSuffix(ind))
@@ -138,7 +152,23 @@ func changeColumns(c *town.Catalog, i int, change [2]int, index []int, n names) 
 			rank.Ints[k], score.Floats[k] = hensachi.Some(int64(ch.Ranks[m])), hensachi.Some(ch.Hensachi[m])
 		}
 	}
-	return []hensachi.Column{value, rank, score}
+	if !peers {
+		return []hensachi.Column{value, rank, score}
+	}
+	inPeers := peerRanks(n.of(name+"_rank_in_peers", "", ind.Label, span, measure, jaPeerRank), index, func(m int) int { return ch.PeerRanks[m] })
+	return []hensachi.Column{value, rank, inPeers, score}
+}
+
+// peerRanks is a column of ranks within the rows' 類似団体 (rankOf by catalog position, 0 for
+// none), null where there is none.
+func peerRanks(name string, index []int, rankOf func(m int) int) hensachi.Column {
+	col := hensachi.Column{Name: name, Ints: make([]hensachi.Optional[int64], len(index))}
+	for k, m := range index {
+		if r := rankOf(m); r > 0 {
+			col.Ints[k] = hensachi.Some(int64(r))
+		}
+	}
+	return col
 }
 
 // jaChange names an indicator's measure of change in Japanese: 増減率 (a percent of the earlier
@@ -188,12 +218,22 @@ func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*Fi
 	if len(sel.Indicators) == 0 {
 		return Of(c, f, pref)
 	}
+	rows := list.Items
+	if sel.Peers != "" {
+		if _, ok := c.PeerGroup(sel.Peers); !ok {
+			return nil, &hensachi.Error{Code: hensachi.ENotFound, Message: "no peer group " + sel.Peers, Japanese: "この類似団体はありません。"}
+		}
+		rows = slices.DeleteFunc(slices.Clone(rows), func(m *hensachi.Municipality) bool {
+			g, ok := c.PeerGroupOf(m.Code)
+			return !ok || g.Code != sel.Peers
+		})
+	}
 	return withIndicators.Get(context.Background(), c, selectionKey{f, pref, sel.key()}, func() (*File, error) {
 		name := strings.TrimSuffix(Filename(&c.Meta, pref, f.Name), "."+f.Name) + "-indicators" + changeInName(sel.Change) + "." + f.Name
 		if sel.Only {
 			name = onlyFilename(c, pref, f, sel)
 		}
-		file, err := build(f, c, list.Items, sel, name)
+		file, err := build(f, c, rows, sel, name)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +242,7 @@ func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*Fi
 	})
 }
 
-// onlyFilename names a page's download of indicators: hensachi-{keys}[-{year}][-change-{from}-{to}][-{pref}]-{data date}.{format},
+// onlyFilename names a page's download of indicators: hensachi-{keys}[-{year}][-change-{from}-{to}][-{pref}][-peers-{group}]-{data date}.{format},
 // e.g. hensachi-population-2020-13-2026-01-01.csv, so that the files of several pages saved side
 // by side say what each holds.
 func onlyFilename(c *town.Catalog, pref string, f *Format, sel Selection) string {
@@ -217,6 +257,9 @@ func onlyFilename(c *town.Catalog, pref string, f *Format, sel Selection) string
 	b.WriteString(changeInName(sel.Change))
 	if pref != "" {
 		b.WriteString("-" + pref)
+	}
+	if sel.Peers != "" {
+		b.WriteString("-peers-" + sel.Peers)
 	}
 	return b.String() + "-" + c.Meta.DataUpdated + "." + f.Name
 }

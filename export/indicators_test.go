@@ -40,6 +40,23 @@ func TestExportWithIndicators(t *testing.T) {
 	if _, err := export.WithIndicators(c, export.CSV, "99", export.Selection{Indicators: []int{0}}); err == nil {
 		t.Error("an unknown prefecture has a file")
 	}
+
+	// the special wards only, each with its rank among them after the national one: 中央区 is
+	// 3rd in the country and 2nd of the two in 2023 (web/site's ranking among them shows the same)
+	peers, err := export.WithIndicators(c, export.CSV, "", export.Selection{Indicators: []int{0}, Year: 2023, Only: true, Peers: "special_ward"})
+	if err != nil || !strings.Contains(peers.Filename, "-peers-special_ward-") {
+		t.Fatalf("peers: %v %+v", err, peers)
+	}
+	rows = readCSV(t, peers.Body)
+	if got := strings.Join(rows[0][4:], ","); got != "births_per_1000_2023,births_per_1000_2023_rank,births_per_1000_2023_rank_in_peers,births_per_1000_2023_hensachi" || len(rows) != 3 {
+		t.Fatalf("peers: columns %s, %d rows", got, len(rows))
+	}
+	if got := strings.Join([]string{rows[2][0], rows[2][5], rows[2][6]}, ","); got != "13102,3,2" {
+		t.Errorf("peers: 中央区 %s, want 13102,3,2", got)
+	}
+	if _, err := export.WithIndicators(c, export.CSV, "", export.Selection{Indicators: []int{0}, Peers: "nope"}); err == nil {
+		t.Error("an unknown group has a file")
+	}
 }
 
 // TestSeries: the long table has a row per municipality, indicator and year with a value, in

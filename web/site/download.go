@@ -65,9 +65,10 @@ func (s *Site) download(format *export.Format) catalogHandler {
 }
 
 // indicatorCSV serves /town/indicators/{key}.csv, what the indicator page shows: every
-// municipality of the country or of a prefecture (pref=) with the indicator's value, national rank
-// and deviation score in a survey year (year=, the latest without), or with from= and to= also its
-// change between them, ranked; the parameters are the page's, read as it reads them.
+// municipality of the country or of a prefecture (pref=), or of a municipality's 類似団体 (peers=,
+// with the rank among them), with the indicator's value, national rank and deviation score in a
+// survey year (year=, the latest without), or with from= and to= also its change between them,
+// ranked; the parameters are the page's, read as it reads them.
 func (s *Site) indicatorCSV(c *town.Catalog, q param.Query, rw http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	i, err := param.Indicator(c, strings.TrimSuffix(ps.ByName("key"), ".csv"))
 	if err != nil {
@@ -92,6 +93,13 @@ func (s *Site) indicatorCSV(c *town.Catalog, q param.Query, rw http.ResponseWrit
 	pref, err := param.Prefecture(c, q)
 	if err != nil {
 		return err
+	}
+	peers, err := readPeers(c, q)
+	if err != nil {
+		return err
+	}
+	if peers != nil {
+		sel.Peers = peers.Group.Code
 	}
 	format, err := withHeader(q, export.CSV)
 	if err != nil {

@@ -146,7 +146,7 @@ func (s *Site) indicator(c *town.Catalog, q param.Query, ps httprouter.Params) (
 	p := indicatorPage{rankingList: list, Indicator: ind, Year: year.Year, Formula: formulaText(ind.Formula), Words: wordsOf(ind, c.ItemName), Method: c.IndicatorMethod(),
 		Reading: rankingReading(ind.Field()), Medians: medianChart(ind), MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "year": {strconv.Itoa(year.Year)}}.Encode()}
 	p.summarise(ind, path, k)
-	p.CSV = csvLink(path+".csv", withPref(url.Values{"year": {strconv.Itoa(year.Year)}}, list.Pref))
+	p.CSV = csvLink(path+".csv", peers.within(withPref(url.Values{"year": {strconv.Itoa(year.Year)}}, list.Pref)))
 	p.FromYears, p.ToYears = changeYearOptions(ind, param.Change{From: max(k-1, 0), To: k})
 	column := c.IndicatorColumn(i, k)
 
@@ -254,7 +254,7 @@ func (s *Site) indicatorChange(c *town.Catalog, q param.Query, i int, ch param.C
 		Reading: v.Reading, Medians: medianChart(ind),
 		MapURL: "/town/map?" + url.Values{"m": {ind.Key}, "from": {strconv.Itoa(v.From)}, "to": {strconv.Itoa(v.To)}}.Encode()}
 	p.summarise(ind, path, -1)
-	p.CSV = csvLink(path+".csv", withPref(url.Values{"from": {strconv.Itoa(v.From)}, "to": {strconv.Itoa(v.To)}}, list.Pref))
+	p.CSV = csvLink(path+".csv", peers.within(withPref(url.Values{"from": {strconv.Itoa(v.From)}, "to": {strconv.Itoa(v.To)}}, list.Pref)))
 	p.FromYears, p.ToYears = changeYearOptions(ind, ch)
 	span := strconv.Itoa(v.From) + "→" + strconv.Itoa(v.To) + "年"
 	p.Base = s.base(c, list.title(ind.Label+"の変化のランキング "+span),

@@ -59,6 +59,12 @@ func (f *peersFilter) scope(pref string) town.Scope {
 	return town.Scope{Pref: pref, Peers: f.Group.Code}
 }
 
+// within adds peers= to a download's query: the file of the group's members.
+func (f *peersFilter) within(q url.Values) url.Values {
+	f.keepIn(q)
+	return q
+}
+
 // keepIn adds peers= to the parameters a ranking's links keep.
 func (f *peersFilter) keepIn(keep url.Values) {
 	if f != nil {

@@ -1872,6 +1872,9 @@ type GetRankingPageParams struct {
 	// Pref 2-digit prefecture code; omitted: all prefectures.
 	Pref *Pref `form:"pref,omitempty" json:"pref,omitempty"`
 
+	// Peers A 5-digit municipality code: rank among that municipality's 類似団体 (its peer_group) only, the levels or, with from and to, the change; ranks stay national, rank_in_peers gives the rank within the group. A malformed code is invalid_parameter naming peers, an unknown one not_found, one of a municipality without a group (07546) invalid_parameter.
+	Peers *Peers `form:"peers,omitempty" json:"peers,omitempty"`
+
 	// Page page number, from 1
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 }
@@ -5333,6 +5336,18 @@ func NewGetRankingPageRequest(server string, axis Axis, params *GetRankingPagePa
 		if params.Pref != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pref", *params.Pref, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Peers != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "peers", *params.Peers, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
