@@ -148,7 +148,9 @@ func (s *Site) municipality(c *town.Catalog, _ param.Query, ps httprouter.Params
 		if r := c.AxisRankInPeers(a, at); r.Rank > 0 {
 			// the rank leads to the ranking among the group it is taken in
 			ranking := "/town/rankings/" + axis.Key + "?peers=" + m.Code
-			row.PeerRank = template.HTML(`<a href="`+template.HTMLEscapeString(ranking)+`" aria-label="類似団体の中の`+template.HTMLEscapeString(axis.Label)+`のランキング（`+integer(r.Rank)+` 位）">`) +
+			// its accessible name starts with the text shown, as a spoken command names it
+			shown := integer(r.Rank) + " / " + integer(r.Total) + " 位"
+			row.PeerRank = template.HTML(`<a href="`+template.HTMLEscapeString(ranking)+`" aria-label="`+shown+`、類似団体の中の`+template.HTMLEscapeString(axis.Label)+`のランキング">`) +
 				page.Nowrap(integer(r.Rank)) + " " + page.Nowrap("/ "+integer(r.Total)+" 位") + "</a>"
 		}
 		p.Scores = append(p.Scores, row)

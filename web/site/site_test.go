@@ -62,7 +62,7 @@ func TestPublicPages(t *testing.T) {
 			`<meta property="og:description" content="`, `<meta name="twitter:card" content="summary">`, `<link rel="icon" href="/favicon.svg" type="image/svg+xml">`,
 			// its 類似団体, the special wards: 千代田区 is 2nd nationally, 1st of the two
 			`類似団体：<strong>特別区</strong>（2020年国勢調査の人口と産業構造による、2 市区町村）`, `<th scope="col" class="n">全国順位<br><span class="note">類似団体内</span></th>`,
-			`<br><span class="note"><a href="/town/rankings/young?peers=13101" aria-label="類似団体の中の若さのランキング（1 位）">1 <span class=nb>/ 2 位</span></a></span></td>`, `href="/town/indicators/fiscal_strength?peers=13101"`, `href="/town/map?m=income&amp;peer_group=special_ward"`},
+			`<br><span class="note"><a href="/town/rankings/young?peers=13101" aria-label="1 / 2 位、類似団体の中の若さのランキング">1 <span class=nb>/ 2 位</span></a></span></td>`, `href="/town/indicators/fiscal_strength?peers=13101"`, `href="/town/map?m=income&amp;peer_group=special_ward"`},
 			[]string{"/town/v1/meta\">", "千円"}},
 		{"/town/municipalities/01345", 200, []string{"データなし", "—"}, nil},
 		{"/town/municipalities/99999", 404, nil, nil},
