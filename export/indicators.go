@@ -218,20 +218,17 @@ func WithIndicators(c *town.Catalog, f *Format, pref string, sel Selection) (*Fi
 	if len(sel.Indicators) == 0 {
 		return Of(c, f, pref)
 	}
-	rows := list.Items
-	if sel.Peers != "" {
-		if _, ok := c.PeerGroup(sel.Peers); !ok {
-			return nil, &hensachi.Error{Code: hensachi.ENotFound, Message: "no peer group " + sel.Peers, Japanese: "この類似団体はありません。"}
-		}
-		rows = slices.DeleteFunc(slices.Clone(rows), func(m *hensachi.Municipality) bool {
-			g, ok := c.PeerGroupOf(m.Code)
-			return !ok || g.Code != sel.Peers
-		})
+	if _, ok := c.PeerGroup(sel.Peers); sel.Peers != "" && !ok {
+		return nil, &hensachi.Error{Code: hensachi.ENotFound, Message: "no peer group " + sel.Peers, Japanese: "この類似団体はありません。"}
 	}
 	return withIndicators.Get(context.Background(), c, selectionKey{f, pref, sel.key()}, func() (*File, error) {
 		name := strings.TrimSuffix(Filename(&c.Meta, pref, f.Name), "."+f.Name) + "-indicators" + changeInName(sel.Change) + "." + f.Name
 		if sel.Only {
 			name = onlyFilename(c, pref, f, sel)
+		}
+		rows := list.Items
+		if sel.Peers != "" { // the group's members, in code order as the list's, of the prefecture
+			rows = slices.DeleteFunc(c.PeerMembers(sel.Peers), func(m *hensachi.Municipality) bool { return pref != "" && m.Prefecture.Code != pref })
 		}
 		file, err := build(f, c, rows, sel, name)
 		if err != nil {

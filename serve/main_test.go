@@ -117,7 +117,7 @@ func (p patient) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if wait <= 0 || !bytes.Contains(body, []byte("long table of this dataset version is being built")) && !bytes.Contains(body, []byte("long tables is being built")) {
+		if wait <= 0 || !bytes.Contains(body, []byte("is being built")) { // export's two words for a build in progress
 			resp.Body = io.NopCloser(bytes.NewReader(body))
 			return resp, nil
 		}

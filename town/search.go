@@ -114,8 +114,11 @@ func (w *ward) named(word searchWord) bool {
 	if w.matches(word) {
 		return true
 	}
+	if word.formerly == "" {
+		return false
+	}
 	rest, ok := strings.CutPrefix(w.name, word.formerly)
-	return word.formerly != "" && ok && slices.Contains([]string{"区", "東区", "西区", "南区", "北区", "中区"}, rest)
+	return ok && slices.Contains([]string{"区", "東区", "西区", "南区", "北区", "中区"}, rest)
 }
 
 // setWards keeps the wards of the cities the catalog has, for the search.
