@@ -31,7 +31,7 @@ rc=0
 # audits last and alone: they time pages on this CPU, which the other tests would share with them.
 site=github.com/hensachi/hensachi/web/site
 longest=(github.com/hensachi/hensachi/serve "$site")
-$go test -race -vet=all -count=1 -timeout 30m -skip '^TestLighthouse$' "${longest[@]}" $($go list ./... | grep -vxF "${longest[@]/#/-e}") || rc=1
+$go test -race -vet=all -count=1 -timeout 45m -skip '^TestLighthouse$' "${longest[@]}" $($go list ./... | grep -vxF "${longest[@]/#/-e}") || rc=1
 $go test -race -vet=off -count=1 -timeout 30m -run '^TestLighthouse$' "$site" || rc=1
 echo "test-all: the race pass ended after $((SECONDS - start)) s; waiting for the model pass"
 while [ ! -s "$rcfile" ]; do sleep 2; done

@@ -101,11 +101,11 @@ func (ts *testServer) start(t testing.TB, dataset string, opts ...serverOption) 
 // patient retries a GET the server refused while it built a national long table (a 503 whose
 // Retry-After says when to come back), as a client should: the tests share one build slot with
 // every other test server in the binary, and under the race detector a build outlasts the 20 s a
-// call waits for its turn.
+// call waits for its turn. Builds queue for minutes when the model pass shares the CPU.
 type patient struct{ next http.RoundTripper }
 
 func (p patient) RoundTrip(req *http.Request) (*http.Response, error) {
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(10 * time.Minute)
 	for {
 		resp, err := p.next.RoundTrip(req)
 		if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {

@@ -2,10 +2,7 @@ package town
 
 import (
 	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"weak"
 
 	"github.com/hensachi/hensachi"
 	"github.com/hensachi/hensachi/compute"
@@ -13,7 +10,7 @@ import (
 
 // The indicators: the catalogue, every municipality's value in every survey year, and the ranks
 // and deviation scores, which the dataset does not store: they are computed here, once per
-// dataset version (sharedIndicators), by the method of the axes (compute.Stand), so that a call
+// dataset version (rankedByVersion), by the method of the axes (compute.Stand), so that a call
 // only reads them.
 
 // indicatorCell is one municipality's standing on an indicator in one survey year. A rank and a
@@ -112,37 +109,8 @@ func rankIndicators(rows int, p *peers, cat hensachi.IndicatorCatalogue, read fu
 	return in
 }
 
-// rankedByVersion keeps the ranked indicators of each dataset version that some catalog still
-// holds, weakly, so that a catalog of the same version (the file opened again, or rewritten with
-// the same content, which the watcher swaps in by its modification time) shares them rather than
-// ranking some 2,700 columns again and holding them twice.
-var rankedByVersion struct {
-	sync.Mutex
-	m map[string]weak.Pointer[indicators]
-}
-
-// sharedIndicators returns the ranked indicators of a dataset version, ranking them by rank when
-// no catalog holds them any more.
-func sharedIndicators(version string, rank func() *indicators) *indicators {
-	rankedByVersion.Lock()
-	defer rankedByVersion.Unlock()
-	if in := rankedByVersion.m[version].Value(); in != nil {
-		return in
-	}
-	in := rank()
-	if rankedByVersion.m == nil {
-		rankedByVersion.m = map[string]weak.Pointer[indicators]{}
-	}
-	rankedByVersion.m[version] = weak.Make(in)
-	runtime.AddCleanup(in, func(version string) {
-		rankedByVersion.Lock()
-		defer rankedByVersion.Unlock()
-		if rankedByVersion.m[version].Value() == nil {
-			delete(rankedByVersion.m, version)
-		}
-	}, version)
-	return in
-}
+// rankedByVersion holds the ranked indicators of each dataset version (some 2,700 columns).
+var rankedByVersion shared[string, indicators]
 
 // cell returns row m's standing on indicator i in its k-th year.
 func (in *indicators) cell(i, k, m int) *indicatorCell {

@@ -10,8 +10,9 @@ import (
 	"github.com/hensachi/hensachi/town"
 )
 
-// TestCatalogsOfOneVersionShareIndicators: two catalogs of files with the same content share one
-// set of ranked indicators; a file with one value changed is ranked on its own.
+// TestCatalogsOfOneVersionShareIndicators: two files with the same content have one catalog, and
+// one at another base URL shares its ranked indicators; a file with one value changed is ranked on
+// its own.
 func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
 	towns := towntest.Municipalities()
 	cat, values := towntest.Indicators()
@@ -22,8 +23,8 @@ func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
 		}
 		return path
 	}
-	open := func(path string) *town.Catalog {
-		h, err := town.Open(path, towntest.PublicURL)
+	openAt := func(path, baseURL string) *town.Catalog {
+		h, err := town.Open(path, baseURL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,9 +35,14 @@ func TestCatalogsOfOneVersionShareIndicators(t *testing.T) {
 		}
 		return c
 	}
+	open := func(path string) *town.Catalog { return openAt(path, towntest.PublicURL) }
 	first, again := open(write(values)), open(write(values))
-	if first.Version != again.Version || first.Indicator(0) != again.Indicator(0) {
-		t.Errorf("versions %s and %s: their indicators are not shared", first.Version, again.Version)
+	if first.Version != again.Version || first != again {
+		t.Errorf("versions %s and %s: two catalogs", first.Version, again.Version)
+	}
+	elsewhere := openAt(write(values), "https://elsewhere.example")
+	if elsewhere == first || elsewhere.Indicator(0) != first.Indicator(0) {
+		t.Errorf("a catalog at another base URL: the same catalog, or indicators not shared")
 	}
 
 	changed := make(hensachi.IndicatorValues, len(values))

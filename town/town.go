@@ -52,8 +52,17 @@ type Catalog struct {
 }
 
 // FromDataset derives the catalog of a mapped dataset, copying out every string it keeps.
-// baseURL is where users reach the pages, for the page_url of each municipality.
+// baseURL is where users reach the pages, for the page_url of each municipality. The files of one
+// content (version) have one catalog per base URL while a holder keeps it, and with it what is
+// derived from it (Memo): the long tables, maps and encoded bodies are not made twice.
 func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
+	return catalogsByVersion.get([2]string{ds.Version, strings.TrimSuffix(baseURL, "/")}, func() *Catalog { return fromDataset(ds, baseURL) })
+}
+
+// catalogsByVersion holds the catalogs of the dataset files by version and base URL.
+var catalogsByVersion shared[[2]string, Catalog]
+
+func fromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 	towns := make([]hensachi.Municipality, ds.Len())
 	for i := range towns {
 		m := ds.Municipality(i)
@@ -62,7 +71,7 @@ func FromDataset(ds *dataset.Dataset, baseURL string) *Catalog {
 		towns[i] = m
 	}
 	c := New(towns, ds.Meta, ds.Version, baseURL)
-	c.indicators = sharedIndicators(ds.Version, func() *indicators {
+	c.indicators = rankedByVersion.get(ds.Version, func() *indicators {
 		in := rankIndicators(len(towns), c.peers, ds.Indicators, func(i, k int, dst []hensachi.Optional[float64]) {
 			for m := range dst {
 				dst[m] = ds.IndicatorValue(i, k, m)
